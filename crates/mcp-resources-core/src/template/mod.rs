@@ -1,0 +1,1 @@
+//! RFC 6570 URI templates (placeholder).

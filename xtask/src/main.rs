@@ -1,0 +1,36 @@
+//! `cargo xtask`: the project's automation (tidy checks today; conformance and benchmarks later).
+//!
+//! **Layer:** tooling. Nothing depends on this crate, and it must never be needed to build or run
+//! the product crates.
+
+mod tidy;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("tidy") => match tidy::run_all() {
+            Ok(()) => {
+                println!("tidy: all checks passed");
+                ExitCode::SUCCESS
+            }
+            Err(problems) => {
+                for problem in &problems {
+                    eprintln!("tidy: {problem}");
+                }
+                eprintln!("tidy: {} problem(s)", problems.len());
+                ExitCode::FAILURE
+            }
+        },
+        _ => {
+            eprintln!(
+                "usage: cargo xtask <command>\n\n\
+                 commands:\n  \
+                 tidy    check module docs, print macros in libraries, the dependency graph and ARCHITECTURE.md\n\n\
+                 The same tidy checks run as part of `cargo test --workspace`."
+            );
+            ExitCode::from(2)
+        }
+    }
+}
