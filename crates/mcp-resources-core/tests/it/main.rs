@@ -1,0 +1,1 @@
+//! Integration tests of the core, one module per feature.
