@@ -1,2 +1,467 @@
-//! tidy (placeholder)
-pub(crate) fn run_all() -> Result<(), Vec<String>> { Ok(()) }
+//! Tidy checks: the project's structural rules, checked by reading the tree and `cargo metadata`.
+//!
+//! **Layer:** tooling. These checks run as ordinary tests inside `cargo test --workspace` (see the
+//! `tests` module below) and on demand as `cargo xtask tidy`. They read files and run
+//! `cargo metadata`; they never build or change anything.
+//!
+//! What they keep true:
+//! - every Rust file of every crate opens with a `//!` doc;
+//! - library code never prints (`println!`, `eprintln!`, `print!`, `eprint!`, `dbg!`): stdout
+//!   belongs to the stdio transport, and logs go through `tracing`;
+//! - the dependency graph is the architecture (`STYLE.md`): tokio, hyper and axum only in
+//!   `mcp-server-bin`; the adapters independent of each other; the core free of wire types and
+//!   JSON; the wire types free of async; nothing depends on `xtask`;
+//! - `ARCHITECTURE.md` names every crate of the workspace.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The crate that alone may do I/O and use an async runtime.
+const SERVER_CRATE: &str = "mcp-server-bin";
+
+/// Packages that must only ever appear below [`SERVER_CRATE`] (or in tooling).
+const RUNTIME_PACKAGES: &[&str] = &["tokio", "hyper", "axum", "mio", "tower", "reqwest"];
+
+/// The library crates: no printing in their `src/`, besides binary entry points.
+const LIBRARY_CRATES: &[&str] = &[
+    "mcp-types",
+    "mcp-resources-core",
+    "mcp-legacy-2025",
+    "mcp-2026",
+    "mcp-server-bin",
+];
+
+/// The workspace root (the parent of this crate's directory).
+pub(crate) fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level below the workspace root")
+        .to_path_buf()
+}
+
+/// Runs every check and collects all problems found.
+pub(crate) fn run_all() -> Result<(), Vec<String>> {
+    let root = workspace_root();
+    let mut problems = Vec::new();
+    problems.extend(check_module_docs(&root));
+    problems.extend(check_no_printing_in_libraries(&root));
+    match Metadata::load(&root) {
+        Ok(metadata) => {
+            problems.extend(check_dependency_graph(&metadata));
+            problems.extend(check_architecture_names_every_crate(&root, &metadata));
+        }
+        Err(error) => problems.push(error),
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems)
+    }
+}
+
+/// Every `.rs` file under the crates and the xtask opens with a `//!` doc comment.
+fn check_module_docs(root: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    for file in rust_files(root) {
+        let text = read(&file);
+        let first = text.lines().map(str::trim).find(|line| !line.is_empty());
+        if !first.is_some_and(|line| line.starts_with("//!")) {
+            problems.push(format!(
+                "{} does not open with a `//!` doc saying what it is, its layer and what it must never know",
+                relative(root, &file)
+            ));
+        }
+    }
+    problems
+}
+
+/// No print macros in the `src/` of library crates (binary entry points excepted).
+fn check_no_printing_in_libraries(root: &Path) -> Vec<String> {
+    const MACROS: &[&str] = &["println!", "eprintln!", "print!", "eprint!", "dbg!"];
+    let mut problems = Vec::new();
+    for krate in LIBRARY_CRATES {
+        let src = root.join("crates").join(krate).join("src");
+        for file in rust_files_under(&src) {
+            let rel = relative(&src, &file);
+            if rel == "main.rs" || rel.starts_with("bin/") {
+                continue;
+            }
+            for (number, line) in read(&file).lines().enumerate() {
+                let code = line.trim_start();
+                if code.starts_with("//") {
+                    continue;
+                }
+                for name in MACROS {
+                    if contains_macro_call(code, name) {
+                        problems.push(format!(
+                            "{}:{}: `{name}` in a library crate (log through `tracing` instead)",
+                            relative(root, &file),
+                            number + 1
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    problems
+}
+
+/// Whether `code` calls macro `name` (e.g. `print!`), not merely a longer name ending in it.
+fn contains_macro_call(code: &str, name: &str) -> bool {
+    code.match_indices(name).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+/// The dependency rules of `STYLE.md`, on normal (non-dev) dependencies unless said otherwise.
+fn check_dependency_graph(metadata: &Metadata) -> Vec<String> {
+    let mut problems = Vec::new();
+    let forbid = |problems: &mut Vec<String>, krate: &str, forbidden: &str, why: &str| {
+        if metadata.workspace_member(krate).is_none() {
+            problems.push(format!("the workspace has no crate `{krate}`"));
+            return;
+        }
+        if let Some(path) = metadata.path_to(krate, forbidden) {
+            problems.push(format!(
+                "`{krate}` depends on `{forbidden}` ({}): {why}",
+                path.join(" -> ")
+            ));
+        }
+    };
+
+    for krate in LIBRARY_CRATES.iter().filter(|k| **k != SERVER_CRATE) {
+        for runtime in RUNTIME_PACKAGES {
+            forbid(
+                &mut problems,
+                krate,
+                runtime,
+                "async runtimes and HTTP stacks belong to mcp-server-bin only",
+            );
+        }
+    }
+    forbid(
+        &mut problems,
+        "mcp-legacy-2025",
+        "mcp-2026",
+        "the adapters are independent of each other",
+    );
+    forbid(
+        &mut problems,
+        "mcp-2026",
+        "mcp-legacy-2025",
+        "the adapters are independent of each other",
+    );
+    for wire in ["mcp-types", "serde_json", "mcp-legacy-2025", "mcp-2026"] {
+        forbid(
+            &mut problems,
+            "mcp-resources-core",
+            wire,
+            "the core knows no wire types and no JSON",
+        );
+    }
+    for asynchronous in [
+        "async-trait",
+        "futures",
+        "futures-core",
+        "mcp-resources-core",
+    ] {
+        forbid(
+            &mut problems,
+            "mcp-types",
+            asynchronous,
+            "the wire types are plain data: no async and no engine",
+        );
+    }
+    // The core's tests must not bring a runtime in through the back door either.
+    for dev in metadata.direct_dev_dependencies("mcp-resources-core") {
+        if RUNTIME_PACKAGES.contains(&dev.as_str()) {
+            problems.push(format!(
+                "`mcp-resources-core` has the dev-dependency `{dev}`: the core is tested without an async runtime"
+            ));
+        }
+    }
+    for (name, id) in &metadata.members {
+        if name != "xtask" && metadata.path_to_id(id, "xtask").is_some() {
+            problems.push(format!("`{name}` depends on `xtask`: nothing may"));
+        }
+    }
+    problems
+}
+
+/// `ARCHITECTURE.md` names every workspace crate.
+fn check_architecture_names_every_crate(root: &Path, metadata: &Metadata) -> Vec<String> {
+    let path = root.join("ARCHITECTURE.md");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return vec!["ARCHITECTURE.md is missing".to_owned()];
+    };
+    metadata
+        .members
+        .keys()
+        .filter(|name| !text.contains(&format!("`{name}`")))
+        .map(|name| format!("ARCHITECTURE.md does not name the crate `{name}` (in backticks)"))
+        .collect()
+}
+
+/// The parts of `cargo metadata` the checks need.
+struct Metadata {
+    /// Workspace members by package name, to package id.
+    members: BTreeMap<String, String>,
+    /// Package id to package name.
+    names: BTreeMap<String, String>,
+    /// Package id to the ids of its normal (non-dev, non-build) dependencies.
+    normal: BTreeMap<String, Vec<String>>,
+    /// Package id to the ids of its dev dependencies.
+    dev: BTreeMap<String, Vec<String>>,
+}
+
+impl Metadata {
+    fn load(root: &Path) -> Result<Metadata, String> {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let output = Command::new(cargo)
+            .current_dir(root)
+            .args(["metadata", "--format-version", "1"])
+            .output()
+            .map_err(|error| format!("cannot run cargo metadata: {error}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "cargo metadata failed: {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+        }
+        let json: Value = serde_json::from_slice(&output.stdout)
+            .map_err(|error| format!("cargo metadata printed invalid JSON: {error}"))?;
+        Ok(Metadata::from_json(&json))
+    }
+
+    fn from_json(json: &Value) -> Metadata {
+        let mut names = BTreeMap::new();
+        for package in json["packages"].as_array().into_iter().flatten() {
+            if let (Some(id), Some(name)) = (package["id"].as_str(), package["name"].as_str()) {
+                names.insert(id.to_owned(), name.to_owned());
+            }
+        }
+        let members = json["workspace_members"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter_map(|id| Some((names.get(id)?.clone(), id.to_owned())))
+            .collect();
+        let mut normal = BTreeMap::new();
+        let mut dev = BTreeMap::new();
+        for node in json["resolve"]["nodes"].as_array().into_iter().flatten() {
+            let Some(id) = node["id"].as_str() else {
+                continue;
+            };
+            let (mut normal_deps, mut dev_deps) = (Vec::new(), Vec::new());
+            for dep in node["deps"].as_array().into_iter().flatten() {
+                let Some(dep_id) = dep["pkg"].as_str() else {
+                    continue;
+                };
+                for kind in dep["dep_kinds"].as_array().into_iter().flatten() {
+                    match kind["kind"].as_str() {
+                        None => normal_deps.push(dep_id.to_owned()),
+                        Some("dev") => dev_deps.push(dep_id.to_owned()),
+                        Some(_) => {}
+                    }
+                }
+            }
+            normal.insert(id.to_owned(), normal_deps);
+            dev.insert(id.to_owned(), dev_deps);
+        }
+        Metadata {
+            members,
+            names,
+            normal,
+            dev,
+        }
+    }
+
+    fn workspace_member(&self, name: &str) -> Option<&String> {
+        self.members.get(name)
+    }
+
+    /// The chain of package names from workspace crate `from` to a package named `to`, if any.
+    fn path_to(&self, from: &str, to: &str) -> Option<Vec<String>> {
+        self.path_to_id(self.workspace_member(from)?, to)
+    }
+
+    /// Breadth-first search over normal dependencies, so the reported chain is a shortest one.
+    fn path_to_id(&self, from_id: &str, to: &str) -> Option<Vec<String>> {
+        let mut parent: BTreeMap<&str, &str> = BTreeMap::new();
+        let mut seen = BTreeSet::from([from_id]);
+        let mut queue = std::collections::VecDeque::from([from_id]);
+        while let Some(id) = queue.pop_front() {
+            if id != from_id && self.names.get(id).is_some_and(|name| name == to) {
+                let mut chain = vec![id];
+                while let Some(previous) = parent.get(chain[chain.len() - 1]) {
+                    chain.push(previous);
+                }
+                chain.reverse();
+                return Some(chain.iter().map(|id| self.names[*id].clone()).collect());
+            }
+            for dep in self.normal.get(id).into_iter().flatten() {
+                if seen.insert(dep) {
+                    parent.insert(dep, id);
+                    queue.push_back(dep);
+                }
+            }
+        }
+        None
+    }
+
+    fn direct_dev_dependencies(&self, name: &str) -> Vec<String> {
+        let Some(id) = self.workspace_member(name) else {
+            return Vec::new();
+        };
+        self.dev
+            .get(id)
+            .into_iter()
+            .flatten()
+            .map(|dep| self.names[dep].clone())
+            .collect()
+    }
+}
+
+/// All `.rs` files of the crates (sources, tests, benches, examples) and of the xtask.
+fn rust_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = rust_files_under(&root.join("crates"));
+    files.extend(rust_files_under(&root.join("xtask").join("src")));
+    files
+}
+
+fn rust_files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            if path.is_dir() {
+                // Build output and snapshot folders hold no sources of ours.
+                if name != "target" && name != "snapshots" && name != "fixtures" {
+                    stack.push(path);
+                }
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|error| panic!("cannot read {path:?}: {error}"))
+}
+
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_clean(problems: Vec<String>) {
+        assert!(
+            problems.is_empty(),
+            "tidy problems:\n{}",
+            problems.join("\n")
+        );
+    }
+
+    fn metadata() -> Metadata {
+        Metadata::load(&workspace_root()).expect("cargo metadata")
+    }
+
+    #[test]
+    fn every_module_opens_with_a_doc() {
+        assert_clean(check_module_docs(&workspace_root()));
+    }
+
+    #[test]
+    fn libraries_never_print() {
+        assert_clean(check_no_printing_in_libraries(&workspace_root()));
+    }
+
+    #[test]
+    fn dependency_graph_is_the_architecture() {
+        assert_clean(check_dependency_graph(&metadata()));
+    }
+
+    #[test]
+    fn architecture_md_names_every_crate() {
+        assert_clean(check_architecture_names_every_crate(
+            &workspace_root(),
+            &metadata(),
+        ));
+    }
+
+    #[test]
+    fn macro_detection_ignores_longer_names() {
+        assert!(contains_macro_call("println!(\"x\")", "println!"));
+        assert!(contains_macro_call("let _ = dbg!(x);", "dbg!"));
+        assert!(!contains_macro_call("eprintln!(\"x\")", "println!"));
+        assert!(!contains_macro_call("my_print!(x)", "print!"));
+    }
+
+    /// The graph check itself must notice a violation, or it proves nothing.
+    #[test]
+    fn dependency_check_notices_a_forbidden_edge() {
+        let json = serde_json::json!({
+            "packages": [
+                {"id": "core", "name": "mcp-resources-core"},
+                {"id": "glue", "name": "glue"},
+                {"id": "tokio", "name": "tokio"},
+                {"id": "types", "name": "mcp-types"},
+                {"id": "legacy", "name": "mcp-legacy-2025"},
+                {"id": "modern", "name": "mcp-2026"},
+                {"id": "server", "name": "mcp-server-bin"},
+                {"id": "xtask", "name": "xtask"}
+            ],
+            "workspace_members": ["core", "types", "legacy", "modern", "server", "xtask"],
+            "resolve": {"nodes": [
+                {"id": "core", "deps": [
+                    {"pkg": "glue", "dep_kinds": [{"kind": null}]},
+                    {"pkg": "tokio", "dep_kinds": [{"kind": "dev"}]}
+                ]},
+                {"id": "glue", "deps": [{"pkg": "tokio", "dep_kinds": [{"kind": null}]}]},
+                {"id": "legacy", "deps": [{"pkg": "modern", "dep_kinds": [{"kind": null}]}]},
+                {"id": "types", "deps": []},
+                {"id": "modern", "deps": []},
+                {"id": "server", "deps": [{"pkg": "tokio", "dep_kinds": [{"kind": null}]}]},
+                {"id": "xtask", "deps": []},
+                {"id": "tokio", "deps": []}
+            ]}
+        });
+        let problems = check_dependency_graph(&Metadata::from_json(&json));
+        let joined = problems.join("\n");
+        assert!(
+            joined.contains(
+                "`mcp-resources-core` depends on `tokio` (mcp-resources-core -> glue -> tokio)"
+            ),
+            "{joined}"
+        );
+        assert!(
+            joined.contains("`mcp-legacy-2025` depends on `mcp-2026`"),
+            "{joined}"
+        );
+        assert!(joined.contains("dev-dependency `tokio`"), "{joined}");
+        assert!(
+            !problems.iter().any(|p| p.starts_with("`mcp-server-bin`")),
+            "{joined}"
+        );
+        assert_eq!(problems.len(), 3, "{joined}");
+    }
+}
