@@ -1,1 +1,371 @@
-//! Resource URIs (placeholder).
+//! Resource URIs: RFC 3986 validation and one canonical form per resource.
+//!
+//! **Layer:** core, the bottom of it. Everything else in the engine keys resources by the
+//! canonical string of a [`ResourceUri`], so two spellings of one resource
+//! (`FILE:///a/./b` and `file:///a/b`) land on the same entry.
+//!
+//! This module must never know a protocol version, JSON, a file system or any other I/O: it
+//! only checks and rewrites text. Parsing is done by [`fluent_uri`]; this module adds the rules
+//! a resource URI needs on top of RFC 3986 (no fragment, no relative reference, a length limit,
+//! no path above the root, no percent-encoded NUL).
+//!
+//! # The canonical form
+//!
+//! RFC 3986 section 6.2.2 syntax-based normalization, plus the removal of a default port:
+//!
+//! - the scheme and the host are lowercased;
+//! - the hexadecimal digits of percent-encoded octets are uppercased (`%2f` becomes `%2F`);
+//! - percent-encoded unreserved characters are decoded (`%7E` becomes `~`, `%41` becomes `A`);
+//!   reserved ones never are, so `%2F` stays `%2F` and never turns into a path separator;
+//! - dot segments are removed from absolute (hierarchical) paths, percent-encoded dots included
+//!   (`/a/%2E%2E/b` becomes `/b`); a path whose `..` segments would climb above its root is
+//!   rejected with [`UriError::PathAboveRoot`] instead of being silently clamped;
+//! - an empty port, or the default port of a known scheme (`http://h:80/`), is removed.
+//!
+//! Rootless paths (`urn:isbn:0451450523`, `mailto:a@example.com`) are left as they are apart from
+//! the percent-encoding rules. The canonical form of a canonical URI is itself.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::str::FromStr;
+
+use fluent_uri::normalize::{NormalizeError, Normalizer};
+use fluent_uri::{ParseErrorKind, Uri};
+
+/// Limits applied when parsing a [`ResourceUri`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UriLimits {
+    /// The longest accepted input, in bytes. The default is 8 KiB.
+    pub max_len: usize,
+}
+
+impl Default for UriLimits {
+    fn default() -> Self {
+        UriLimits { max_len: 8 * 1024 }
+    }
+}
+
+/// What is wrong with a string that was offered as a resource URI.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum UriError {
+    /// The input is the empty string.
+    #[error("uri is empty")]
+    Empty,
+    /// The input is longer than [`UriLimits::max_len`].
+    #[error("uri is {len} bytes long, over the limit of {max} bytes")]
+    TooLong {
+        /// Length of the input in bytes.
+        len: usize,
+        /// The limit in force.
+        max: usize,
+    },
+    /// The input holds an ASCII control character (including DEL).
+    #[error("uri contains the control character {code:#04x} at byte {index}")]
+    ControlCharacter {
+        /// Byte offset of the character.
+        index: usize,
+        /// The character's code.
+        code: u8,
+    },
+    /// The input holds a character outside ASCII; it must be percent-encoded as UTF-8.
+    #[error(
+        "uri contains the non-ascii character {character:?} at byte {index} (percent-encode it)"
+    )]
+    NonAscii {
+        /// Byte offset of the character.
+        index: usize,
+        /// The character.
+        character: char,
+    },
+    /// The input does not start with `scheme:`; relative references are not resource URIs.
+    #[error("uri has no scheme (a relative reference is not a resource uri)")]
+    NoScheme,
+    /// The input holds a character that RFC 3986 does not allow at that place (a space, `\`,
+    /// `"`, `<`, a second `#`, ...).
+    #[error(
+        "uri contains the character {character:?} at byte {index}, which rfc 3986 does not allow there"
+    )]
+    InvalidCharacter {
+        /// Byte offset of the character.
+        index: usize,
+        /// The character.
+        character: char,
+    },
+    /// A `%` is not followed by two hexadecimal digits.
+    #[error("uri has a malformed percent-encoding at byte {index} (expected % and two hex digits)")]
+    InvalidPercentEncoding {
+        /// Byte offset of the `%`.
+        index: usize,
+    },
+    /// The host is a bracketed IP literal that is not a valid IPv6 address.
+    #[error("uri has an invalid ipv6 address at byte {index}")]
+    InvalidIpv6 {
+        /// Byte offset of the address.
+        index: usize,
+    },
+    /// The input has a fragment (`#...`); a fragment names a part of a representation, never a
+    /// resource.
+    #[error("uri has a fragment at byte {index} (resource uris must not have one)")]
+    Fragment {
+        /// Byte offset of the `#`.
+        index: usize,
+    },
+    /// The input holds a percent-encoded NUL (`%00`), which no resource name needs and many
+    /// back ends mistreat.
+    #[error("uri contains a percent-encoded nul (%00) at byte {index}")]
+    EncodedNul {
+        /// Byte offset of the `%`.
+        index: usize,
+    },
+    /// Removing dot segments would climb above the root of the path (`file:///../etc`).
+    #[error("uri path climbs above its root through `..` segments")]
+    PathAboveRoot,
+}
+
+/// A validated resource URI in canonical form.
+///
+/// Equality, ordering and hashing are those of the canonical string, so a
+/// `BTreeMap<ResourceUri, _>` or `HashMap<ResourceUri, _>` can be looked up with a `&str`
+/// (through [`Borrow<str>`]) holding a canonical URI.
+///
+/// ```
+/// use mcp_resources_core::uri::ResourceUri;
+///
+/// let uri = ResourceUri::parse("FILE:///Notes/./2026/../todo%2emd").unwrap();
+/// assert_eq!(uri.as_str(), "file:///Notes/todo.md");
+/// assert_eq!(uri.scheme(), "file");
+/// assert_eq!(uri.authority(), Some(""));
+/// assert_eq!(uri.path(), "/Notes/todo.md");
+/// ```
+#[derive(Clone)]
+pub struct ResourceUri {
+    text: String,
+    /// Byte offset of the `:` after the scheme.
+    scheme_end: usize,
+    authority: Option<(usize, usize)>,
+    path: (usize, usize),
+    query: Option<(usize, usize)>,
+}
+
+impl ResourceUri {
+    /// Parses and canonicalizes `input` with the default [`UriLimits`].
+    ///
+    /// # Errors
+    ///
+    /// A [`UriError`] saying what is wrong with the input.
+    pub fn parse(input: &str) -> Result<ResourceUri, UriError> {
+        ResourceUri::parse_with(input, &UriLimits::default())
+    }
+
+    /// Parses and canonicalizes `input` with the given limits.
+    ///
+    /// # Errors
+    ///
+    /// A [`UriError`] saying what is wrong with the input.
+    pub fn parse_with(input: &str, limits: &UriLimits) -> Result<ResourceUri, UriError> {
+        if input.is_empty() {
+            return Err(UriError::Empty);
+        }
+        if input.len() > limits.max_len {
+            return Err(UriError::TooLong {
+                len: input.len(),
+                max: limits.max_len,
+            });
+        }
+        for (index, character) in input.char_indices() {
+            if character.is_ascii_control() {
+                return Err(UriError::ControlCharacter {
+                    index,
+                    code: character as u8,
+                });
+            }
+            if !character.is_ascii() {
+                return Err(UriError::NonAscii { index, character });
+            }
+        }
+        if !has_scheme(input) {
+            return Err(UriError::NoScheme);
+        }
+        let parsed = Uri::parse(input).map_err(|error| {
+            let index = error.index();
+            match error.kind() {
+                ParseErrorKind::InvalidPctEncodedOctet => {
+                    UriError::InvalidPercentEncoding { index }
+                }
+                ParseErrorKind::InvalidIpv6Addr => UriError::InvalidIpv6 { index },
+                _ => UriError::InvalidCharacter {
+                    index,
+                    character: input[index..].chars().next().unwrap_or('\u{0}'),
+                },
+            }
+        })?;
+        if parsed.has_fragment() {
+            let index = parsed.strip_fragment().as_str().len();
+            return Err(UriError::Fragment { index });
+        }
+        if let Some(index) = find_encoded_nul(input) {
+            return Err(UriError::EncodedNul { index });
+        }
+        let normalized = Normalizer::new()
+            .allow_path_underflow(false)
+            .normalize(&parsed)
+            .map_err(|error| match error {
+                NormalizeError::PathUnderflow => UriError::PathAboveRoot,
+            })?;
+        Ok(ResourceUri::from_normalized(&normalized))
+    }
+
+    fn from_normalized(normalized: &Uri<String>) -> ResourceUri {
+        let text = normalized.as_str();
+        let offset_of = |part: &str| part.as_ptr() as usize - text.as_ptr() as usize;
+        let range_of = |part: &str| (offset_of(part), offset_of(part) + part.len());
+        let scheme_end = normalized.scheme().as_str().len();
+        let authority = normalized
+            .authority()
+            .map(|authority| range_of(authority.as_str()));
+        let path = range_of(normalized.path().as_str());
+        let query = normalized.query().map(|query| range_of(query.as_str()));
+        ResourceUri {
+            text: text.to_owned(),
+            scheme_end,
+            authority,
+            path,
+            query,
+        }
+    }
+
+    /// The canonical form.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The canonical form, by value.
+    pub fn into_string(self) -> String {
+        self.text
+    }
+
+    /// The scheme, lowercase, without the `:`.
+    pub fn scheme(&self) -> &str {
+        &self.text[..self.scheme_end]
+    }
+
+    /// The authority without the leading `//`, if the URI has one (`Some("")` for `file:///x`).
+    pub fn authority(&self) -> Option<&str> {
+        self.authority.map(|(start, end)| &self.text[start..end])
+    }
+
+    /// The path, percent-encoded as in the canonical form.
+    pub fn path(&self) -> &str {
+        &self.text[self.path.0..self.path.1]
+    }
+
+    /// The query without the leading `?`, percent-encoded, if the URI has one.
+    pub fn query(&self) -> Option<&str> {
+        self.query.map(|(start, end)| &self.text[start..end])
+    }
+}
+
+/// Whether `input` starts with `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":"`.
+fn has_scheme(input: &str) -> bool {
+    let Some((scheme, _)) = input.split_once(':') else {
+        return false;
+    };
+    let mut bytes = scheme.bytes();
+    bytes
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic())
+        && bytes.all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'-' | b'.'))
+}
+
+fn find_encoded_nul(input: &str) -> Option<usize> {
+    input
+        .match_indices('%')
+        .map(|(index, _)| index)
+        .find(|&index| input.get(index + 1..index + 3) == Some("00"))
+}
+
+impl PartialEq for ResourceUri {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for ResourceUri {}
+
+impl PartialOrd for ResourceUri {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ResourceUri {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.text.cmp(&other.text)
+    }
+}
+
+impl Hash for ResourceUri {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
+}
+
+impl PartialEq<str> for ResourceUri {
+    fn eq(&self, other: &str) -> bool {
+        self.text == other
+    }
+}
+
+impl PartialEq<&str> for ResourceUri {
+    fn eq(&self, other: &&str) -> bool {
+        self.text == *other
+    }
+}
+
+impl fmt::Debug for ResourceUri {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ResourceUri").field(&self.text).finish()
+    }
+}
+
+impl fmt::Display for ResourceUri {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl FromStr for ResourceUri {
+    type Err = UriError;
+
+    fn from_str(input: &str) -> Result<Self, Self::Err> {
+        ResourceUri::parse(input)
+    }
+}
+
+impl TryFrom<&str> for ResourceUri {
+    type Error = UriError;
+
+    fn try_from(input: &str) -> Result<Self, Self::Error> {
+        ResourceUri::parse(input)
+    }
+}
+
+impl AsRef<str> for ResourceUri {
+    fn as_ref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl Borrow<str> for ResourceUri {
+    fn borrow(&self) -> &str {
+        &self.text
+    }
+}
+
+impl From<ResourceUri> for String {
+    fn from(uri: ResourceUri) -> String {
+        uri.text
+    }
+}

@@ -1,1 +1,11 @@
 //! Integration tests of the core, one module per feature.
+mod completion;
+mod engine;
+mod fixtures;
+mod pagination;
+mod policy;
+mod resource;
+mod service;
+mod subscription;
+mod template;
+mod uri;

@@ -1,0 +1,248 @@
+//! Every JSON-RPC error this adapter sends, in one place: the session's own refusals and the
+//! mapping of the core's errors to the codes of the legacy era.
+//!
+//! **Layer:** adapter. This is the only file that decides which code answers which failure in
+//! the legacy era (DIGEST §3.2, §8.1):
+//!
+//! | failure | code |
+//! | --- | --- |
+//! | a request other than `ping` before `initialize` | `-32600` (the session does not exist yet, so the request is not valid in it; `-32002` is resource-not-found in MCP and is never reused) |
+//! | a second `initialize`, `initialize` inside a batch, a batch outside 2025-03-26, a request id still in flight | `-32600` |
+//! | unknown method, or a method whose capability was not offered (`resources/subscribe` without `subscribe`, `completion/complete` without `completions`) | `-32601` |
+//! | params of the wrong shape, an invalid URI, an invalid cursor, an unknown template or variable, a `ref/prompt` completion (this server has no prompts), an invalid log level | `-32602` |
+//! | resource not found (also: not readable by the principal, the two are not told apart; also: subscribe to such a resource) | `-32002` with `data: {uri}` |
+//! | access denied, when the engine is configured to reveal denials | `-32602` with `data: {uri}` (the legacy era has no access-denied code) |
+//! | contents over the engine's read limit | `-32603` with `data: {uri}` and both sizes in the message (the request is valid; the server cannot serve it in one read) |
+//! | a provider failure | `-32603` with the generic message `internal error`, or the provider's message when it is marked public |
+//! | the subscription hub refused (too many subscriptions, unknown subscriber) | `-32603` with the hub's message |
+//!
+//! It must never know the session's state or how messages are framed.
+
+use mcp_resources_core::error::{CompleteError, ListError, ReadError};
+use mcp_resources_core::provider::ProviderError;
+use mcp_resources_core::service::SubscriptionError;
+use mcp_resources_core::uri::UriError;
+use mcp_types::jsonrpc::{ErrorObject, ParamsError};
+use mcp_types::{ProtocolVersion, RequestId};
+use serde_json::json;
+
+/// Why the session refused a request before asking the core anything.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RequestError {
+    /// A request other than `ping` arrived before `initialize`.
+    #[error("session is not initialized: send initialize first")]
+    NotInitialized,
+    /// `initialize` arrived in a session that already has a version.
+    #[error("session is already initialized")]
+    AlreadyInitialized,
+    /// `initialize` arrived inside a JSON-RPC batch (forbidden in 2025-03-26).
+    #[error("initialize must not be part of a json-rpc batch")]
+    InitializeInBatch,
+    /// A batch arrived under a version that does not allow batches.
+    #[error("json-rpc batches are not allowed {0}")]
+    BatchNotAllowed(String),
+    /// The id of a request still being answered was used again.
+    #[error("request id {0} is already used by a request in flight")]
+    DuplicateId(RequestId),
+    /// No such method, or its capability was not offered.
+    #[error("{0}")]
+    MethodNotFound(String),
+    /// The params do not fit the method.
+    #[error(transparent)]
+    InvalidParams(#[from] ParamsError),
+    /// The `uri` param is not a valid resource URI.
+    #[error("invalid resource uri {uri:?}: {error}")]
+    InvalidUri {
+        /// The text the client sent.
+        uri: String,
+        /// What is wrong with it.
+        error: UriError,
+    },
+    /// `completion/complete` for a prompt.
+    #[error("this server has no prompts: only ref/resource completions are supported")]
+    NoPrompts,
+}
+
+impl RequestError {
+    /// A batch refused under `version` (`None`: before initialization).
+    pub(crate) fn batch_not_allowed(version: Option<&ProtocolVersion>) -> RequestError {
+        RequestError::BatchNotAllowed(match version {
+            Some(version) => format!("under protocol version {version} (only 2025-03-26 has them)"),
+            None => "before initialize (and only under protocol version 2025-03-26)".to_owned(),
+        })
+    }
+
+    /// The error object to answer with.
+    pub(crate) fn to_error_object(&self) -> ErrorObject {
+        match self {
+            RequestError::NotInitialized
+            | RequestError::AlreadyInitialized
+            | RequestError::InitializeInBatch
+            | RequestError::BatchNotAllowed(_)
+            | RequestError::DuplicateId(_) => ErrorObject::invalid_request(self.to_string()),
+            RequestError::MethodNotFound(method) => ErrorObject::method_not_found(method),
+            RequestError::InvalidParams(error) => error.to_error_object(),
+            RequestError::InvalidUri { uri, .. } => {
+                ErrorObject::invalid_params(self.to_string()).with_data(json!({ "uri": uri }))
+            }
+            RequestError::NoPrompts => ErrorObject::invalid_params(self.to_string()),
+        }
+    }
+}
+
+/// A provider failure: generic unless the provider marked its message public.
+fn provider(error: &ProviderError) -> ErrorObject {
+    if error.is_public() {
+        ErrorObject::internal_error(error.message())
+    } else {
+        ErrorObject::internal_error("internal error")
+    }
+}
+
+/// A failed `resources/list` or `resources/templates/list`.
+pub(crate) fn list(error: &ListError) -> ErrorObject {
+    match error {
+        ListError::InvalidCursor(cursor) => ErrorObject::invalid_params(cursor.to_string()),
+        ListError::Provider { error, .. } => provider(error),
+    }
+}
+
+/// A failed `resources/read` of `uri` (the text the client sent).
+pub(crate) fn read(error: &ReadError, uri: &str) -> ErrorObject {
+    match error {
+        ReadError::NotFound { .. } => ErrorObject::resource_not_found_legacy(uri),
+        ReadError::Denied { .. } => {
+            ErrorObject::invalid_params(error.to_string()).with_data(json!({ "uri": uri }))
+        }
+        // The core's message suggests ranged reads, which the legacy era does not have.
+        ReadError::TooLarge { limit, actual, .. } => ErrorObject::internal_error(format!(
+            "resource {uri} is {actual} bytes, over this server's limit of {limit} bytes per read"
+        ))
+        .with_data(json!({ "uri": uri })),
+        ReadError::InvalidRange { .. } => ErrorObject::invalid_params(error.to_string()),
+        ReadError::Provider(error) => provider(error),
+    }
+}
+
+/// A failed `completion/complete`.
+pub(crate) fn complete(error: &CompleteError) -> ErrorObject {
+    match error {
+        CompleteError::UnknownTemplate { .. } | CompleteError::UnknownVariable { .. } => {
+            ErrorObject::invalid_params(error.to_string())
+        }
+        CompleteError::Provider(error) => provider(error),
+    }
+}
+
+/// A failed `resources/subscribe` of `uri` (the text the client sent).
+pub(crate) fn subscription(error: &SubscriptionError, uri: &str) -> ErrorObject {
+    match error {
+        SubscriptionError::NotOffered(_) => {
+            ErrorObject::new(mcp_types::error::METHOD_NOT_FOUND, error.to_string())
+        }
+        SubscriptionError::NotFound { .. } => ErrorObject::resource_not_found_legacy(uri),
+        SubscriptionError::NoSubscriber | SubscriptionError::Hub(_) => {
+            ErrorObject::internal_error(error.to_string())
+        }
+    }
+}
+
+/// The core answered a query with an answer of another kind: a bug in the driver.
+pub(crate) fn mismatched_answer() -> ErrorObject {
+    ErrorObject::internal_error("internal error")
+}
+
+/// A result that could not be serialized (never happens with our wire types).
+pub(crate) fn unserializable(error: &serde_json::Error) -> ErrorObject {
+    ErrorObject::internal_error(format!("internal error: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_resources_core::pagination::CursorError;
+
+    fn check(error: ErrorObject, code: i64, message: &str) {
+        assert_eq!(error.code.0, code, "{error:?}");
+        assert!(
+            error.message.contains(message),
+            "{error:?} should mention {message:?}"
+        );
+    }
+
+    #[test]
+    fn core_errors_map_to_legacy_codes() {
+        check(
+            list(&ListError::InvalidCursor(CursorError::Tampered)),
+            -32602,
+            "invalid cursor",
+        );
+        let provider_error = ListError::Provider {
+            source_index: 0,
+            error: ProviderError::new("db password wrong"),
+        };
+        check(list(&provider_error), -32603, "internal error");
+        assert!(!list(&provider_error).message.contains("password"));
+        let public = ReadError::Provider(ProviderError::public("backend is down"));
+        check(read(&public, "x:/a"), -32603, "backend is down");
+        let not_found = read(&ReadError::NotFound { uri: "x:/a".into() }, "x:/a");
+        check(not_found.clone(), -32002, "Resource not found");
+        assert_eq!(not_found.data, Some(json!({ "uri": "x:/a" })));
+        let too_large = ReadError::TooLarge {
+            uri: "x:/a".into(),
+            limit: 1,
+            actual: 2,
+        };
+        check(
+            read(&too_large, "x:/a"),
+            -32603,
+            "over this server's limit of 1 bytes",
+        );
+        check(
+            complete(&CompleteError::UnknownTemplate {
+                template: "t://{x}".into(),
+            }),
+            -32602,
+            "no resource template t://{x}",
+        );
+        check(
+            subscription(&SubscriptionError::NotOffered("resource update"), "x:/a"),
+            -32601,
+            "does not offer",
+        );
+        check(
+            subscription(&SubscriptionError::NotFound { uri: "x:/a".into() }, "x:/a"),
+            -32002,
+            "not found",
+        );
+    }
+
+    #[test]
+    fn session_refusals_map_to_json_rpc_codes() {
+        check(
+            RequestError::NotInitialized.to_error_object(),
+            -32600,
+            "not initialized",
+        );
+        check(
+            RequestError::AlreadyInitialized.to_error_object(),
+            -32600,
+            "already initialized",
+        );
+        check(
+            RequestError::NoPrompts.to_error_object(),
+            -32602,
+            "no prompts",
+        );
+        check(
+            RequestError::MethodNotFound("tools/list".into()).to_error_object(),
+            -32601,
+            "tools/list",
+        );
+        check(
+            RequestError::batch_not_allowed(Some(&ProtocolVersion::V2025_06_18)).to_error_object(),
+            -32600,
+            "2025-06-18",
+        );
+    }
+}

@@ -1,0 +1,785 @@
+//! The legacy session: one state machine per stdio process or Streamable HTTP session, from
+//! `initialize` to the end of the connection.
+//!
+//! **Layer:** adapter. Decoded messages, engine answers, subscription changes and `now` go in;
+//! [`Output`]s (messages to write, queries to run, queries to drop) come out of
+//! [`Session::poll_output`]. The lifecycle is a small explicit state machine
+//! ([`LifecycleState`]), in the style of async-lsp's `Lifecycle`. This module must never read a
+//! clock, await, spawn, or touch a socket, and never knows the modern era.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Instant;
+
+use mcp_resources_core::service::{Answer, Offer, Query};
+use mcp_resources_core::subscription::Change;
+use mcp_resources_core::template::Variables;
+use mcp_resources_core::uri::ResourceUri;
+use mcp_types::completion::{CompleteParams, CompletionReference};
+use mcp_types::jsonrpc::{
+    self, DecodeError, ErrorObject, Incoming, Message, Notification, Outcome, RawValue, Request,
+    Response,
+};
+use mcp_types::lifecycle::{EmptyResult, Implementation, InitializeParams};
+use mcp_types::logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelParams};
+use mcp_types::meta::{self, Meta, ProgressToken};
+use mcp_types::method;
+use mcp_types::notifications::{CancelledNotificationParams, ProgressNotificationParams};
+use mcp_types::resources::{PaginatedParams, ResourceUpdatedNotificationParams, UriParams};
+use mcp_types::{Era, ProtocolVersion, RequestId};
+use serde::Serialize;
+
+use crate::errors::{self, RequestError};
+use crate::wire::{self, Shape};
+
+/// What a legacy session serves and says about itself. Shared by every session of a server.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LegacyConfig {
+    /// The server's `serverInfo`, in its newest shape; each session narrows it to its version.
+    pub server_info: Implementation,
+    /// The `instructions` of the `initialize` result.
+    pub instructions: Option<String>,
+    /// What the service offers (from `Service::offer`): decides the declared capabilities and
+    /// which methods answer at all.
+    pub offer: Offer,
+    /// The legacy versions this server accepts. A client asking for one of them gets it; any
+    /// other client gets the newest of them. Versions that are not of the legacy era are
+    /// ignored; when none is left, 2025-11-25 is used.
+    pub supported: Vec<ProtocolVersion>,
+}
+
+impl LegacyConfig {
+    /// A configuration supporting the four legacy versions, without instructions.
+    pub fn new(server_info: Implementation, offer: Offer) -> LegacyConfig {
+        LegacyConfig {
+            server_info,
+            instructions: None,
+            offer,
+            supported: LegacyConfig::all_legacy_versions(),
+        }
+    }
+
+    /// 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25.
+    pub fn all_legacy_versions() -> Vec<ProtocolVersion> {
+        ProtocolVersion::KNOWN
+            .into_iter()
+            .filter(|version| version.era() == Some(Era::Legacy))
+            .collect()
+    }
+
+    /// The version to answer `requested` with: itself when supported, else the newest supported
+    /// legacy version.
+    pub fn negotiate(&self, requested: &ProtocolVersion) -> ProtocolVersion {
+        let supported = self
+            .supported
+            .iter()
+            .filter(|version| version.era() == Some(Era::Legacy));
+        if supported.clone().any(|version| version == requested) {
+            return requested.clone();
+        }
+        supported
+            .max()
+            .cloned()
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY)
+    }
+}
+
+/// Names one query the session asked the binary to run. Opaque; unique within a session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ticket(u64);
+
+/// One effect of the session, drained with [`Session::poll_output`].
+#[derive(Debug)]
+pub enum Output {
+    /// A message to write.
+    Send(Outgoing),
+    /// Run `query` against the engine (with this session's principal and subscriber) and feed
+    /// the answer back with [`Session::handle_answer`].
+    Query {
+        /// The ticket to feed the answer back with.
+        ticket: Ticket,
+        /// The question for `Service::answer`.
+        query: Query,
+    },
+    /// The client cancelled the work of this ticket: drop it; any answer fed later is ignored.
+    Cancel {
+        /// The ticket of the dropped query.
+        ticket: Ticket,
+    },
+}
+
+/// One message to write to the client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    /// The message: compact JSON, no trailing newline.
+    pub bytes: Vec<u8>,
+    /// The request this message answers or relates to (a response, or the progress of that
+    /// request); `None` for unsolicited messages (resource notifications and log messages,
+    /// which on HTTP go to the GET stream) and for the error answering a message whose id could
+    /// not be read. For a batch, the id of the batch's first request.
+    pub related: Option<RequestId>,
+    /// Whether this is the final response of `related` (or, with `related: None`, the error
+    /// answering an unreadable message): the HTTP transport ends the POST's stream on it.
+    pub is_response: bool,
+}
+
+/// Where a session is in its lifecycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LifecycleState {
+    /// No `initialize` yet: only `initialize` and `ping` are answered.
+    Uninitialized,
+    /// `initialize` was answered; waiting for `notifications/initialized`. Requests are
+    /// already served (the client has the result), but no resource notification is sent.
+    Initializing,
+    /// `notifications/initialized` arrived: everything is served, and resource notifications
+    /// flow.
+    Ready,
+}
+
+/// The request a pending query answers.
+#[derive(Clone, Debug)]
+struct Origin {
+    id: RequestId,
+    batch: Option<Slot>,
+    progress: Option<ProgressToken>,
+}
+
+/// What a pending query was for, with what its response needs.
+#[derive(Clone, Debug)]
+enum Purpose {
+    ListResources,
+    ListTemplates,
+    Read {
+        uri: String,
+    },
+    Complete,
+    Subscribe {
+        uri: String,
+    },
+    Unsubscribe,
+    /// The session's own `WatchListChanges` after `notifications/initialized`: no response.
+    WatchListChanges,
+}
+
+impl Purpose {
+    /// Whether the query changes the subscription state, so that its order matters.
+    fn is_state_changing(&self) -> bool {
+        matches!(
+            self,
+            Purpose::Subscribe { .. } | Purpose::Unsubscribe | Purpose::WatchListChanges
+        )
+    }
+}
+
+#[derive(Debug)]
+struct Pending {
+    origin: Option<Origin>,
+    purpose: Purpose,
+    /// The client cancelled a state-changing request: its query still runs (to keep the order
+    /// of subscription changes) but no response is sent.
+    cancelled: bool,
+}
+
+/// Where a response goes in a batch: which batch, and the position of its request.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    batch: u64,
+    index: usize,
+}
+
+/// The responses of one batch, sent as one JSON array once every request is answered.
+#[derive(Debug, Default)]
+struct Batch {
+    /// Requests of the batch not answered yet.
+    waiting: usize,
+    /// Whether every element of the batch has been dispatched.
+    sealed: bool,
+    /// The responses so far, with the position of their element in the batch.
+    responses: Vec<(usize, Box<RawValue>)>,
+    first_id: Option<RequestId>,
+}
+
+/// A legacy MCP session: the sans-io state machine of one client connection.
+///
+/// See the [crate documentation](crate) for the driving contract.
+#[derive(Debug)]
+pub struct Session {
+    config: Arc<LegacyConfig>,
+    state: LifecycleState,
+    version: Option<ProtocolVersion>,
+    log_level: LoggingLevel,
+    next_ticket: u64,
+    next_batch: u64,
+    pending: HashMap<Ticket, Pending>,
+    in_flight: HashMap<RequestId, Ticket>,
+    /// State-changing queries waiting for the one being run (`ordered_busy`) to be answered.
+    ordered: VecDeque<(Ticket, Query)>,
+    ordered_busy: Option<Ticket>,
+    batches: HashMap<u64, Batch>,
+    outputs: VecDeque<Output>,
+}
+
+/// The level below which log messages are not sent until the client calls `logging/setLevel`.
+pub const DEFAULT_LOG_LEVEL: LoggingLevel = LoggingLevel::Info;
+
+impl Session {
+    /// A new, uninitialized session.
+    pub fn new(config: Arc<LegacyConfig>) -> Session {
+        Session {
+            config,
+            state: LifecycleState::Uninitialized,
+            version: None,
+            log_level: DEFAULT_LOG_LEVEL,
+            next_ticket: 0,
+            next_batch: 0,
+            pending: HashMap::new(),
+            in_flight: HashMap::new(),
+            ordered: VecDeque::new(),
+            ordered_busy: None,
+            batches: HashMap::new(),
+            outputs: VecDeque::new(),
+        }
+    }
+
+    /// The version `initialize` negotiated; `None` before it.
+    pub fn negotiated_version(&self) -> Option<&ProtocolVersion> {
+        self.version.as_ref()
+    }
+
+    /// Where the session is in its lifecycle.
+    pub fn state(&self) -> LifecycleState {
+        self.state
+    }
+
+    /// The level at and above which [`Session::log`] sends messages.
+    pub fn log_level(&self) -> LoggingLevel {
+        self.log_level
+    }
+
+    /// The next effect to carry out, or `None` when there is nothing to do until the next
+    /// input.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// Feeds the result of decoding one stdio line or one POST body.
+    pub fn handle_incoming(&mut self, incoming: Result<Incoming, DecodeError>, _now: Instant) {
+        match incoming {
+            Err(error) => self.send_response(error.id().cloned(), Err(error.to_error_object())),
+            Ok(Incoming::Single(message)) => self.handle_message(message, None),
+            Ok(Incoming::Batch(elements)) => self.handle_batch(elements),
+        }
+    }
+
+    /// Feeds the answer to the query of `ticket`. Answers to cancelled or unknown tickets are
+    /// ignored.
+    pub fn handle_answer(&mut self, ticket: Ticket, answer: Answer, _now: Instant) {
+        if self.ordered_busy == Some(ticket) {
+            self.ordered_busy = None;
+            if let Some((next, query)) = self.ordered.pop_front() {
+                self.ordered_busy = Some(next);
+                self.outputs.push_back(Output::Query {
+                    ticket: next,
+                    query,
+                });
+            }
+        }
+        let Some(pending) = self.pending.remove(&ticket) else {
+            return;
+        };
+        let Some(origin) = pending.origin else {
+            // The session's own WatchListChanges: its answer produces no message (a refusal
+            // only means no list-changed notifications will come).
+            return;
+        };
+        // A cancelled request's id may have been reused since; only forget it if it is ours.
+        if self.in_flight.get(&origin.id) == Some(&ticket) {
+            self.in_flight.remove(&origin.id);
+        }
+        if pending.cancelled {
+            self.finish_without_response(origin.batch);
+            return;
+        }
+        let outcome = self.outcome(&pending.purpose, answer);
+        if let Some(token) = origin.progress {
+            self.send_progress(&origin.id, token);
+        }
+        self.respond(origin.id, origin.batch, outcome);
+    }
+
+    /// Feeds the pending subscription changes of this session's subscriber (from
+    /// `Service::drain_changes`). They become `notifications/resources/updated` and
+    /// `notifications/resources/list_changed` once the session is ready, and are dropped
+    /// before (the client would not expect them yet).
+    pub fn handle_changes(&mut self, changes: Vec<Change>, _now: Instant) {
+        if self.state != LifecycleState::Ready {
+            return;
+        }
+        for change in changes {
+            match change {
+                Change::ListChanged if self.config.offer.list_changed => {
+                    let params: Option<Meta> = None;
+                    self.send_notification(method::NOTIFICATION_RESOURCES_LIST_CHANGED, params);
+                }
+                Change::ResourceUpdated(uri) if self.config.offer.subscribe => {
+                    let params = ResourceUpdatedNotificationParams {
+                        uri: uri.to_string(),
+                        meta: None,
+                    };
+                    self.send_notification(method::NOTIFICATION_RESOURCES_UPDATED, Some(params));
+                }
+                Change::ListChanged | Change::ResourceUpdated(_) => {}
+            }
+        }
+    }
+
+    /// Sends `notifications/message` to the client if `level` is at or above the level the
+    /// client asked for (`logging/setLevel`; [`DEFAULT_LOG_LEVEL`] until then) and the session
+    /// has been initialized. Returns whether a message was queued.
+    ///
+    /// `data` must hold nothing secret: no credentials, personal data or internals.
+    pub fn log(
+        &mut self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: serde_json::Value,
+        _now: Instant,
+    ) -> bool {
+        if self.version.is_none() || level < self.log_level {
+            return false;
+        }
+        let params = LoggingMessageNotificationParams {
+            level,
+            logger: logger.map(str::to_owned),
+            data,
+            meta: None,
+        };
+        self.send_notification(method::NOTIFICATION_MESSAGE, Some(params));
+        true
+    }
+
+    fn handle_batch(&mut self, elements: Vec<Result<Message, DecodeError>>) {
+        if !self
+            .version
+            .as_ref()
+            .is_some_and(ProtocolVersion::allows_batches)
+        {
+            let error = RequestError::batch_not_allowed(self.version.as_ref());
+            self.send_response(None, Err(error.to_error_object()));
+            return;
+        }
+        let batch = self.next_batch;
+        self.next_batch += 1;
+        self.batches.insert(batch, Batch::default());
+        for (index, element) in elements.into_iter().enumerate() {
+            let slot = Slot { batch, index };
+            match element {
+                Ok(message) => self.handle_message(message, Some(slot)),
+                Err(error) => {
+                    let response = Response::<Box<RawValue>>::error(
+                        error.id().cloned(),
+                        error.to_error_object(),
+                    );
+                    self.push_batch_response(slot, &response);
+                }
+            }
+        }
+        if let Some(state) = self.batches.get_mut(&batch) {
+            state.sealed = true;
+        }
+        self.flush_batch(batch);
+    }
+
+    fn handle_message(&mut self, message: Message, batch: Option<Slot>) {
+        match message {
+            Message::Request(request) => self.handle_request(request, batch),
+            Message::Notification(notification) => self.handle_notification(&notification),
+            // The server sends no requests, so no response is expected; it is ignored.
+            Message::Response(_) => {}
+        }
+    }
+
+    fn handle_notification(&mut self, notification: &Notification) {
+        match notification.method.as_str() {
+            method::NOTIFICATION_INITIALIZED if self.state == LifecycleState::Initializing => {
+                self.state = LifecycleState::Ready;
+                if self.config.offer.list_changed {
+                    self.enqueue(
+                        None,
+                        Purpose::WatchListChanges,
+                        Query::WatchListChanges { enabled: true },
+                    );
+                }
+            }
+            method::NOTIFICATION_CANCELLED => {
+                if let Ok(params) = notification.params::<CancelledNotificationParams>() {
+                    self.cancel(&params.request_id);
+                }
+            }
+            // `initialized` in another state, roots/list_changed, progress and unknown
+            // notifications need nothing (a malformed cancellation is ignored too).
+            _ => {}
+        }
+    }
+
+    fn handle_request(&mut self, request: Request, batch: Option<Slot>) {
+        if let Some(state) = batch.and_then(|slot| self.batches.get_mut(&slot.batch)) {
+            state.waiting += 1;
+            state.first_id.get_or_insert_with(|| request.id.clone());
+        }
+        let id = request.id.clone();
+        if self.in_flight.contains_key(&id) {
+            let error = RequestError::DuplicateId(id.clone());
+            self.respond(id, batch, Err(error.to_error_object()));
+            return;
+        }
+        match self.dispatch(&request, batch) {
+            Ok(Reply::Now(result)) => {
+                let outcome = result.map_err(|error| errors::unserializable(&error));
+                self.respond(id, batch, outcome);
+            }
+            Ok(Reply::Later) => {}
+            Err(error) => self.respond(id, batch, Err(error.to_error_object())),
+        }
+    }
+
+    fn dispatch(&mut self, request: &Request, batch: Option<Slot>) -> Result<Reply, RequestError> {
+        let method = request.method.as_str();
+        if method == method::PING {
+            return reply_now(&EmptyResult::default());
+        }
+        if method == method::INITIALIZE {
+            if batch.is_some() {
+                return Err(RequestError::InitializeInBatch);
+            }
+            return self.initialize(request);
+        }
+        let Some(version) = self.version.clone() else {
+            return Err(RequestError::NotInitialized);
+        };
+        let offer = self.config.offer;
+        match method {
+            method::RESOURCES_LIST => {
+                let params: PaginatedParams = request.params()?;
+                let query = Query::ListResources {
+                    cursor: params.cursor,
+                };
+                Ok(self.ask(request, batch, params.meta, Purpose::ListResources, query))
+            }
+            method::RESOURCES_TEMPLATES_LIST => {
+                let params: PaginatedParams = request.params()?;
+                let query = Query::ListTemplates {
+                    cursor: params.cursor,
+                };
+                Ok(self.ask(request, batch, params.meta, Purpose::ListTemplates, query))
+            }
+            method::RESOURCES_READ => {
+                let params: UriParams = request.params()?;
+                let uri = parse_uri(&params.uri)?;
+                let purpose = Purpose::Read { uri: params.uri };
+                Ok(self.ask(request, batch, params.meta, purpose, Query::Read { uri }))
+            }
+            method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE if !offer.subscribe => {
+                Err(RequestError::MethodNotFound(format!(
+                    "{method} (this server does not offer resource subscriptions)"
+                )))
+            }
+            method::RESOURCES_SUBSCRIBE => {
+                let params: UriParams = request.params()?;
+                let uri = parse_uri(&params.uri)?;
+                let purpose = Purpose::Subscribe { uri: params.uri };
+                Ok(self.ask(
+                    request,
+                    batch,
+                    params.meta,
+                    purpose,
+                    Query::Subscribe { uri },
+                ))
+            }
+            method::RESOURCES_UNSUBSCRIBE => {
+                let params: UriParams = request.params()?;
+                let uri = parse_uri(&params.uri)?;
+                let query = Query::Unsubscribe { uri };
+                Ok(self.ask(request, batch, params.meta, Purpose::Unsubscribe, query))
+            }
+            method::COMPLETION_COMPLETE if !offer.completions => Err(RequestError::MethodNotFound(
+                format!("{method} (this server does not offer completions)"),
+            )),
+            method::COMPLETION_COMPLETE => {
+                let params: CompleteParams = request.params()?;
+                let CompletionReference::Resource(reference) = params.reference else {
+                    return Err(RequestError::NoPrompts);
+                };
+                let mut context = Variables::new();
+                if version.has_completion_context() {
+                    let arguments = params.context.and_then(|context| context.arguments);
+                    for (name, value) in arguments.into_iter().flatten() {
+                        context.insert(name, value);
+                    }
+                }
+                let query = Query::Complete {
+                    template: reference.uri,
+                    variable: params.argument.name,
+                    prefix: params.argument.value,
+                    context,
+                };
+                Ok(self.ask(request, batch, params.meta, Purpose::Complete, query))
+            }
+            method::LOGGING_SET_LEVEL => {
+                let params: SetLevelParams = request.params()?;
+                self.log_level = params.level;
+                reply_now(&EmptyResult::default())
+            }
+            _ => Err(RequestError::MethodNotFound(method.to_owned())),
+        }
+    }
+
+    fn initialize(&mut self, request: &Request) -> Result<Reply, RequestError> {
+        if self.state != LifecycleState::Uninitialized {
+            return Err(RequestError::AlreadyInitialized);
+        }
+        let params: InitializeParams = request.params()?;
+        let version = self.config.negotiate(&params.protocol_version);
+        let result = wire::initialize(
+            &version,
+            self.config.offer,
+            &self.config.server_info,
+            self.config.instructions.as_deref(),
+        );
+        self.version = Some(version);
+        self.state = LifecycleState::Initializing;
+        Ok(Reply::Now(result))
+    }
+
+    /// Registers a query for `request` and emits it (or queues it behind earlier
+    /// state-changing ones).
+    fn ask(
+        &mut self,
+        request: &Request,
+        batch: Option<Slot>,
+        meta: Option<Meta>,
+        purpose: Purpose,
+        query: Query,
+    ) -> Reply {
+        let origin = Origin {
+            id: request.id.clone(),
+            batch,
+            progress: meta.as_ref().and_then(meta::progress_token),
+        };
+        let ticket = self.enqueue(Some(origin), purpose, query);
+        self.in_flight.insert(request.id.clone(), ticket);
+        Reply::Later
+    }
+
+    fn enqueue(&mut self, origin: Option<Origin>, purpose: Purpose, query: Query) -> Ticket {
+        let ticket = Ticket(self.next_ticket);
+        self.next_ticket += 1;
+        let state_changing = purpose.is_state_changing();
+        self.pending.insert(
+            ticket,
+            Pending {
+                origin,
+                purpose,
+                cancelled: false,
+            },
+        );
+        if state_changing && self.ordered_busy.is_some() {
+            self.ordered.push_back((ticket, query));
+        } else {
+            if state_changing {
+                self.ordered_busy = Some(ticket);
+            }
+            self.outputs.push_back(Output::Query { ticket, query });
+        }
+        ticket
+    }
+
+    fn cancel(&mut self, id: &RequestId) {
+        let Some(ticket) = self.in_flight.remove(id) else {
+            return;
+        };
+        let Some(pending) = self.pending.get_mut(&ticket) else {
+            return;
+        };
+        if pending.purpose.is_state_changing() {
+            // Subscription changes are instant and ordered: let it run, send nothing back.
+            pending.cancelled = true;
+            return;
+        }
+        let batch = pending.origin.as_ref().and_then(|origin| origin.batch);
+        self.pending.remove(&ticket);
+        self.outputs.push_back(Output::Cancel { ticket });
+        self.finish_without_response(batch);
+    }
+
+    /// The response to a pending query, from its answer.
+    fn outcome(&self, purpose: &Purpose, answer: Answer) -> Result<Box<RawValue>, ErrorObject> {
+        let shape = Shape::of(
+            self.version
+                .as_ref()
+                .unwrap_or(&ProtocolVersion::LATEST_LEGACY),
+        );
+        let encoded = match (purpose, answer) {
+            (Purpose::ListResources, Answer::Resources(page)) => {
+                wire::list_resources(page.map_err(|error| errors::list(&error))?, shape)
+            }
+            (Purpose::ListTemplates, Answer::Templates(page)) => {
+                wire::list_templates(page.map_err(|error| errors::list(&error))?, shape)
+            }
+            (Purpose::Read { uri }, Answer::Read(output)) => {
+                wire::read(output.map_err(|error| errors::read(&error, uri))?, shape)
+            }
+            (Purpose::Complete, Answer::Completion(completion)) => {
+                wire::complete(completion.map_err(|error| errors::complete(&error))?)
+            }
+            (Purpose::Subscribe { uri }, Answer::Subscribed(result)) => {
+                result.map_err(|error| errors::subscription(&error, uri))?;
+                wire::raw(&EmptyResult::default())
+            }
+            (Purpose::Unsubscribe, Answer::Unsubscribed) => wire::raw(&EmptyResult::default()),
+            _ => return Err(errors::mismatched_answer()),
+        };
+        encoded.map_err(|error| errors::unserializable(&error))
+    }
+
+    fn send_progress(&mut self, id: &RequestId, token: ProgressToken) {
+        let Some(version) = &self.version else {
+            return;
+        };
+        let params = ProgressNotificationParams {
+            progress_token: token,
+            progress: 1.into(),
+            total: Some(1.into()),
+            message: Some("done".to_owned()),
+            meta: None,
+        }
+        .for_version(version);
+        let notification = Notification::new(method::NOTIFICATION_PROGRESS, Some(params));
+        if let Ok(bytes) = jsonrpc::to_vec(&notification) {
+            self.outputs.push_back(Output::Send(Outgoing {
+                bytes,
+                related: Some(id.clone()),
+                is_response: false,
+            }));
+        }
+    }
+
+    fn send_notification<P: Serialize>(&mut self, method: &str, params: Option<P>) {
+        let notification = Notification::new(method, params);
+        if let Ok(bytes) = jsonrpc::to_vec(&notification) {
+            self.outputs.push_back(Output::Send(Outgoing {
+                bytes,
+                related: None,
+                is_response: false,
+            }));
+        }
+    }
+
+    /// Answers a request: directly, or into its batch.
+    fn respond(
+        &mut self,
+        id: RequestId,
+        batch: Option<Slot>,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    ) {
+        let Some(slot) = batch else {
+            self.send_response(Some(id), outcome);
+            return;
+        };
+        let response = to_response(Some(id), outcome);
+        self.push_batch_response(slot, &response);
+        self.finish_without_response(Some(slot));
+    }
+
+    fn finish_without_response(&mut self, batch: Option<Slot>) {
+        let Some(slot) = batch else {
+            return;
+        };
+        if let Some(state) = self.batches.get_mut(&slot.batch) {
+            state.waiting = state.waiting.saturating_sub(1);
+        }
+        self.flush_batch(slot.batch);
+    }
+
+    fn push_batch_response(&mut self, slot: Slot, response: &Response) {
+        // Responses of our wire types always serialize.
+        if let (Ok(raw), Some(state)) = (wire::raw(response), self.batches.get_mut(&slot.batch)) {
+            state.responses.push((slot.index, raw));
+        }
+    }
+
+    /// Sends the batch's array once it is sealed and fully answered.
+    fn flush_batch(&mut self, batch: u64) {
+        let Some(state) = self.batches.get(&batch) else {
+            return;
+        };
+        if !state.sealed || state.waiting > 0 {
+            return;
+        }
+        let Some(mut state) = self.batches.remove(&batch) else {
+            return;
+        };
+        if state.responses.is_empty() {
+            return;
+        }
+        // In the order of the batch's elements, whatever the order of the answers.
+        state.responses.sort_by_key(|(index, _)| *index);
+        let responses: Vec<Box<RawValue>> = state
+            .responses
+            .into_iter()
+            .map(|(_, response)| response)
+            .collect();
+        if let Ok(bytes) = jsonrpc::to_vec(&responses) {
+            self.outputs.push_back(Output::Send(Outgoing {
+                bytes,
+                related: state.first_id,
+                is_response: true,
+            }));
+        }
+    }
+
+    fn send_response(
+        &mut self,
+        id: Option<RequestId>,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    ) {
+        let response = to_response(id.clone(), outcome);
+        // Responses of our wire types always serialize.
+        if let Ok(bytes) = jsonrpc::to_vec(&response) {
+            self.outputs.push_back(Output::Send(Outgoing {
+                bytes,
+                related: id,
+                is_response: true,
+            }));
+        }
+    }
+}
+
+/// How a request is answered.
+enum Reply {
+    /// Now, with this result.
+    Now(Result<Box<RawValue>, serde_json::Error>),
+    /// When the answer to its query is fed.
+    Later,
+}
+
+fn reply_now<T: Serialize>(result: &T) -> Result<Reply, RequestError> {
+    Ok(Reply::Now(wire::raw(result)))
+}
+
+fn parse_uri(text: &str) -> Result<ResourceUri, RequestError> {
+    ResourceUri::parse(text).map_err(|error| RequestError::InvalidUri {
+        uri: text.to_owned(),
+        error,
+    })
+}
+
+fn to_response(id: Option<RequestId>, outcome: Result<Box<RawValue>, ErrorObject>) -> Response {
+    Response {
+        id,
+        outcome: match outcome {
+            Ok(result) => Outcome::Success(result),
+            Err(error) => Outcome::Failure(error),
+        },
+    }
+}

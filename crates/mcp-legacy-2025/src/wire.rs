@@ -1,0 +1,299 @@
+//! From the core's domain values to the legacy wire types, shaped for one protocol version.
+//!
+//! **Layer:** adapter, the `to_wire` edge. Every value is first converted to the newest wire
+//! shape of [`mcp_types`] (2025-11-25), then narrowed with the revision modules' `From`
+//! conversions (`into_version`) to what the negotiated version knows: no `title` or `_meta`
+//! before 2025-06-18, no `icons` before 2025-11-25, no `lastModified` before 2025-06-18. Blobs
+//! are base64-encoded here, and nowhere else. This module must never know the session state,
+//! JSON-RPC ids or the engine's errors.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use mcp_resources_core::completion::Completion as CoreCompletion;
+use mcp_resources_core::engine::ReadOutput;
+use mcp_resources_core::pagination::Page;
+use mcp_resources_core::resource as core;
+use mcp_resources_core::service::Offer;
+use mcp_types::capabilities::{JsonObject, ResourcesCapability, ServerCapabilities};
+use mcp_types::completion::{CompleteResult, Completion};
+use mcp_types::lifecycle::{Implementation, InitializeResult};
+use mcp_types::resources as wire;
+use mcp_types::{ProtocolVersion, v2024_11_05, v2025_06_18};
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+/// The three families of shapes the legacy versions use for resources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// 2024-11-05 and 2025-03-26: no `title`, `_meta`, `icons` or `lastModified`.
+    Original,
+    /// 2025-06-18: `title`, `_meta` and `lastModified`, no `icons`.
+    Titled,
+    /// 2025-11-25: the newest shape, with `icons`.
+    Newest,
+}
+
+impl Shape {
+    /// The shape family of `version`.
+    pub(crate) fn of(version: &ProtocolVersion) -> Shape {
+        if version.has_icons() {
+            Shape::Newest
+        } else if version.has_titles() {
+            Shape::Titled
+        } else {
+            Shape::Original
+        }
+    }
+}
+
+/// Serializes one wire value into raw JSON, ready to sit in a response or a batch.
+pub(crate) fn raw<T: Serialize>(value: &T) -> Result<Box<RawValue>, serde_json::Error> {
+    serde_json::value::to_raw_value(value)
+}
+
+fn role(role: core::Role) -> wire::Role {
+    match role {
+        core::Role::User => wire::Role::User,
+        core::Role::Assistant => wire::Role::Assistant,
+    }
+}
+
+fn annotations(annotations: core::Annotations) -> wire::Annotations {
+    wire::Annotations {
+        audience: (!annotations.audience.is_empty())
+            .then(|| annotations.audience.into_iter().map(role).collect()),
+        priority: annotations.priority.map(core::Priority::get),
+        last_modified: annotations
+            .last_modified
+            .map(|time| time.as_str().to_owned()),
+    }
+}
+
+fn icon(icon: core::Icon) -> wire::Icon {
+    wire::Icon {
+        src: icon.src,
+        mime_type: icon.mime_type,
+        sizes: (!icon.sizes.is_empty()).then_some(icon.sizes),
+        theme: icon.theme.map(|theme| match theme {
+            core::IconTheme::Light => wire::IconTheme::Light,
+            core::IconTheme::Dark => wire::IconTheme::Dark,
+        }),
+    }
+}
+
+fn icons(icons: Vec<core::Icon>) -> Option<Vec<wire::Icon>> {
+    (!icons.is_empty()).then(|| icons.into_iter().map(icon).collect())
+}
+
+/// A core resource in the newest wire shape.
+pub(crate) fn resource(resource: core::Resource) -> wire::Resource {
+    wire::Resource {
+        uri: resource.uri.into_string(),
+        name: resource.name,
+        title: resource.title,
+        description: resource.description,
+        mime_type: resource.mime_type,
+        size: resource.size,
+        annotations: resource.annotations.map(annotations),
+        icons: icons(resource.icons),
+        meta: None,
+    }
+}
+
+/// A core template in the newest wire shape.
+pub(crate) fn template(template: core::ResourceTemplate) -> wire::ResourceTemplate {
+    wire::ResourceTemplate {
+        uri_template: template.uri_template.as_str().to_owned(),
+        name: template.name,
+        title: template.title,
+        description: template.description,
+        mime_type: template.mime_type,
+        annotations: template.annotations.map(annotations),
+        icons: icons(template.icons),
+        meta: None,
+    }
+}
+
+/// Core contents in the newest wire shape: text as `text`, bytes base64-encoded as `blob`.
+pub(crate) fn contents(contents: core::Contents) -> wire::ResourceContents {
+    let uri = contents.uri.into_string();
+    match contents.body {
+        core::Body::Text(text) => wire::ResourceContents::Text(wire::TextResourceContents {
+            uri,
+            mime_type: contents.mime_type,
+            text: text.to_string(),
+            meta: None,
+        }),
+        core::Body::Bytes(bytes) => wire::ResourceContents::Blob(wire::BlobResourceContents {
+            uri,
+            mime_type: contents.mime_type,
+            blob: BASE64.encode(bytes),
+            meta: None,
+        }),
+    }
+}
+
+/// The `resources/list` result for `shape`.
+pub(crate) fn list_resources(
+    page: Page<core::Resource>,
+    shape: Shape,
+) -> Result<Box<RawValue>, serde_json::Error> {
+    let newest = wire::ListResourcesResult {
+        resources: page.items.into_iter().map(resource).collect(),
+        next_cursor: page.next_cursor,
+        meta: None,
+    };
+    match shape {
+        Shape::Original => raw(&newest.into_version::<v2024_11_05::Resource>()),
+        Shape::Titled => raw(&newest.into_version::<v2025_06_18::Resource>()),
+        Shape::Newest => raw(&newest),
+    }
+}
+
+/// The `resources/templates/list` result for `shape`.
+pub(crate) fn list_templates(
+    page: Page<core::ResourceTemplate>,
+    shape: Shape,
+) -> Result<Box<RawValue>, serde_json::Error> {
+    let newest = wire::ListResourceTemplatesResult {
+        resource_templates: page.items.into_iter().map(template).collect(),
+        next_cursor: page.next_cursor,
+        meta: None,
+    };
+    match shape {
+        Shape::Original => raw(&newest.into_version::<v2024_11_05::ResourceTemplate>()),
+        Shape::Titled => raw(&newest.into_version::<v2025_06_18::ResourceTemplate>()),
+        Shape::Newest => raw(&newest),
+    }
+}
+
+/// The `resources/read` result for `shape`.
+pub(crate) fn read(output: ReadOutput, shape: Shape) -> Result<Box<RawValue>, serde_json::Error> {
+    let newest = wire::ReadResourceResult {
+        contents: output.contents.into_iter().map(contents).collect(),
+        meta: None,
+    };
+    match shape {
+        Shape::Original => raw(&newest.into_version::<v2024_11_05::ResourceContents>()),
+        Shape::Titled | Shape::Newest => raw(&newest),
+    }
+}
+
+/// The `completion/complete` result (the same shape in every legacy version).
+pub(crate) fn complete(completion: CoreCompletion) -> Result<Box<RawValue>, serde_json::Error> {
+    raw(&CompleteResult {
+        completion: Completion {
+            values: completion.values,
+            total: Some(completion.total),
+            has_more: Some(completion.has_more),
+        },
+        meta: None,
+    })
+}
+
+/// The capabilities a legacy server declares for `offer`, without the keys `version` does not
+/// know (`completions` before 2025-03-26). `logging` is always declared: the session can carry
+/// log messages ([`crate::Session::log`]).
+pub(crate) fn capabilities(offer: Offer, version: &ProtocolVersion) -> ServerCapabilities {
+    ServerCapabilities {
+        logging: Some(JsonObject::new()),
+        completions: offer.completions.then(JsonObject::new),
+        resources: Some(ResourcesCapability {
+            subscribe: offer.subscribe.then_some(true),
+            list_changed: offer.list_changed.then_some(true),
+        }),
+        ..ServerCapabilities::default()
+    }
+    .for_version(version)
+}
+
+/// The `initialize` result for `version`, with `serverInfo` narrowed to what it knows (`title`
+/// from 2025-06-18, `description`, `icons` and `websiteUrl` from 2025-11-25).
+pub(crate) fn initialize(
+    version: &ProtocolVersion,
+    offer: Offer,
+    server_info: &Implementation,
+    instructions: Option<&str>,
+) -> Result<Box<RawValue>, serde_json::Error> {
+    let newest = InitializeResult {
+        protocol_version: version.clone(),
+        capabilities: capabilities(offer, version),
+        server_info: server_info.clone(),
+        instructions: instructions.map(str::to_owned),
+        meta: None,
+    };
+    match Shape::of(version) {
+        Shape::Original => raw(&newest.into_version::<v2024_11_05::Implementation>()),
+        Shape::Titled => raw(&newest.into_version::<v2025_06_18::Implementation>()),
+        Shape::Newest => raw(&newest),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_resources_core::cache::{CacheHint, CacheScope};
+    use mcp_resources_core::resource::{Annotations, Icon, Priority, Timestamp};
+    use mcp_resources_core::uri::ResourceUri;
+
+    fn rich_resource() -> core::Resource {
+        let uri = ResourceUri::parse("mem:///a").unwrap();
+        core::Resource::new(uri, "a")
+            .with_title("A")
+            .with_annotations(Annotations {
+                audience: vec![core::Role::User],
+                priority: Some(Priority::new(0.5).unwrap()),
+                last_modified: Some(Timestamp::parse("2025-01-12T15:00:58Z").unwrap()),
+            })
+            .with_icon(Icon {
+                src: "https://example.com/a.png".into(),
+                ..Icon::default()
+            })
+    }
+
+    fn page_json(shape: Shape) -> String {
+        let page = Page {
+            items: vec![rich_resource()],
+            next_cursor: None,
+            cache: CacheHint {
+                ttl_ms: 0,
+                scope: CacheScope::Public,
+            },
+        };
+        list_resources(page, shape).unwrap().get().to_owned()
+    }
+
+    #[test]
+    fn each_shape_keeps_only_the_fields_its_versions_know() {
+        let original = page_json(Shape::Original);
+        assert!(
+            !original.contains("title") && !original.contains("icons"),
+            "{original}"
+        );
+        assert!(
+            !original.contains("lastModified") && original.contains("priority"),
+            "{original}"
+        );
+        let titled = page_json(Shape::Titled);
+        assert!(
+            titled.contains("\"title\":\"A\"") && titled.contains("lastModified"),
+            "{titled}"
+        );
+        assert!(!titled.contains("icons"), "{titled}");
+        let newest = page_json(Shape::Newest);
+        assert!(
+            newest.contains("\"icons\":[{\"src\":\"https://example.com/a.png\"}]"),
+            "{newest}"
+        );
+    }
+
+    #[test]
+    fn bytes_are_base64_encoded_into_blob() {
+        let uri = ResourceUri::parse("mem:///b").unwrap();
+        let wire = contents(core::Contents::bytes(uri, vec![0u8, 1, 2, 255]));
+        let wire::ResourceContents::Blob(blob) = wire else {
+            panic!("expected a blob, got {wire:?}");
+        };
+        assert_eq!(blob.blob, "AAEC/w==");
+    }
+}

@@ -1,0 +1,812 @@
+//! The engine: static resources, templates and providers registered together, and the four
+//! operations the adapters call per request (list resources, list templates, read, complete).
+//!
+//! **Layer:** core, the registry and router. It never knows a protocol version, a JSON-RPC
+//! method, JSON, a runtime or I/O: its async methods only await the [`Provider`] seam and the
+//! template functions, whose futures are `Send`.
+//!
+//! # Routing order of a read
+//!
+//! 1. The policy is asked first: a principal that may not [`Read`](Action::Read) the URI gets
+//!    [`ReadError::NotFound`], exactly as for a URI that does not exist (or
+//!    [`ReadError::Denied`] when [`Limits::reveal_denied`] is set).
+//! 2. **Static resources**, by exact canonical URI (a hash lookup).
+//! 3. **Providers that [claim](Provider::claims) the URI**, in registration order. The first one
+//!    that answers `Some` wins; `None` passes on to the next. A provider gets the variables of
+//!    the first of its own templates that matches the URI.
+//! 4. **Function templates**, through [`TemplateIndex::find`] in its documented order; a template
+//!    function that returns no contents means not found.
+//! 5. Otherwise [`ReadError::NotFound`].
+//!
+//! # Listing order
+//!
+//! Resources: the static resources first (source 0), then each provider in registration order
+//! (source `i + 1`), each source in ascending canonical-URI order. Every item is checked against
+//! the policy ([`Action::List`]) *before* it counts towards the page, so a page holds up to
+//! [`Limits::page_size`] visible items. Cursors resume strictly after the last returned key (see
+//! [`pagination`](crate::pagination)). A URI served by two sources is listed by both.
+//!
+//! Templates: the engine's templates in registration order (function-backed and listed-only
+//! ones), then each provider's templates (taken once, at registration) in provider order. The
+//! template list is not filtered by the policy: a template names a family of URIs, not a
+//! resource, and reading or completing through it is still checked per URI.
+//!
+//! # Subscriptions
+//!
+//! The engine keeps no subscriber state. The subscription hub
+//! (`crate::subscription`) is a separate pure value owned by the binary/adapters: before
+//! subscribing a principal to a URI they ask [`Engine::allows`] with
+//! [`Action::Subscribe`]; whoever changes a provider (a file watcher, a
+//! [`MemoryProvider`](crate::memory::MemoryProvider) owner) tells the hub, which coalesces the
+//! changes and hands back deliveries.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use crate::cache::{CacheHint, CachePolicy, CacheScope};
+use crate::completion::{Completion, filter_candidates};
+use crate::error::{BuildError, CompleteError, ListError, ReadError};
+use crate::pagination::{CursorCodec, CursorError, CursorKey, Page, Position};
+use crate::policy::{Action, AllowAll, Policy, Principal};
+use crate::provider::{
+    BoxFuture, CompletionRequest, ListRequest, Provider, ProviderError, ReadRequest,
+};
+use crate::resource::{ByteRange, Contents, Resource, ResourceTemplate};
+use crate::template::{TemplateIndex, UriTemplate, Variables};
+use crate::uri::ResourceUri;
+
+/// The function behind a template: produces the contents of a URI from its variables. Returning
+/// no contents means "not found".
+pub type TemplateReader = Box<
+    dyn Fn(&ResourceUri, &Variables) -> BoxFuture<'static, Result<Vec<Contents>, ProviderError>>
+        + Send
+        + Sync,
+>;
+
+/// The function proposing values for a variable of a template.
+pub type TemplateCompleter = Box<
+    dyn Fn(CompletionRequest<'_>) -> BoxFuture<'static, Result<Vec<String>, ProviderError>>
+        + Send
+        + Sync,
+>;
+
+/// The knobs of an engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// How many items a list page holds at most. Default 100.
+    pub page_size: NonZeroUsize,
+    /// The largest read, in bytes (the sum of all bodies of one read). Default 16 MiB.
+    pub max_read_bytes: u64,
+    /// The ttl of answers whose source sets none, in milliseconds. Default 0 (immediately
+    /// stale: clients may keep but must revalidate).
+    pub default_ttl_ms: u64,
+    /// Whether a denied read says "denied" instead of "not found". Default `false`.
+    pub reveal_denied: bool,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            page_size: NonZeroUsize::new(100).expect("invariant: 100 is not zero"),
+            max_read_bytes: 16 * 1024 * 1024,
+            default_ttl_ms: 0,
+            reveal_denied: false,
+        }
+    }
+}
+
+/// A template served by functions: a reader, optionally a completer, and a cache policy.
+pub struct FunctionTemplate {
+    descriptor: ResourceTemplate,
+    reader: TemplateReader,
+    completer: Option<TemplateCompleter>,
+    cache_policy: CachePolicy,
+}
+
+impl FunctionTemplate {
+    /// A template whose reads call `reader` with the matched URI and variables.
+    pub fn new<F, Fut>(descriptor: ResourceTemplate, reader: F) -> FunctionTemplate
+    where
+        F: Fn(&ResourceUri, &Variables) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<Contents>, ProviderError>> + Send + 'static,
+    {
+        FunctionTemplate {
+            descriptor,
+            reader: Box::new(move |uri, variables| Box::pin(reader(uri, variables))),
+            completer: None,
+            cache_policy: CachePolicy::default(),
+        }
+    }
+
+    /// Completes its variables with `completer`.
+    #[must_use]
+    pub fn with_completer<F, Fut>(mut self, completer: F) -> FunctionTemplate
+    where
+        F: Fn(CompletionRequest<'_>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<String>, ProviderError>> + Send + 'static,
+    {
+        self.completer = Some(Box::new(move |request| Box::pin(completer(request))));
+        self
+    }
+
+    /// Sets how its answers may be cached.
+    #[must_use]
+    pub fn with_cache_policy(mut self, cache_policy: CachePolicy) -> FunctionTemplate {
+        self.cache_policy = cache_policy;
+        self
+    }
+}
+
+impl std::fmt::Debug for FunctionTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FunctionTemplate")
+            .field("descriptor", &self.descriptor)
+            .field("completer", &self.completer.is_some())
+            .field("cache_policy", &self.cache_policy)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A resource with fixed contents, served from memory by exact URI.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StaticResource {
+    /// How it is listed.
+    pub resource: Resource,
+    /// What a read returns.
+    pub contents: Vec<Contents>,
+    /// How reads of it may be cached.
+    pub cache_policy: CachePolicy,
+}
+
+impl StaticResource {
+    /// A static resource with the default cache policy.
+    pub fn new(resource: Resource, contents: Vec<Contents>) -> StaticResource {
+        StaticResource {
+            resource,
+            contents,
+            cache_policy: CachePolicy::default(),
+        }
+    }
+}
+
+/// Registers everything an [`Engine`] serves, then builds it.
+pub struct EngineBuilder {
+    limits: Limits,
+    cursor_key: CursorKey,
+    policy: Arc<dyn Policy>,
+    statics: Vec<StaticResource>,
+    templates: Vec<TemplateSlot>,
+    providers: Vec<Arc<dyn Provider>>,
+}
+
+impl std::fmt::Debug for EngineBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineBuilder")
+            .field("limits", &self.limits)
+            .field("statics", &self.statics.len())
+            .field("templates", &self.templates.len())
+            .field("providers", &self.providers.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl EngineBuilder {
+    /// An empty builder: default limits, the [`AllowAll`] policy, cursors signed with
+    /// `cursor_key`.
+    pub fn new(cursor_key: CursorKey) -> EngineBuilder {
+        EngineBuilder {
+            limits: Limits::default(),
+            cursor_key,
+            policy: Arc::new(AllowAll),
+            statics: Vec::new(),
+            templates: Vec::new(),
+            providers: Vec::new(),
+        }
+    }
+
+    /// Sets the limits.
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> EngineBuilder {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the access policy.
+    #[must_use]
+    pub fn policy(mut self, policy: Arc<dyn Policy>) -> EngineBuilder {
+        self.policy = policy;
+        self
+    }
+
+    /// Adds a static resource with its contents.
+    #[must_use]
+    pub fn static_resource(self, resource: Resource, contents: Vec<Contents>) -> EngineBuilder {
+        self.static_entry(StaticResource::new(resource, contents))
+    }
+
+    /// Adds a static resource with its own cache policy.
+    #[must_use]
+    pub fn static_entry(mut self, entry: StaticResource) -> EngineBuilder {
+        self.statics.push(entry);
+        self
+    }
+
+    /// Adds a template served by functions.
+    #[must_use]
+    pub fn template(mut self, template: FunctionTemplate) -> EngineBuilder {
+        self.templates.push(TemplateSlot {
+            descriptor: template.descriptor,
+            owner: Owner::Function {
+                reader: template.reader,
+                completer: template.completer,
+                cache_policy: template.cache_policy,
+            },
+        });
+        self
+    }
+
+    /// Adds a template that is only listed: its URIs are served by a provider (or not at all),
+    /// and it proposes no completions.
+    #[must_use]
+    pub fn listed_template(mut self, descriptor: ResourceTemplate) -> EngineBuilder {
+        self.templates.push(TemplateSlot {
+            descriptor,
+            owner: Owner::Listed,
+        });
+        self
+    }
+
+    /// Adds a provider, after those already added. Its templates are taken now.
+    #[must_use]
+    pub fn provider(mut self, provider: Arc<dyn Provider>) -> EngineBuilder {
+        self.providers.push(provider);
+        self
+    }
+
+    /// Builds the engine; fails on a static URI or a template text registered twice.
+    pub fn build(self) -> Result<Engine, BuildError> {
+        let policy_depends = self.policy.depends_on_principal();
+        let default_ttl = self.limits.default_ttl_ms;
+
+        let mut statics: Vec<StaticSlot> = self
+            .statics
+            .into_iter()
+            .map(|entry| StaticSlot {
+                size: entry
+                    .contents
+                    .iter()
+                    .map(|contents| contents.body.len())
+                    .sum(),
+                cache: entry.cache_policy.hint(default_ttl, policy_depends),
+                resource: entry.resource,
+                contents: entry.contents,
+            })
+            .collect();
+        statics.sort_by(|a, b| a.resource.uri.as_str().cmp(b.resource.uri.as_str()));
+        if let Some(pair) = statics
+            .windows(2)
+            .find(|pair| pair[0].resource.uri == pair[1].resource.uri)
+        {
+            return Err(BuildError::DuplicateResource {
+                uri: pair[0].resource.uri.to_string(),
+            });
+        }
+        let static_index = statics
+            .iter()
+            .enumerate()
+            .map(|(index, slot)| (slot.resource.uri.as_str().to_owned(), index))
+            .collect();
+
+        let mut list_cache = CachePolicy::default().hint(default_ttl, policy_depends);
+        for slot in &statics {
+            list_cache = list_cache.combine(slot.cache);
+        }
+
+        let mut templates = self.templates;
+        let mut providers = Vec::with_capacity(self.providers.len());
+        for (index, provider) in self.providers.into_iter().enumerate() {
+            let cache = provider.cache_policy().hint(default_ttl, policy_depends);
+            list_cache = list_cache.combine(cache);
+            let mut own_templates = TemplateIndex::new();
+            for descriptor in provider.templates() {
+                own_templates.insert(descriptor.uri_template.clone(), ());
+                templates.push(TemplateSlot {
+                    descriptor,
+                    owner: Owner::Provider(index),
+                });
+            }
+            providers.push(ProviderSlot {
+                provider,
+                templates: own_templates,
+                cache,
+            });
+        }
+
+        let mut by_text = HashMap::with_capacity(templates.len());
+        let mut read_templates = TemplateIndex::new();
+        let mut templates_cache = CacheHint {
+            ttl_ms: default_ttl,
+            scope: CacheScope::Public,
+        };
+        for (index, slot) in templates.iter().enumerate() {
+            let text = slot.descriptor.uri_template.as_str().to_owned();
+            if by_text.insert(text.clone(), index).is_some() {
+                return Err(BuildError::DuplicateTemplate { template: text });
+            }
+            match &slot.owner {
+                Owner::Function { cache_policy, .. } => {
+                    read_templates.insert(slot.descriptor.uri_template.clone(), index);
+                    let ttl = cache_policy.ttl_ms.unwrap_or(default_ttl);
+                    templates_cache.ttl_ms = templates_cache.ttl_ms.min(ttl);
+                }
+                Owner::Provider(provider) => {
+                    templates_cache.ttl_ms = templates_cache
+                        .ttl_ms
+                        .min(providers[*provider].cache.ttl_ms);
+                }
+                Owner::Listed => {}
+            }
+        }
+
+        Ok(Engine {
+            limits: self.limits,
+            codec: CursorCodec::new(&self.cursor_key),
+            policy: self.policy,
+            statics,
+            static_index,
+            providers,
+            templates,
+            by_text,
+            read_templates,
+            list_cache,
+            templates_cache,
+        })
+    }
+}
+
+/// The result of a read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadOutput {
+    /// The contents, one or more.
+    pub contents: Vec<Contents>,
+    /// The caching hint.
+    pub cache: CacheHint,
+}
+
+/// The resource engine: routes reads, pages lists, filters by policy and completes template
+/// variables. Immutable once built (providers may change inside); share it behind an `Arc`.
+pub struct Engine {
+    limits: Limits,
+    codec: CursorCodec,
+    policy: Arc<dyn Policy>,
+    /// Sorted by canonical URI.
+    statics: Vec<StaticSlot>,
+    static_index: HashMap<String, usize>,
+    providers: Vec<ProviderSlot>,
+    /// In listing order.
+    templates: Vec<TemplateSlot>,
+    by_text: HashMap<String, usize>,
+    /// Function templates only, pointing into `templates`.
+    read_templates: TemplateIndex<usize>,
+    list_cache: CacheHint,
+    templates_cache: CacheHint,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("limits", &self.limits)
+            .field("statics", &self.statics.len())
+            .field("providers", &self.providers.len())
+            .field("templates", &self.templates.len())
+            .finish_non_exhaustive()
+    }
+}
+
+struct StaticSlot {
+    resource: Resource,
+    contents: Vec<Contents>,
+    size: u64,
+    cache: CacheHint,
+}
+
+struct ProviderSlot {
+    provider: Arc<dyn Provider>,
+    templates: TemplateIndex<()>,
+    cache: CacheHint,
+}
+
+struct TemplateSlot {
+    descriptor: ResourceTemplate,
+    owner: Owner,
+}
+
+enum Owner {
+    Function {
+        reader: TemplateReader,
+        completer: Option<TemplateCompleter>,
+        cache_policy: CachePolicy,
+    },
+    Listed,
+    Provider(usize),
+}
+
+/// The smallest batch asked of a source while filling a page, so that runs of denied
+/// resources are skipped in a few calls rather than one call per resource.
+const MIN_BATCH: usize = 16;
+
+impl Engine {
+    /// A builder; see [`EngineBuilder`].
+    pub fn builder(cursor_key: CursorKey) -> EngineBuilder {
+        EngineBuilder::new(cursor_key)
+    }
+
+    /// The limits the engine was built with.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Whether the policy allows `principal` to do `action` on `uri` (for example
+    /// [`Action::Subscribe`] before the subscription hub records a subscription).
+    pub fn allows(&self, principal: &Principal, action: Action, uri: &ResourceUri) -> bool {
+        self.policy.allows(principal, action, uri)
+    }
+
+    /// One page of the resource list, starting at `cursor` (from the beginning when `None`).
+    pub async fn list_resources(
+        &self,
+        principal: &Principal,
+        cursor: Option<&str>,
+    ) -> Result<Page<Resource>, ListError> {
+        let (mut source, mut after) = match cursor {
+            None => (0, None),
+            Some(cursor) => match self.codec.decode(cursor)? {
+                Position::Resources { source, after } => (source as usize, Some(after)),
+                Position::Templates { .. } => {
+                    return Err(CursorError::WrongList {
+                        expected: "resources",
+                        found: "templates",
+                    }
+                    .into());
+                }
+            },
+        };
+        let page_size = self.limits.page_size.get();
+        // A huge configured page size must not reserve memory for items that do not exist.
+        let mut items: Vec<Resource> = Vec::with_capacity(page_size.min(1024));
+        let mut last_source = 0;
+        let mut has_more = false;
+        'sources: while source <= self.providers.len() {
+            loop {
+                let want = (page_size - items.len()).max(MIN_BATCH).saturating_add(1);
+                let batch = self
+                    .list_source(source, principal, after.as_deref(), want)
+                    .await?;
+                let exhausted = batch.len() < want;
+                let batch_last = batch
+                    .last()
+                    .map(|resource| resource.uri.as_str().to_owned());
+                for resource in batch {
+                    if !self.policy.allows(principal, Action::List, &resource.uri) {
+                        continue;
+                    }
+                    if items.len() == page_size {
+                        has_more = true;
+                        break 'sources;
+                    }
+                    items.push(resource);
+                    last_source = source;
+                }
+                // A source that does not move forward is treated as exhausted, so that a
+                // provider ignoring `after` cannot make the engine loop.
+                let moved = match (&batch_last, &after) {
+                    (Some(last), Some(previous)) => last > previous,
+                    (Some(_), None) => true,
+                    (None, _) => false,
+                };
+                if exhausted || !moved {
+                    break;
+                }
+                after = batch_last;
+            }
+            source += 1;
+            after = None;
+        }
+        let next_cursor = match items.last() {
+            Some(last) if has_more => Some(self.codec.encode(&Position::Resources {
+                source: u32::try_from(last_source).expect("invariant: fewer than 2^32 sources"),
+                after: last.uri.as_str().to_owned(),
+            })),
+            _ => None,
+        };
+        Ok(Page {
+            items,
+            next_cursor,
+            cache: self.list_cache,
+        })
+    }
+
+    /// Up to `limit` resources of one source, strictly after `after`, in URI order.
+    async fn list_source(
+        &self,
+        source: usize,
+        principal: &Principal,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Resource>, ListError> {
+        if source == 0 {
+            let start = after.map_or(0, |after| {
+                self.statics
+                    .partition_point(|slot| slot.resource.uri.as_str() <= after)
+            });
+            let page = self.statics[start..].iter().take(limit);
+            return Ok(page.map(|slot| slot.resource.clone()).collect());
+        }
+        let slot = &self.providers[source - 1];
+        let request = ListRequest {
+            principal,
+            after,
+            limit,
+        };
+        let mut batch = slot
+            .provider
+            .list(request)
+            .await
+            .map_err(|error| ListError::Provider {
+                source_index: source - 1,
+                error,
+            })?;
+        batch.truncate(limit);
+        Ok(batch)
+    }
+
+    /// One page of the template list, starting at `cursor` (from the beginning when `None`).
+    pub async fn list_templates(
+        &self,
+        principal: &Principal,
+        cursor: Option<&str>,
+    ) -> Result<Page<ResourceTemplate>, ListError> {
+        let _ = principal;
+        let start = match cursor {
+            None => 0,
+            Some(cursor) => match self.codec.decode(cursor)? {
+                Position::Templates { after } => after as usize + 1,
+                Position::Resources { .. } => {
+                    return Err(CursorError::WrongList {
+                        expected: "templates",
+                        found: "resources",
+                    }
+                    .into());
+                }
+            },
+        };
+        let start = start.min(self.templates.len());
+        let end = start
+            .saturating_add(self.limits.page_size.get())
+            .min(self.templates.len());
+        let items = self.templates[start..end]
+            .iter()
+            .map(|slot| slot.descriptor.clone())
+            .collect();
+        let next_cursor = (end < self.templates.len()).then(|| {
+            let after = u32::try_from(end - 1).expect("invariant: fewer than 2^32 templates");
+            self.codec.encode(&Position::Templates { after })
+        });
+        Ok(Page {
+            items,
+            next_cursor,
+            cache: self.templates_cache,
+        })
+    }
+
+    /// Reads `uri` whole, in the routing order of the module documentation.
+    pub async fn read(
+        &self,
+        principal: &Principal,
+        uri: &ResourceUri,
+    ) -> Result<ReadOutput, ReadError> {
+        self.read_inner(principal, uri, None).await
+    }
+
+    /// Reads the byte range `range` of each body of `uri`; for resources too large for one read.
+    pub async fn read_range(
+        &self,
+        principal: &Principal,
+        uri: &ResourceUri,
+        range: ByteRange,
+    ) -> Result<ReadOutput, ReadError> {
+        self.read_inner(principal, uri, Some(range)).await
+    }
+
+    async fn read_inner(
+        &self,
+        principal: &Principal,
+        uri: &ResourceUri,
+        range: Option<ByteRange>,
+    ) -> Result<ReadOutput, ReadError> {
+        if !self.policy.allows(principal, Action::Read, uri) {
+            let uri = uri.to_string();
+            return Err(if self.limits.reveal_denied {
+                ReadError::Denied { uri }
+            } else {
+                ReadError::NotFound { uri }
+            });
+        }
+
+        if let Some(&index) = self.static_index.get(uri.as_str()) {
+            let slot = &self.statics[index];
+            let contents = match range {
+                None => {
+                    self.check_size(uri, slot.size)?;
+                    slot.contents.clone()
+                }
+                Some(range) => {
+                    let contents = slice_contents(&slot.contents, range).ok_or_else(|| {
+                        ReadError::InvalidRange {
+                            uri: uri.to_string(),
+                            offset: range.offset,
+                            length: range.length,
+                            reason: "it splits a utf-8 character",
+                        }
+                    })?;
+                    self.check_size(uri, total_size(&contents))?;
+                    contents
+                }
+            };
+            return Ok(ReadOutput {
+                contents,
+                cache: slot.cache,
+            });
+        }
+
+        for slot in &self.providers {
+            if !slot.provider.claims(uri) {
+                continue;
+            }
+            let matched = slot.templates.find(uri.as_str());
+            let request = ReadRequest {
+                principal,
+                uri,
+                template: matched.as_ref().map(|(template, _, _)| *template),
+                variables: matched.as_ref().map(|(_, _, variables)| variables),
+                range,
+            };
+            if let Some(contents) = slot.provider.read(request).await? {
+                self.check_size(uri, total_size(&contents))?;
+                return Ok(ReadOutput {
+                    contents,
+                    cache: slot.cache,
+                });
+            }
+        }
+
+        let matched = self.read_templates.find(uri.as_str());
+        let function =
+            matched.and_then(
+                |(_, &index, variables)| match &self.templates[index].owner {
+                    Owner::Function {
+                        reader,
+                        cache_policy,
+                        ..
+                    } => Some((reader, cache_policy, variables)),
+                    // `read_templates` holds function templates only.
+                    Owner::Listed | Owner::Provider(_) => None,
+                },
+            );
+        if let Some((reader, cache_policy, variables)) = function {
+            let mut contents = reader(uri, &variables).await?;
+            if !contents.is_empty() {
+                if let Some(range) = range {
+                    contents = slice_contents(&contents, range).ok_or_else(|| {
+                        ReadError::InvalidRange {
+                            uri: uri.to_string(),
+                            offset: range.offset,
+                            length: range.length,
+                            reason: "it splits a utf-8 character",
+                        }
+                    })?;
+                }
+                self.check_size(uri, total_size(&contents))?;
+                let cache = cache_policy.hint(
+                    self.limits.default_ttl_ms,
+                    self.policy.depends_on_principal(),
+                );
+                return Ok(ReadOutput { contents, cache });
+            }
+        }
+
+        Err(ReadError::NotFound {
+            uri: uri.to_string(),
+        })
+    }
+
+    fn check_size(&self, uri: &ResourceUri, actual: u64) -> Result<(), ReadError> {
+        let limit = self.limits.max_read_bytes;
+        if actual > limit {
+            return Err(ReadError::TooLarge {
+                uri: uri.to_string(),
+                limit,
+                actual,
+            });
+        }
+        Ok(())
+    }
+
+    /// Proposes values for the variable `variable` of the template whose text is `template`,
+    /// given what was typed (`prefix`) and the other variables already chosen (`context`).
+    ///
+    /// Candidates come from the template's completer or its provider (a listed-only template
+    /// proposes none), then pass the policy filter of [`completion`](crate::completion), and
+    /// are capped at [`MAX_COMPLETION_VALUES`](crate::completion::MAX_COMPLETION_VALUES).
+    pub async fn complete(
+        &self,
+        principal: &Principal,
+        template: &str,
+        variable: &str,
+        prefix: &str,
+        context: &Variables,
+    ) -> Result<Completion, CompleteError> {
+        let Some(&index) = self.by_text.get(template) else {
+            return Err(CompleteError::UnknownTemplate {
+                template: template.to_owned(),
+            });
+        };
+        let slot = &self.templates[index];
+        let uri_template: &UriTemplate = &slot.descriptor.uri_template;
+        if !uri_template.variable_names().any(|name| name == variable) {
+            return Err(CompleteError::UnknownVariable {
+                template: template.to_owned(),
+                variable: variable.to_owned(),
+            });
+        }
+        let request = CompletionRequest {
+            principal,
+            template: uri_template,
+            variable,
+            prefix,
+            context,
+        };
+        let candidates = match &slot.owner {
+            Owner::Function {
+                completer: Some(completer),
+                ..
+            } => completer(request).await?,
+            Owner::Function {
+                completer: None, ..
+            }
+            | Owner::Listed => Vec::new(),
+            Owner::Provider(provider) => {
+                self.providers[*provider].provider.complete(request).await?
+            }
+        };
+        Ok(filter_candidates(
+            candidates,
+            uri_template,
+            variable,
+            context,
+            principal,
+            self.policy.as_ref(),
+        ))
+    }
+}
+
+fn total_size(contents: &[Contents]) -> u64 {
+    contents.iter().map(|contents| contents.body.len()).sum()
+}
+
+/// The range of every body, or `None` when one of them cannot be cut there.
+fn slice_contents(contents: &[Contents], range: ByteRange) -> Option<Vec<Contents>> {
+    contents
+        .iter()
+        .map(|contents| {
+            let body = contents.body.slice(range)?;
+            Some(Contents {
+                uri: contents.uri.clone(),
+                mime_type: contents.mime_type.clone(),
+                body,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,112 @@
+//! The errors of the engine, one enum per operation family: building it, listing, reading and
+//! completing.
+//!
+//! **Layer:** core. "Not found" and "denied" are ordinary values here. The adapters map them to
+//! their era's JSON-RPC errors (not found is `-32002` in the legacy era and `-32602` in the
+//! modern one; an invalid cursor is `-32602` in both); this module never knows those codes.
+
+use crate::pagination::CursorError;
+use crate::provider::ProviderError;
+
+/// Why an engine could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// Two static resources have the same canonical URI.
+    #[error("static resource {uri} is registered twice")]
+    DuplicateResource {
+        /// The canonical URI.
+        uri: String,
+    },
+    /// Two templates (engine or provider ones) have the same text, so completion could not tell
+    /// them apart.
+    #[error("uri template {template} is registered twice")]
+    DuplicateTemplate {
+        /// The template text.
+        template: String,
+    },
+}
+
+/// Why a page of a list could not be produced.
+#[derive(Debug, thiserror::Error)]
+pub enum ListError {
+    /// The cursor is not one this server issued (adapters: invalid params, `-32602`).
+    #[error(transparent)]
+    InvalidCursor(#[from] CursorError),
+    /// A provider failed while listing.
+    #[error("provider {source_index} failed to list resources: {error}")]
+    Provider {
+        /// The position of the provider in registration order.
+        source_index: usize,
+        /// What it said.
+        #[source]
+        error: ProviderError,
+    },
+}
+
+/// Why a read gave no contents.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// No resource has this URI, or the principal may not read it and the engine does not
+    /// reveal denials (the default).
+    #[error("resource {uri} not found")]
+    NotFound {
+        /// The URI asked for.
+        uri: String,
+    },
+    /// The principal may not read this resource (only when the engine is configured to reveal
+    /// denials).
+    #[error("access to resource {uri} is denied")]
+    Denied {
+        /// The URI asked for.
+        uri: String,
+    },
+    /// The contents are larger than one read may return.
+    #[error(
+        "contents of {uri} are {actual} bytes, over the limit of {limit} bytes per read; read it in ranges"
+    )]
+    TooLarge {
+        /// The URI asked for.
+        uri: String,
+        /// The limit, in bytes (the sum of all bodies).
+        limit: u64,
+        /// The size of the contents, in bytes.
+        actual: u64,
+    },
+    /// A byte range that cannot be served, such as one cutting a UTF-8 character of a text.
+    #[error("range {offset}+{length} of {uri} cannot be read: {reason}")]
+    InvalidRange {
+        /// The URI asked for.
+        uri: String,
+        /// The first byte asked for.
+        offset: u64,
+        /// The number of bytes asked for.
+        length: u64,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A provider or a template function failed.
+    #[error("reading failed: {0}")]
+    Provider(#[from] ProviderError),
+}
+
+/// Why a completion could not be computed.
+#[derive(Debug, thiserror::Error)]
+pub enum CompleteError {
+    /// No registered template has this text.
+    #[error("no resource template {template}")]
+    UnknownTemplate {
+        /// The template text asked for.
+        template: String,
+    },
+    /// The template has no variable of this name.
+    #[error("uri template {template} has no variable {variable}")]
+    UnknownVariable {
+        /// The template text.
+        template: String,
+        /// The variable asked for.
+        variable: String,
+    },
+    /// A provider or a template completer failed.
+    #[error("completion failed: {0}")]
+    Provider(#[from] ProviderError),
+}

@@ -1,0 +1,159 @@
+//! The provider seam: the one async trait through which the engine reaches the outside world.
+//!
+//! **Layer:** core, the seam. A provider serves a family of resources (files under a root, rows
+//! of a database, objects of a git repository, an in-memory map). Implementations that do I/O
+//! live outside the core (in the binary); the core only holds
+//! [`MemoryProvider`](crate::memory::MemoryProvider). The trait's futures are `Send` and carry
+//! no runtime types, so any executor can drive them; this module never knows tokio, a protocol
+//! or JSON.
+//!
+//! Contract, in short:
+//! - [`Provider::list`] returns resources in ascending canonical-URI order, strictly after a key,
+//!   at most `limit` of them, so that one page out of a million costs one page.
+//! - [`Provider::claims`] is cheap and synchronous (a scheme, authority or prefix check); the
+//!   engine asks only claiming providers to read.
+//! - [`Provider::read`] answers `Ok(None)` for "no such resource"; errors are for failures.
+//! - [`Provider::complete`] proposes values for one template variable.
+//! - [`Provider::cache_policy`] tells how long answers stay fresh and whether they depend on the
+//!   principal.
+
+use std::error::Error;
+use std::future::Future;
+use std::pin::Pin;
+
+use async_trait::async_trait;
+
+use crate::cache::CachePolicy;
+use crate::policy::Principal;
+use crate::resource::{ByteRange, Contents, Resource, ResourceTemplate};
+use crate::template::{UriTemplate, Variables};
+use crate::uri::ResourceUri;
+
+/// A boxed, `Send` future: what template functions return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A source of resources, the one seam of the engine.
+#[async_trait]
+pub trait Provider: Send + Sync {
+    /// Whether `uri` belongs to this provider. Must be cheap (no I/O): a scheme, authority or
+    /// prefix check, or a lookup in memory.
+    fn claims(&self, uri: &ResourceUri) -> bool;
+
+    /// Up to `request.limit` resources in ascending order of their canonical URI
+    /// ([`ResourceUri::as_str`]), all strictly greater than `request.after` when it is set.
+    /// Returning fewer than `limit` means there are no more.
+    async fn list(&self, request: ListRequest<'_>) -> Result<Vec<Resource>, ProviderError>;
+
+    /// The templates this provider serves, taken once when the provider is registered.
+    fn templates(&self) -> Vec<ResourceTemplate> {
+        Vec::new()
+    }
+
+    /// The contents of `request.uri`, `Ok(None)` when there is no such resource.
+    ///
+    /// With `request.range` set, each body holds only that byte range of the resource
+    /// (see [`Body::slice`](crate::resource::Body::slice) for the reference behaviour).
+    async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError>;
+
+    /// Candidate values for one variable of one of this provider's templates. The engine
+    /// filters them by policy and caps them; the default proposes nothing.
+    async fn complete(&self, request: CompletionRequest<'_>) -> Result<Vec<String>, ProviderError> {
+        let _ = request;
+        Ok(Vec::new())
+    }
+
+    /// How answers of this provider may be cached. The default: the engine's ttl, answers the
+    /// same for every principal.
+    fn cache_policy(&self) -> CachePolicy {
+        CachePolicy::default()
+    }
+}
+
+/// The arguments of [`Provider::list`].
+#[derive(Clone, Copy, Debug)]
+pub struct ListRequest<'a> {
+    /// Who is asking (for providers whose lists depend on the principal).
+    pub principal: &'a Principal,
+    /// List strictly after this canonical URI; from the start when `None`.
+    pub after: Option<&'a str>,
+    /// At most this many resources.
+    pub limit: usize,
+}
+
+/// The arguments of [`Provider::read`].
+#[derive(Clone, Copy, Debug)]
+pub struct ReadRequest<'a> {
+    /// Who is asking.
+    pub principal: &'a Principal,
+    /// The URI to read.
+    pub uri: &'a ResourceUri,
+    /// The provider's template that matched the URI, if one did.
+    pub template: Option<&'a UriTemplate>,
+    /// The variables extracted by that template.
+    pub variables: Option<&'a Variables>,
+    /// Read only this byte range of each body.
+    pub range: Option<ByteRange>,
+}
+
+/// The arguments of a completion: of [`Provider::complete`] and of template completers.
+#[derive(Clone, Copy, Debug)]
+pub struct CompletionRequest<'a> {
+    /// Who is asking.
+    pub principal: &'a Principal,
+    /// The template whose variable is completed.
+    pub template: &'a UriTemplate,
+    /// The name of the variable.
+    pub variable: &'a str,
+    /// What the user typed so far.
+    pub prefix: &'a str,
+    /// Values of the template's other variables, already chosen.
+    pub context: &'a Variables,
+}
+
+/// A provider failure. Opaque: its message is for logs; adapters show clients a generic
+/// "internal error" unless the error was made with [`ProviderError::public`].
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ProviderError {
+    message: String,
+    public: bool,
+    #[source]
+    source: Option<Box<dyn Error + Send + Sync>>,
+}
+
+impl ProviderError {
+    /// An error whose message is for logs only.
+    pub fn new(message: impl Into<String>) -> ProviderError {
+        ProviderError {
+            message: message.into(),
+            public: false,
+            source: None,
+        }
+    }
+
+    /// An error whose message is safe to show to clients.
+    pub fn public(message: impl Into<String>) -> ProviderError {
+        ProviderError {
+            message: message.into(),
+            public: true,
+            source: None,
+        }
+    }
+
+    /// Attaches the underlying cause.
+    #[must_use]
+    pub fn with_source(mut self, source: impl Error + Send + Sync + 'static) -> ProviderError {
+        self.source = Some(Box::new(source));
+        self
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Whether the message may be shown to clients.
+    pub fn is_public(&self) -> bool {
+        self.public
+    }
+}

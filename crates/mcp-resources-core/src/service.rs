@@ -1,0 +1,345 @@
+//! The service: the engine and the subscription hub together, answering the [`Query`]s of the
+//! protocol adapters.
+//!
+//! **Layer:** core. This is the seam between the sans-io adapters and the one async step the
+//! server binary runs: an adapter turns a wire request into a [`Query`], the binary awaits
+//! [`Service::answer`], and the adapter turns the [`Answer`] into a wire response for its era and
+//! version. Both eras share one [`SubscriptionHub`] here (a legacy session and each modern listen
+//! stream are subscribers). This module must never know a protocol version, a method name, JSON,
+//! tokio or any I/O; the hub sits behind a `std::sync::Mutex` that is never held across an
+//! `await`.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use crate::completion::Completion;
+use crate::engine::{Engine, ReadOutput};
+use crate::error::{CompleteError, ListError, ReadError};
+use crate::pagination::Page;
+use crate::policy::{Action, Principal};
+use crate::resource::{Resource, ResourceTemplate};
+use crate::subscription::{
+    Change, SubscribeError, SubscriberId, SubscriptionHub, SubscriptionLimits,
+};
+use crate::template::Variables;
+use crate::uri::ResourceUri;
+
+/// What the service offers to clients, declared as capabilities by the adapters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Offer {
+    /// Per-resource change notifications (legacy `resources/subscribe`, modern
+    /// `resourceSubscriptions`).
+    pub subscribe: bool,
+    /// List-changed notifications.
+    pub list_changed: bool,
+    /// Completion of template variables.
+    pub completions: bool,
+}
+
+impl Default for Offer {
+    /// Everything on: the hub is always there, and completion answers (possibly with nothing)
+    /// for every registered template.
+    fn default() -> Offer {
+        Offer {
+            subscribe: true,
+            list_changed: true,
+            completions: true,
+        }
+    }
+}
+
+/// One question an adapter asks of the service.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Query {
+    /// A page of the resource list.
+    ListResources {
+        /// Where to resume; from the start when `None`.
+        cursor: Option<String>,
+    },
+    /// A page of the template list.
+    ListTemplates {
+        /// Where to resume; from the start when `None`.
+        cursor: Option<String>,
+    },
+    /// The contents of one resource.
+    Read {
+        /// The resource.
+        uri: ResourceUri,
+    },
+    /// Values for one variable of a template.
+    Complete {
+        /// The template's text, as listed.
+        template: String,
+        /// The variable to complete.
+        variable: String,
+        /// What the user typed so far.
+        prefix: String,
+        /// The template's other variables, already chosen.
+        context: Variables,
+    },
+    /// Subscribe the asking subscriber to one resource (checked against the policy).
+    Subscribe {
+        /// The resource.
+        uri: ResourceUri,
+    },
+    /// Undo a [`Query::Subscribe`]; succeeds whether or not the subscription existed.
+    Unsubscribe {
+        /// The resource.
+        uri: ResourceUri,
+    },
+    /// Turn list-changed delivery on or off for the asking subscriber.
+    WatchListChanges {
+        /// On or off.
+        enabled: bool,
+    },
+    /// Subscribe the asking subscriber to several resources and possibly list changes at once,
+    /// keeping only what can be honoured.
+    Listen {
+        /// The URIs asked for, as the client sent them.
+        uris: Vec<String>,
+        /// Whether list changes were asked for.
+        list_changes: bool,
+    },
+}
+
+/// The answer to a [`Query`], variant for variant.
+#[derive(Debug)]
+pub enum Answer {
+    /// For [`Query::ListResources`].
+    Resources(Result<Page<Resource>, ListError>),
+    /// For [`Query::ListTemplates`].
+    Templates(Result<Page<ResourceTemplate>, ListError>),
+    /// For [`Query::Read`].
+    Read(Result<ReadOutput, ReadError>),
+    /// For [`Query::Complete`].
+    Completion(Result<Completion, CompleteError>),
+    /// For [`Query::Subscribe`].
+    Subscribed(Result<(), SubscriptionError>),
+    /// For [`Query::Unsubscribe`].
+    Unsubscribed,
+    /// For [`Query::WatchListChanges`].
+    WatchingListChanges(Result<(), SubscriptionError>),
+    /// For [`Query::Listen`]: what the service agreed to honour.
+    Listening {
+        /// The accepted URIs, in the order asked, without duplicates, as the client sent them.
+        uris: Vec<String>,
+        /// Whether list changes will be delivered.
+        list_changes: bool,
+    },
+}
+
+/// Why a subscription query failed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SubscriptionError {
+    /// The service does not offer this kind of notification.
+    #[error("this server does not offer {0} notifications")]
+    NotOffered(&'static str),
+    /// The query came without a subscriber.
+    #[error("no subscriber was given for a subscription query")]
+    NoSubscriber,
+    /// The resource does not exist or the principal may not subscribe to it (the two are not
+    /// told apart).
+    #[error("resource {uri} not found")]
+    NotFound {
+        /// The URI asked for.
+        uri: String,
+    },
+    /// The hub refused.
+    #[error(transparent)]
+    Hub(#[from] SubscribeError),
+}
+
+/// Who asks: the principal of the session or request, and its subscriber when it has one.
+#[derive(Clone, Copy, Debug)]
+pub struct QueryContext<'a> {
+    /// Whose permissions apply.
+    pub principal: &'a Principal,
+    /// The legacy session's or the listen stream's subscriber, for subscription queries.
+    pub subscriber: Option<SubscriberId>,
+}
+
+/// The engine and the subscription hub, shared by every session and request of a server.
+pub struct Service {
+    engine: Engine,
+    hub: Mutex<SubscriptionHub>,
+    offer: Offer,
+}
+
+impl std::fmt::Debug for Service {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Service")
+            .field("engine", &self.engine)
+            .field("offer", &self.offer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Service {
+    /// A service over `engine` offering everything, with default subscription limits.
+    pub fn new(engine: Engine) -> Service {
+        Service::with_offer(engine, Offer::default(), SubscriptionLimits::default())
+    }
+
+    /// A service over `engine` offering `offer`, with `limits` on each subscriber.
+    pub fn with_offer(engine: Engine, offer: Offer, limits: SubscriptionLimits) -> Service {
+        Service {
+            engine,
+            hub: Mutex::new(SubscriptionHub::new(limits)),
+            offer,
+        }
+    }
+
+    /// The engine.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// What the service offers.
+    pub fn offer(&self) -> Offer {
+        self.offer
+    }
+
+    /// Answers one query. The only `await`s are the engine's; the hub is locked only briefly
+    /// and never across an `await`.
+    pub async fn answer(&self, context: QueryContext<'_>, query: Query) -> Answer {
+        let principal = context.principal;
+        match query {
+            Query::ListResources { cursor } => Answer::Resources(
+                self.engine
+                    .list_resources(principal, cursor.as_deref())
+                    .await,
+            ),
+            Query::ListTemplates { cursor } => Answer::Templates(
+                self.engine
+                    .list_templates(principal, cursor.as_deref())
+                    .await,
+            ),
+            Query::Read { uri } => Answer::Read(self.engine.read(principal, &uri).await),
+            Query::Complete {
+                template,
+                variable,
+                prefix,
+                context: variables,
+            } => Answer::Completion(
+                self.engine
+                    .complete(principal, &template, &variable, &prefix, &variables)
+                    .await,
+            ),
+            Query::Subscribe { uri } => Answer::Subscribed(self.subscribe(context, &uri)),
+            Query::Unsubscribe { uri } => {
+                if let Some(subscriber) = context.subscriber {
+                    self.hub().unsubscribe(subscriber, uri.as_str());
+                }
+                Answer::Unsubscribed
+            }
+            Query::WatchListChanges { enabled } => {
+                Answer::WatchingListChanges(self.watch_list_changes(context, enabled))
+            }
+            Query::Listen { uris, list_changes } => self.listen(context, uris, list_changes),
+        }
+    }
+
+    fn subscribe(
+        &self,
+        context: QueryContext<'_>,
+        uri: &ResourceUri,
+    ) -> Result<(), SubscriptionError> {
+        if !self.offer.subscribe {
+            return Err(SubscriptionError::NotOffered("resource update"));
+        }
+        let subscriber = context.subscriber.ok_or(SubscriptionError::NoSubscriber)?;
+        if !self.may_subscribe(context.principal, uri) {
+            return Err(SubscriptionError::NotFound {
+                uri: uri.as_str().to_owned(),
+            });
+        }
+        self.hub().subscribe(subscriber, uri.as_str())?;
+        Ok(())
+    }
+
+    fn watch_list_changes(
+        &self,
+        context: QueryContext<'_>,
+        enabled: bool,
+    ) -> Result<(), SubscriptionError> {
+        if enabled && !self.offer.list_changed {
+            return Err(SubscriptionError::NotOffered("list-changed"));
+        }
+        let subscriber = context.subscriber.ok_or(SubscriptionError::NoSubscriber)?;
+        self.hub().set_list_changes(subscriber, enabled)?;
+        Ok(())
+    }
+
+    fn listen(&self, context: QueryContext<'_>, uris: Vec<String>, list_changes: bool) -> Answer {
+        let Some(subscriber) = context.subscriber else {
+            return Answer::Listening {
+                uris: Vec::new(),
+                list_changes: false,
+            };
+        };
+        let mut hub = self.hub();
+        let list_changes = list_changes
+            && self.offer.list_changed
+            && hub.set_list_changes(subscriber, true).is_ok();
+        let mut accepted: Vec<String> = Vec::new();
+        if self.offer.subscribe {
+            for text in uris {
+                let Ok(uri) = ResourceUri::parse(&text) else {
+                    continue;
+                };
+                if accepted.contains(&text) || !self.may_subscribe(context.principal, &uri) {
+                    continue;
+                }
+                if hub.subscribe(subscriber, uri.as_str()).is_ok() {
+                    accepted.push(text);
+                }
+            }
+        }
+        Answer::Listening {
+            uris: accepted,
+            list_changes,
+        }
+    }
+
+    /// Subscribing needs both the subscribe and the read permission: an update notification
+    /// tells that a resource exists and changed.
+    fn may_subscribe(&self, principal: &Principal, uri: &ResourceUri) -> bool {
+        self.engine.allows(principal, Action::Subscribe, uri)
+            && self.engine.allows(principal, Action::Read, uri)
+    }
+
+    /// A new subscriber: a legacy session or a modern listen stream.
+    pub fn add_subscriber(&self) -> SubscriberId {
+        self.hub().add_subscriber()
+    }
+
+    /// Forgets a subscriber and everything it held.
+    pub fn remove_subscriber(&self, subscriber: SubscriberId) {
+        self.hub().remove_subscriber(subscriber);
+    }
+
+    /// A resource changed. Returns the subscribers that now have something to be told.
+    pub fn resource_updated(&self, uri: &str) -> Vec<SubscriberId> {
+        let mut hub = self.hub();
+        hub.resource_updated(uri);
+        hub.take_ready()
+    }
+
+    /// The list of resources changed. Returns the subscribers that now have something to be
+    /// told.
+    pub fn list_changed(&self) -> Vec<SubscriberId> {
+        let mut hub = self.hub();
+        hub.list_changed();
+        hub.take_ready()
+    }
+
+    /// Takes what `subscriber` has to be told, coalesced since the last drain.
+    pub fn drain_changes(&self, subscriber: SubscriberId) -> Vec<Change> {
+        self.hub().drain(subscriber)
+    }
+
+    fn hub(&self) -> MutexGuard<'_, SubscriptionHub> {
+        // The hub's state stays consistent even if a holder panicked: every method leaves it
+        // whole before returning.
+        self.hub.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
