@@ -1,0 +1,60 @@
+//! The configuration of the modern adapter: who the server is, what it offers, which legacy
+//! versions it also speaks, and how long a discovery answer stays fresh.
+//!
+//! **Layer:** adapter. Plain data, filled by the binary from its validated configuration and
+//! from [`Service::offer`](mcp_resources_core::service::Service::offer). It must never know a
+//! transport or the legacy adapter itself (the legacy versions are only names to list).
+
+use mcp_resources_core::service::Offer;
+use mcp_types::ProtocolVersion;
+use mcp_types::v2026_07_28::Implementation;
+
+/// How the modern adapter presents the server. Every value is valid, so the fields are public.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModernConfig {
+    /// The server's identity, sent in every result's `_meta` under
+    /// `io.modelcontextprotocol/serverInfo`.
+    pub server_info: Implementation,
+    /// Guidance for the client's model, sent by `server/discover` when set.
+    pub instructions: Option<String>,
+    /// What the service offers (from `Service::offer`): drives the discovered capabilities,
+    /// whether `completion/complete` exists, and what a listen stream may acknowledge.
+    pub offer: Offer,
+    /// The legacy versions the same server also speaks (through `initialize`), listed after
+    /// `2026-07-28` in `supportedVersions` and in the `-32022` error's `data.supported`. A modern
+    /// request naming one of them is still answered with `-32022`.
+    pub legacy_versions: Vec<ProtocolVersion>,
+    /// The `ttlMs` of the `server/discover` result.
+    pub discover_ttl_ms: u64,
+}
+
+impl ModernConfig {
+    /// A configuration offering everything, listing the four legacy versions, with no
+    /// instructions and a discovery ttl of one hour.
+    pub fn new(server_info: Implementation) -> ModernConfig {
+        ModernConfig {
+            server_info,
+            instructions: None,
+            offer: Offer::default(),
+            legacy_versions: vec![
+                ProtocolVersion::V2025_11_25,
+                ProtocolVersion::V2025_06_18,
+                ProtocolVersion::V2025_03_26,
+                ProtocolVersion::V2024_11_05,
+            ],
+            discover_ttl_ms: 3_600_000,
+        }
+    }
+
+    /// Every version the server speaks: `2026-07-28` first, then the legacy ones, without
+    /// duplicates.
+    pub fn supported_versions(&self) -> Vec<ProtocolVersion> {
+        let mut versions = vec![ProtocolVersion::V2026_07_28];
+        for version in &self.legacy_versions {
+            if !versions.contains(version) {
+                versions.push(version.clone());
+            }
+        }
+        versions
+    }
+}

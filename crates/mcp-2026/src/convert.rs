@@ -1,0 +1,114 @@
+//! Core values to 2026-07-28 wire values: resources, templates, contents (blobs base64-encoded
+//! here), caching hints and completions.
+//!
+//! **Layer:** adapter, the `to_wire` side. Every function is a plain conversion with no
+//! decision in it; this module must never know a request, a stream or an error code.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use mcp_resources_core::cache::{CacheHint, CacheScope};
+use mcp_resources_core::completion::Completion;
+use mcp_resources_core::resource::{self as core, Body, Contents};
+use mcp_types::v2026_07_28 as wire;
+
+/// The wire caching hints of a core hint.
+pub(crate) fn cache_hints(hint: CacheHint) -> wire::CacheHints {
+    wire::CacheHints {
+        ttl_ms: hint.ttl_ms,
+        cache_scope: match hint.scope {
+            CacheScope::Public => wire::CacheScope::Public,
+            CacheScope::Private => wire::CacheScope::Private,
+        },
+    }
+}
+
+/// A listed resource.
+pub(crate) fn resource(resource: core::Resource) -> wire::Resource {
+    wire::Resource {
+        uri: resource.uri.into_string(),
+        name: resource.name,
+        title: resource.title,
+        description: resource.description,
+        mime_type: resource.mime_type,
+        size: resource.size,
+        annotations: resource.annotations.map(annotations),
+        icons: icons(resource.icons),
+        meta: None,
+    }
+}
+
+/// A listed template.
+pub(crate) fn template(template: core::ResourceTemplate) -> wire::ResourceTemplate {
+    wire::ResourceTemplate {
+        uri_template: template.uri_template.as_str().to_owned(),
+        name: template.name,
+        title: template.title,
+        description: template.description,
+        mime_type: template.mime_type,
+        annotations: template.annotations.map(annotations),
+        icons: icons(template.icons),
+        meta: None,
+    }
+}
+
+/// One entry of a read's `contents`: text as is, bytes base64-encoded.
+pub(crate) fn contents(contents: Contents) -> wire::ResourceContents {
+    let uri = contents.uri.into_string();
+    match contents.body {
+        Body::Text(text) => wire::ResourceContents::Text(wire::TextResourceContents {
+            uri,
+            mime_type: contents.mime_type,
+            text: text.as_ref().to_owned(),
+            meta: None,
+        }),
+        Body::Bytes(bytes) => wire::ResourceContents::Blob(wire::BlobResourceContents {
+            uri,
+            mime_type: contents.mime_type,
+            blob: STANDARD.encode(bytes),
+            meta: None,
+        }),
+    }
+}
+
+/// The `completion` object of a result.
+pub(crate) fn completion(completion: Completion) -> wire::Completion {
+    wire::Completion {
+        values: completion.values,
+        total: Some(completion.total),
+        has_more: Some(completion.has_more),
+    }
+}
+
+fn annotations(annotations: core::Annotations) -> wire::Annotations {
+    let audience: Vec<wire::Role> = annotations
+        .audience
+        .into_iter()
+        .map(|role| match role {
+            core::Role::User => wire::Role::User,
+            core::Role::Assistant => wire::Role::Assistant,
+        })
+        .collect();
+    wire::Annotations {
+        audience: (!audience.is_empty()).then_some(audience),
+        priority: annotations.priority.map(core::Priority::get),
+        last_modified: annotations
+            .last_modified
+            .map(|time| time.as_str().to_owned()),
+    }
+}
+
+fn icons(icons: Vec<core::Icon>) -> Option<Vec<wire::Icon>> {
+    let icons: Vec<wire::Icon> = icons
+        .into_iter()
+        .map(|icon| wire::Icon {
+            src: icon.src,
+            mime_type: icon.mime_type,
+            sizes: (!icon.sizes.is_empty()).then_some(icon.sizes),
+            theme: icon.theme.map(|theme| match theme {
+                core::IconTheme::Light => wire::IconTheme::Light,
+                core::IconTheme::Dark => wire::IconTheme::Dark,
+            }),
+        })
+        .collect();
+    (!icons.is_empty()).then_some(icons)
+}

@@ -1,0 +1,335 @@
+//! Every error this era answers with, in one place: the adapter's own validation failures and
+//! the core's errors, each mapped to its JSON-RPC error object and its HTTP status.
+//!
+//! **Layer:** adapter. This is the only file that decides codes for 2026-07-28: a missing or
+//! malformed `_meta` field is `-32602` (HTTP 400), an unsupported version `-32022` (400), a
+//! header that disagrees with the body `-32020` (400), a missing client capability `-32021`
+//! (400), an unknown or unoffered method `-32601` (404). Application errors (resource not found
+//! `-32602` with `data.uri`, bad cursor `-32602`, provider failure `-32603`) keep HTTP 200, so
+//! that a dual-era client does not mistake them for a legacy server (DIGEST §5.6). It must never
+//! know the legacy era's codes (`-32002` is never sent here) or how a status reaches the wire.
+//!
+//! `-32021` is mapped even though no resources method needs a client capability today: the
+//! variant exists so that a future method (for example a read answered with an
+//! `InputRequiredResult` that needs elicitation) has its error ready.
+
+use mcp_resources_core::error::{CompleteError, ListError, ReadError};
+use mcp_resources_core::pagination::CursorError;
+use mcp_types::ProtocolVersion;
+use mcp_types::jsonrpc::ErrorObject;
+use mcp_types::meta::RequestMetaError;
+use mcp_types::v2026_07_28::ClientCapabilities;
+
+use crate::headers::HeaderError;
+
+/// Why a modern request was answered with an error.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RequestError {
+    /// `params` or `params._meta` is absent or not a JSON object.
+    #[error("params._meta is missing or not an object; every 2026-07-28 request must carry it")]
+    MissingMeta,
+    /// A required `_meta` key is absent, or a reserved one is malformed.
+    #[error(transparent)]
+    InvalidMeta(#[from] RequestMetaError),
+    /// The request names a version this era does not serve (a legacy version included).
+    #[error("unsupported protocol version {requested}")]
+    UnsupportedVersion {
+        /// The version the request named.
+        requested: String,
+        /// Every version the server speaks.
+        supported: Vec<ProtocolVersion>,
+    },
+    /// An HTTP header is missing or disagrees with the body.
+    #[error(transparent)]
+    HeaderMismatch(#[from] HeaderError),
+    /// The request needs a client capability it did not declare.
+    #[error("the request needs client capabilities it did not declare")]
+    MissingClientCapability {
+        /// The capabilities the request would have needed.
+        required: Box<ClientCapabilities>,
+    },
+    /// The method does not exist in this era, or its capability is not offered.
+    #[error("method not found: {method}")]
+    MethodNotFound {
+        /// The method as the client sent it.
+        method: String,
+    },
+    /// The params do not have the shape the method needs.
+    #[error("invalid params: {0}")]
+    InvalidParams(String),
+    /// `params.uri` is not a valid resource URI.
+    #[error("invalid resource uri {uri}: {reason}")]
+    InvalidUri {
+        /// The URI as the client sent it.
+        uri: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// `completion/complete` for a prompt argument: this server has no prompts.
+    #[error("no prompt {name}: this server has no prompts")]
+    NoPrompts {
+        /// The prompt name asked for.
+        name: String,
+    },
+    /// No resource has this URI, or the principal may not read it.
+    #[error("resource {uri} not found")]
+    ResourceNotFound {
+        /// The URI as the client sent it.
+        uri: String,
+    },
+    /// The principal may not read the resource (only when the engine reveals denials).
+    #[error("access to resource {uri} is denied")]
+    ResourceDenied {
+        /// The URI as the client sent it.
+        uri: String,
+    },
+    /// The cursor is not one this server issued.
+    #[error(transparent)]
+    InvalidCursor(#[from] CursorError),
+    /// The contents are larger than one read may return.
+    #[error("contents of {uri} are {actual} bytes, over the limit of {limit} bytes per read")]
+    TooLarge {
+        /// The URI as the client sent it.
+        uri: String,
+        /// The limit in bytes.
+        limit: u64,
+        /// The size in bytes.
+        actual: u64,
+    },
+    /// The completion names a template or variable the server does not have.
+    #[error("{0}")]
+    UnknownCompletionTarget(String),
+    /// A provider failed; the message is shown only when the provider made it public.
+    #[error("internal error: {public_message}")]
+    Internal {
+        /// What the client may be told.
+        public_message: String,
+    },
+}
+
+impl RequestError {
+    /// The JSON-RPC error object to answer with.
+    pub fn to_error_object(&self) -> ErrorObject {
+        match self {
+            RequestError::MissingMeta
+            | RequestError::InvalidMeta(_)
+            | RequestError::InvalidParams(_)
+            | RequestError::InvalidCursor(_)
+            | RequestError::NoPrompts { .. }
+            | RequestError::UnknownCompletionTarget(_) => {
+                ErrorObject::invalid_params(self.to_string())
+            }
+            RequestError::UnsupportedVersion {
+                requested,
+                supported,
+            } => ErrorObject::unsupported_protocol_version(supported, requested),
+            RequestError::HeaderMismatch(error) => ErrorObject::header_mismatch(error.to_string()),
+            RequestError::MissingClientCapability { required } => {
+                ErrorObject::missing_required_client_capability(ClientCapabilities::clone(required))
+            }
+            RequestError::MethodNotFound { method } => ErrorObject::method_not_found(method),
+            RequestError::ResourceNotFound { uri } => ErrorObject::resource_not_found(uri),
+            RequestError::InvalidUri { uri, .. } | RequestError::ResourceDenied { uri } => {
+                ErrorObject::invalid_params(self.to_string()).with_data(uri_data(uri))
+            }
+            RequestError::TooLarge { .. } | RequestError::Internal { .. } => {
+                ErrorObject::internal_error(self.to_string())
+            }
+        }
+    }
+
+    /// The HTTP status of the response carrying this error on Streamable HTTP: 400 for the
+    /// validation failures the spec names, 404 for an unknown method, 200 otherwise.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            RequestError::MissingMeta
+            | RequestError::InvalidMeta(_)
+            | RequestError::UnsupportedVersion { .. }
+            | RequestError::HeaderMismatch(_)
+            | RequestError::MissingClientCapability { .. } => 400,
+            RequestError::MethodNotFound { .. } => 404,
+            RequestError::InvalidParams(_)
+            | RequestError::InvalidUri { .. }
+            | RequestError::NoPrompts { .. }
+            | RequestError::ResourceNotFound { .. }
+            | RequestError::ResourceDenied { .. }
+            | RequestError::InvalidCursor(_)
+            | RequestError::TooLarge { .. }
+            | RequestError::UnknownCompletionTarget(_)
+            | RequestError::Internal { .. } => 200,
+        }
+    }
+
+    /// The error of a failed list page.
+    pub(crate) fn from_list(error: ListError) -> RequestError {
+        match error {
+            ListError::InvalidCursor(cursor) => RequestError::InvalidCursor(cursor),
+            ListError::Provider { error, .. } => internal(error.is_public(), error.message()),
+        }
+    }
+
+    /// The error of a failed read of `requested`, the URI as the client sent it.
+    pub(crate) fn from_read(error: ReadError, requested: &str) -> RequestError {
+        let uri = requested.to_owned();
+        match error {
+            ReadError::NotFound { .. } => RequestError::ResourceNotFound { uri },
+            ReadError::Denied { .. } => RequestError::ResourceDenied { uri },
+            ReadError::TooLarge { limit, actual, .. } => {
+                RequestError::TooLarge { uri, limit, actual }
+            }
+            // Whole reads never ask for a range; a provider reporting one failed internally.
+            ReadError::InvalidRange { reason, .. } => internal(false, reason),
+            ReadError::Provider(error) => internal(error.is_public(), error.message()),
+        }
+    }
+
+    /// The error of a failed completion.
+    pub(crate) fn from_complete(error: CompleteError) -> RequestError {
+        match error {
+            CompleteError::UnknownTemplate { .. } | CompleteError::UnknownVariable { .. } => {
+                RequestError::UnknownCompletionTarget(error.to_string())
+            }
+            CompleteError::Provider(error) => internal(error.is_public(), error.message()),
+        }
+    }
+}
+
+/// A provider failure: its own message only when it is public, else a generic one.
+fn internal(public: bool, message: &str) -> RequestError {
+    let public_message = if public {
+        message.to_owned()
+    } else {
+        "the server failed to answer; see its logs".to_owned()
+    };
+    RequestError::Internal { public_message }
+}
+
+fn uri_data(uri: &str) -> serde_json::Value {
+    serde_json::json!({ "uri": uri })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One row per variant: its code and HTTP status.
+    fn check(error: RequestError, code: i64, status: u16) {
+        assert_eq!(error.to_error_object().code.0, code, "{error:?}");
+        assert_eq!(error.http_status(), status, "{error:?}");
+    }
+
+    #[test]
+    fn codes_and_statuses() {
+        let uri = || "test://a".to_owned();
+        check(RequestError::MissingMeta, -32602, 400);
+        check(RequestMetaError::MissingProtocolVersion.into(), -32602, 400);
+        check(
+            RequestError::UnsupportedVersion {
+                requested: "1900-01-01".into(),
+                supported: vec![ProtocolVersion::V2026_07_28],
+            },
+            -32022,
+            400,
+        );
+        check(HeaderError::Missing("Mcp-Method").into(), -32020, 400);
+        check(
+            RequestError::MissingClientCapability {
+                required: Box::default(),
+            },
+            -32021,
+            400,
+        );
+        check(
+            RequestError::MethodNotFound {
+                method: "ping".into(),
+            },
+            -32601,
+            404,
+        );
+        check(RequestError::InvalidParams("x".into()), -32602, 200);
+        check(
+            RequestError::InvalidUri {
+                uri: uri(),
+                reason: "x".into(),
+            },
+            -32602,
+            200,
+        );
+        check(RequestError::NoPrompts { name: "p".into() }, -32602, 200);
+        check(RequestError::ResourceNotFound { uri: uri() }, -32602, 200);
+        check(RequestError::ResourceDenied { uri: uri() }, -32602, 200);
+        check(CursorError::Tampered.into(), -32602, 200);
+        check(
+            RequestError::TooLarge {
+                uri: uri(),
+                limit: 1,
+                actual: 2,
+            },
+            -32603,
+            200,
+        );
+        check(
+            RequestError::UnknownCompletionTarget("x".into()),
+            -32602,
+            200,
+        );
+        check(
+            RequestError::Internal {
+                public_message: "x".into(),
+            },
+            -32603,
+            200,
+        );
+    }
+
+    #[test]
+    fn not_found_and_denied_name_the_uri_as_sent() {
+        let not_found = RequestError::from_read(
+            ReadError::NotFound {
+                uri: "test://a".into(),
+            },
+            "test://A",
+        );
+        assert_eq!(
+            not_found.to_error_object().data,
+            Some(serde_json::json!({"uri": "test://A"}))
+        );
+        let denied = RequestError::from_read(
+            ReadError::Denied {
+                uri: "test://a".into(),
+            },
+            "test://A",
+        );
+        assert_eq!(
+            denied.to_error_object().data,
+            Some(serde_json::json!({"uri": "test://A"}))
+        );
+        let too_large = RequestError::from_read(
+            ReadError::TooLarge {
+                uri: "test://a".into(),
+                limit: 1,
+                actual: 2,
+            },
+            "test://a",
+        );
+        assert_eq!(
+            too_large.to_error_object().message,
+            "contents of test://a are 2 bytes, over the limit of 1 bytes per read"
+        );
+    }
+
+    #[test]
+    fn missing_client_capability_names_what_is_required() {
+        let required = ClientCapabilities {
+            elicitation: Some(serde_json::Map::new()),
+            ..ClientCapabilities::default()
+        };
+        let error = RequestError::MissingClientCapability {
+            required: Box::new(required),
+        };
+        assert_eq!(
+            error.to_error_object().data,
+            Some(serde_json::json!({"requiredCapabilities": {"elicitation": {}}}))
+        );
+    }
+}

@@ -1,0 +1,462 @@
+//! One request in flight: an [`Exchange`] turns the service's [`Answer`] into the response, and
+//! for `subscriptions/listen` runs the stream (acknowledgment first, then tagged
+//! notifications, then a graceful close or a cancellation).
+//!
+//! **Layer:** adapter, the `to_wire` side and the listen-stream state machine. Its states:
+//! `Awaiting` (one query out, waiting for its answer), `Listening` (acknowledged; changes
+//! become notifications) and `Finished` (nothing more will ever be produced). Every message of
+//! an exchange relates to its request id; request-scoped progress and log notifications never
+//! go on a listen stream. This module must never know a transport, a clock or a subscriber id.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Instant;
+
+use mcp_resources_core::service::Answer;
+use mcp_resources_core::subscription::Change;
+use mcp_types::jsonrpc::{self, Notification, Request, RequestId, Response};
+use mcp_types::meta::{self, Meta, ProgressToken, RequestMeta};
+use mcp_types::method;
+use mcp_types::v2026_07_28::{self as wire, LoggingLevel};
+use serde::Serialize;
+
+use crate::config::ModernConfig;
+use crate::convert;
+use crate::errors::RequestError;
+use crate::output::{Outgoing, Output, Ticket};
+
+/// What the answer of the query in flight will be turned into.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Pending {
+    /// A `resources/list` page.
+    ListResources,
+    /// A `resources/templates/list` page.
+    ListTemplates,
+    /// A `resources/read` of `uri`, as the client sent it.
+    Read {
+        /// The URI as the client sent it (named in a not-found error).
+        uri: String,
+    },
+    /// A `completion/complete`.
+    Complete,
+    /// The acknowledgment of a `subscriptions/listen`.
+    Listen {
+        /// Whether the filter had `resourceSubscriptions` at all.
+        asked_updates: bool,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum State {
+    Awaiting { ticket: Ticket, pending: Pending },
+    Listening { updates: bool, list_changes: bool },
+    Finished,
+}
+
+/// One request being served; for `subscriptions/listen`, a long-lived stream.
+///
+/// Drain [`Exchange::poll_output`] after every call that feeds it. The exchange never reads the
+/// clock; `now` is taken for symmetry with the legacy session and future timeouts.
+#[derive(Debug)]
+pub struct Exchange {
+    id: RequestId,
+    config: Arc<ModernConfig>,
+    outputs: VecDeque<Output>,
+    state: State,
+    http_status: u16,
+    listen: bool,
+    log_level: Option<LoggingLevel>,
+    progress_token: Option<ProgressToken>,
+    /// Changes fed to a listen stream before its acknowledgment, delivered right after it.
+    early_changes: Vec<Change>,
+}
+
+impl Exchange {
+    fn new(config: Arc<ModernConfig>, id: RequestId, meta: Option<&RequestMeta>) -> Exchange {
+        Exchange {
+            id,
+            config,
+            outputs: VecDeque::new(),
+            state: State::Finished,
+            http_status: 200,
+            listen: false,
+            log_level: meta.and_then(|meta| meta.log_level),
+            progress_token: meta.and_then(|meta| meta.progress_token.clone()),
+            early_changes: Vec::new(),
+        }
+    }
+
+    /// An exchange whose only output is the error response for `error`.
+    pub(crate) fn failed(
+        config: Arc<ModernConfig>,
+        id: RequestId,
+        error: &RequestError,
+    ) -> Exchange {
+        let mut exchange = Exchange::new(config, id, None);
+        exchange.respond_error(error);
+        exchange
+    }
+
+    /// An exchange answering `server/discover` at once.
+    pub(crate) fn answered_discover(
+        config: Arc<ModernConfig>,
+        request: Request,
+        meta: &RequestMeta,
+    ) -> Exchange {
+        let mut exchange = Exchange::new(config, request.id, Some(meta));
+        let offer = exchange.config.offer;
+        let resources = wire::ServerCapabilities {
+            resources: Some(mcp_types::capabilities::ResourcesCapability {
+                subscribe: offer.subscribe.then_some(true),
+                list_changed: offer.list_changed.then_some(true),
+            }),
+            completions: offer.completions.then(Meta::new),
+            logging: Some(Meta::new()),
+            ..wire::ServerCapabilities::default()
+        };
+        let result = wire::DiscoverResult {
+            result_type: wire::ResultType::COMPLETE,
+            supported_versions: exchange.config.supported_versions(),
+            capabilities: resources,
+            instructions: exchange.config.instructions.clone(),
+            ttl_ms: exchange.config.discover_ttl_ms,
+            cache_scope: wire::CacheScope::Public,
+            meta: Some(exchange.result_meta()),
+        };
+        exchange.respond(&result);
+        exchange
+    }
+
+    /// An exchange with one query out.
+    pub(crate) fn querying(
+        config: Arc<ModernConfig>,
+        request: Request,
+        meta: &RequestMeta,
+        ticket: Ticket,
+        query: mcp_resources_core::service::Query,
+        pending: Pending,
+    ) -> Exchange {
+        let mut exchange = Exchange::new(config, request.id, Some(meta));
+        exchange.listen = matches!(pending, Pending::Listen { .. });
+        if exchange.listen {
+            // Request-scoped notifications never go on a listen stream.
+            exchange.log_level = None;
+            exchange.progress_token = None;
+        }
+        exchange.state = State::Awaiting { ticket, pending };
+        exchange.outputs.push_back(Output::Query { ticket, query });
+        exchange
+    }
+
+    /// The next thing to do, or `None` when there is nothing until the exchange is fed again.
+    pub fn poll_output(&mut self) -> Option<Output> {
+        self.outputs.pop_front()
+    }
+
+    /// Feeds the answer to the query of `ticket`. Answers to other tickets, and answers after
+    /// a cancellation or a close, are ignored.
+    pub fn handle_answer(&mut self, ticket: Ticket, answer: Answer, now: Instant) {
+        let _ = now;
+        let State::Awaiting {
+            ticket: expected,
+            pending,
+        } = &self.state
+        else {
+            return;
+        };
+        if *expected != ticket {
+            return;
+        }
+        let pending = pending.clone();
+        match (pending, answer) {
+            (Pending::ListResources, Answer::Resources(page)) => match page {
+                Ok(page) => {
+                    let resources = page.items.into_iter().map(convert::resource).collect();
+                    let hints = convert::cache_hints(page.cache);
+                    let mut result =
+                        wire::ListResourcesResult::new(resources, page.next_cursor, hints);
+                    result.meta = Some(self.result_meta());
+                    self.finish_with(&result);
+                }
+                Err(error) => self.finish_with_error(&RequestError::from_list(error)),
+            },
+            (Pending::ListTemplates, Answer::Templates(page)) => match page {
+                Ok(page) => {
+                    let templates = page.items.into_iter().map(convert::template).collect();
+                    let hints = convert::cache_hints(page.cache);
+                    let mut result =
+                        wire::ListResourceTemplatesResult::new(templates, page.next_cursor, hints);
+                    result.meta = Some(self.result_meta());
+                    self.finish_with(&result);
+                }
+                Err(error) => self.finish_with_error(&RequestError::from_list(error)),
+            },
+            (Pending::Read { uri }, Answer::Read(read)) => match read {
+                // The engine never answers an existing resource with no contents; should a
+                // provider do so, the client still gets "not found", never empty contents.
+                Ok(output) if output.contents.is_empty() => {
+                    self.finish_with_error(&RequestError::ResourceNotFound { uri });
+                }
+                Ok(output) => {
+                    let contents = output.contents.into_iter().map(convert::contents).collect();
+                    let hints = convert::cache_hints(output.cache);
+                    let mut result = wire::ReadResourceResult::new(contents, hints);
+                    result.meta = Some(self.result_meta());
+                    self.finish_with(&result);
+                }
+                Err(error) => self.finish_with_error(&RequestError::from_read(error, &uri)),
+            },
+            (Pending::Complete, Answer::Completion(completion)) => match completion {
+                Ok(completion) => {
+                    let result = wire::CompleteResult {
+                        result_type: wire::ResultType::COMPLETE,
+                        completion: convert::completion(completion),
+                        meta: Some(self.result_meta()),
+                    };
+                    self.finish_with(&result);
+                }
+                Err(error) => self.finish_with_error(&RequestError::from_complete(error)),
+            },
+            (Pending::Listen { asked_updates }, Answer::Listening { uris, list_changes }) => {
+                self.acknowledge(asked_updates, uris, list_changes);
+            }
+            (_, _) => self.finish_with_error(&RequestError::Internal {
+                public_message: "the service gave an answer of the wrong kind".to_owned(),
+            }),
+        }
+    }
+
+    /// Feeds the changes the service drained for this listen stream's subscriber. Only the
+    /// kinds the stream acknowledged become notifications, each tagged with the listen id.
+    /// Changes fed while the listen query is still out (the hub may wake the subscriber before
+    /// the answer is fed back) are held and delivered right after the acknowledgment. Ignored
+    /// after the stream ended and on other exchanges.
+    pub fn handle_changes(&mut self, changes: Vec<Change>, now: Instant) {
+        let _ = now;
+        let (updates, list_changes) = match &self.state {
+            State::Listening {
+                updates,
+                list_changes,
+            } => (*updates, *list_changes),
+            State::Awaiting {
+                pending: Pending::Listen { .. },
+                ..
+            } => {
+                // Held without duplicates, as the hub coalesces them.
+                for change in changes {
+                    if !self.early_changes.contains(&change) {
+                        self.early_changes.push(change);
+                    }
+                }
+                return;
+            }
+            State::Awaiting { .. } | State::Finished => return,
+        };
+        self.deliver(changes, updates, list_changes);
+    }
+
+    /// Turns changes into the notifications of the kinds the stream acknowledged.
+    fn deliver(&mut self, changes: Vec<Change>, updates: bool, list_changes: bool) {
+        for change in changes {
+            match change {
+                Change::ListChanged if list_changes => {
+                    let params = wire::ResourceListChangedNotificationParams {
+                        meta: Some(meta::subscription_meta(&self.id)),
+                    };
+                    self.notify(method::NOTIFICATION_RESOURCES_LIST_CHANGED, &params);
+                }
+                Change::ResourceUpdated(uri) if updates => {
+                    let params = wire::ResourceUpdatedNotificationParams {
+                        uri: uri.as_ref().to_owned(),
+                        meta: Some(meta::subscription_meta(&self.id)),
+                    };
+                    self.notify(method::NOTIFICATION_RESOURCES_UPDATED, &params);
+                }
+                Change::ListChanged | Change::ResourceUpdated(_) => {}
+            }
+        }
+    }
+
+    /// Ends a listen stream gracefully (server shutdown): answers the listen request with
+    /// `{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId": id}}`.
+    /// A query still out is cancelled. On stdio the binary then also sends
+    /// [`cancelled_notification`](crate::cancelled_notification). No effect on other exchanges.
+    pub fn close(&mut self, now: Instant) {
+        let _ = now;
+        if !self.listen || self.state == State::Finished {
+            return;
+        }
+        if let State::Awaiting { ticket, .. } = self.state {
+            self.outputs.push_back(Output::Cancel { ticket });
+        }
+        let mut meta = meta::subscription_meta(&self.id);
+        meta.extend(self.result_meta());
+        let result = wire::SubscriptionsListenResult {
+            result_type: wire::ResultType::COMPLETE,
+            meta,
+        };
+        self.finish_with(&result);
+    }
+
+    /// The client cancelled (stdio `notifications/cancelled`, HTTP disconnect): nothing more is
+    /// ever sent, messages not yet drained included. A query still out comes back as
+    /// [`Output::Cancel`] (unless it was not drained yet, then it simply disappears).
+    pub fn cancel(&mut self) {
+        let undrained_query = self
+            .outputs
+            .iter()
+            .any(|output| matches!(output, Output::Query { .. }));
+        self.outputs.clear();
+        if let State::Awaiting { ticket, .. } = self.state {
+            if !undrained_query {
+                self.outputs.push_back(Output::Cancel { ticket });
+            }
+        }
+        self.state = State::Finished;
+    }
+
+    /// Sends `notifications/message` for this request, if its `_meta` asked for a log level at
+    /// or below `level` and the response is not out yet. Never on a listen stream.
+    pub fn log(&mut self, level: LoggingLevel, logger: Option<&str>, data: serde_json::Value) {
+        let asked = self.log_level.is_some_and(|minimum| level >= minimum);
+        if !asked || self.state == State::Finished || self.listen {
+            return;
+        }
+        let params = wire::LoggingMessageNotificationParams {
+            level,
+            logger: logger.map(str::to_owned),
+            data,
+            meta: None,
+        };
+        self.notify(method::NOTIFICATION_MESSAGE, &params);
+    }
+
+    /// Whether this exchange is a `subscriptions/listen` stream (one that passed validation).
+    pub fn is_listen(&self) -> bool {
+        self.listen
+    }
+
+    /// Whether the exchange will produce nothing more than what is still queued.
+    pub fn is_finished(&self) -> bool {
+        self.state == State::Finished
+    }
+
+    /// The HTTP status of the response: 200, or 400 / 404 for the spec-mandated error cases.
+    pub fn http_status(&self) -> u16 {
+        self.http_status
+    }
+
+    /// The id of the request served.
+    pub fn request_id(&self) -> &RequestId {
+        &self.id
+    }
+
+    fn acknowledge(&mut self, asked_updates: bool, uris: Vec<String>, list_changes: bool) {
+        let offers_updates = asked_updates && self.config.offer.subscribe;
+        let updates = offers_updates && !uris.is_empty();
+        let notifications = wire::SubscriptionFilter {
+            tools_list_changed: None,
+            prompts_list_changed: None,
+            resources_list_changed: list_changes.then_some(true),
+            resource_subscriptions: offers_updates.then_some(uris),
+        };
+        let params = wire::SubscriptionsAcknowledgedNotificationParams {
+            meta: meta::subscription_meta(&self.id),
+            notifications,
+        };
+        self.notify(method::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED, &params);
+        self.state = State::Listening {
+            updates,
+            list_changes,
+        };
+        let early = std::mem::take(&mut self.early_changes);
+        if !early.is_empty() {
+            self.deliver(early, updates, list_changes);
+        }
+    }
+
+    /// `_meta` of every result: the server identity.
+    fn result_meta(&self) -> Meta {
+        meta::server_info_meta(&self.config.server_info)
+    }
+
+    fn finish_with<R: Serialize>(&mut self, result: &R) {
+        self.progress_done();
+        self.respond(result);
+    }
+
+    fn finish_with_error(&mut self, error: &RequestError) {
+        self.progress_done();
+        self.respond_error(error);
+    }
+
+    /// The final `notifications/progress` of a request that carried a progress token: the work
+    /// is one step, and it is done.
+    fn progress_done(&mut self) {
+        let Some(token) = self.progress_token.take() else {
+            return;
+        };
+        let params = wire::ProgressNotificationParams {
+            progress_token: token,
+            progress: 1.into(),
+            total: Some(1.into()),
+            message: None,
+            meta: None,
+        };
+        self.notify(method::NOTIFICATION_PROGRESS, &params);
+    }
+
+    fn respond<R: Serialize>(&mut self, result: &R) {
+        let bytes = encode(&Response::success(self.id.clone(), result));
+        self.send(bytes, true);
+        self.state = State::Finished;
+    }
+
+    fn respond_error(&mut self, error: &RequestError) {
+        self.http_status = error.http_status();
+        let response: Response<()> =
+            Response::error(Some(self.id.clone()), error.to_error_object());
+        self.send(encode(&response), true);
+        self.state = State::Finished;
+    }
+
+    fn notify<P: Serialize>(&mut self, method: &str, params: &P) {
+        let bytes = encode(&Notification::new(method, Some(params)));
+        self.send(bytes, false);
+    }
+
+    fn send(&mut self, bytes: Vec<u8>, is_response: bool) {
+        self.outputs.push_back(Output::Send(Outgoing {
+            bytes,
+            related: Some(self.id.clone()),
+            is_response,
+        }));
+    }
+}
+
+/// `notifications/cancelled {requestId: listen_id}`: what the server sends on stdio, after the
+/// graceful result, when it tears a listen stream down (the only use of a server-sent cancel).
+pub fn cancelled_notification(listen_id: &RequestId) -> Outgoing {
+    let params = wire::CancelledNotificationParams {
+        request_id: listen_id.clone(),
+        reason: None,
+        meta: None,
+    };
+    Outgoing {
+        bytes: encode(&Notification::new(
+            method::NOTIFICATION_CANCELLED,
+            Some(params),
+        )),
+        related: Some(listen_id.clone()),
+        is_response: false,
+    }
+}
+
+/// Compact JSON. The wire types always serialize (string keys, no fallible `Serialize`); the
+/// fallback is a bare internal error so that a message is never silently lost.
+fn encode<T: Serialize>(message: &T) -> Vec<u8> {
+    jsonrpc::to_vec(message).unwrap_or_else(|_| {
+        br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"internal error: a message could not be encoded"}}"#
+            .to_vec()
+    })
+}

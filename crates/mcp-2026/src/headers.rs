@@ -1,0 +1,163 @@
+//! The Streamable HTTP request headers of 2026-07-28 checked against the body:
+//! `MCP-Protocol-Version` against `_meta`, `Mcp-Method` against `method`, `Mcp-Name` against
+//! `params.uri` for `resources/read`.
+//!
+//! **Layer:** adapter, a pure function for the binary's HTTP layer. Header names compare
+//! case-insensitively, values case-sensitively after decoding the `=?base64?…?=` form. This
+//! module must never know an HTTP library: the binary fills a [`RequestHeaders`] view from
+//! whatever header map it has.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use mcp_types::jsonrpc::Request;
+use mcp_types::meta::PROTOCOL_VERSION;
+use mcp_types::method;
+use serde_json::Value;
+
+/// `MCP-Protocol-Version`: the body's `_meta` protocol version (required on every request).
+pub const PROTOCOL_VERSION_HEADER: &str = "MCP-Protocol-Version";
+/// `Mcp-Method`: the body's `method` (required on every request).
+pub const METHOD_HEADER: &str = "Mcp-Method";
+/// `Mcp-Name`: the body's `params.uri` for `resources/read` (required there).
+pub const NAME_HEADER: &str = "Mcp-Name";
+
+const SENTINEL_START: &str = "=?base64?";
+const SENTINEL_END: &str = "?=";
+
+/// A read-only view of a request's headers: name and raw value pairs, in any case, as the HTTP
+/// layer received them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestHeaders<'a> {
+    pairs: Vec<(&'a str, &'a [u8])>,
+}
+
+impl<'a> RequestHeaders<'a> {
+    /// No headers.
+    pub fn new() -> RequestHeaders<'a> {
+        RequestHeaders::default()
+    }
+
+    /// Adds one header as received (a repeated name is kept twice).
+    pub fn push(&mut self, name: &'a str, value: &'a [u8]) {
+        self.pairs.push((name, value));
+    }
+
+    /// The values of `name`, compared case-insensitively.
+    fn values<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'a [u8]> + 's {
+        self.pairs
+            .iter()
+            .filter(move |(candidate, _)| candidate.eq_ignore_ascii_case(name))
+            .map(|(_, value)| *value)
+    }
+}
+
+impl<'a> FromIterator<(&'a str, &'a [u8])> for RequestHeaders<'a> {
+    fn from_iter<I: IntoIterator<Item = (&'a str, &'a [u8])>>(iter: I) -> Self {
+        RequestHeaders {
+            pairs: iter.into_iter().collect(),
+        }
+    }
+}
+
+/// Why the headers do not agree with the body (answered with `-32020`, HTTP 400).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HeaderError {
+    /// A required header is absent.
+    #[error("missing required header {0}")]
+    Missing(&'static str),
+    /// A header is given more than once.
+    #[error("header {0} is given more than once")]
+    Repeated(&'static str),
+    /// A header value has characters a header may not carry, or a base64 form that does not
+    /// decode to UTF-8.
+    #[error("header {header} is malformed: {reason}")]
+    Malformed {
+        /// The header.
+        header: &'static str,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A header differs from the body.
+    #[error("header {header} is {header_value:?} but the body says {body_value:?}")]
+    Differs {
+        /// The header.
+        header: &'static str,
+        /// The decoded header value.
+        header_value: String,
+        /// What the body says (empty when the body has no such value).
+        body_value: String,
+    },
+}
+
+/// Checks the headers of a modern request against its body. See
+/// [`Handler::check_headers`](crate::Handler::check_headers).
+pub(crate) fn check(headers: &RequestHeaders<'_>, request: &Request) -> Result<(), HeaderError> {
+    let params: Option<Value> = request
+        .params
+        .as_deref()
+        .and_then(|raw| serde_json::from_str(raw.get()).ok());
+    let body_version = params
+        .as_ref()
+        .and_then(|params| params.get("_meta"))
+        .and_then(|meta| meta.get(PROTOCOL_VERSION))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    compare(headers, PROTOCOL_VERSION_HEADER, body_version)?;
+    compare(headers, METHOD_HEADER, &request.method)?;
+    if request.method == method::RESOURCES_READ {
+        let body_uri = params
+            .as_ref()
+            .and_then(|params| params.get("uri"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        compare(headers, NAME_HEADER, body_uri)?;
+    }
+    Ok(())
+}
+
+fn compare(
+    headers: &RequestHeaders<'_>,
+    header: &'static str,
+    body: &str,
+) -> Result<(), HeaderError> {
+    let mut values = headers.values(header);
+    let raw = values.next().ok_or(HeaderError::Missing(header))?;
+    if values.next().is_some() {
+        return Err(HeaderError::Repeated(header));
+    }
+    let value = decode(header, raw)?;
+    if value == body {
+        Ok(())
+    } else {
+        Err(HeaderError::Differs {
+            header,
+            header_value: value,
+            body_value: body.to_owned(),
+        })
+    }
+}
+
+/// The header's text: visible ASCII and inner spaces only, surrounding whitespace dropped, the
+/// `=?base64?…?=` form decoded.
+fn decode(header: &'static str, raw: &[u8]) -> Result<String, HeaderError> {
+    let malformed = |reason| HeaderError::Malformed { header, reason };
+    let trimmed = raw.trim_ascii();
+    if !trimmed
+        .iter()
+        .all(|byte| matches!(byte, b' ' | b'\t' | 0x21..=0x7e))
+    {
+        return Err(malformed("it holds characters outside visible ascii"));
+    }
+    // Only visible ASCII and blanks are left, so this is valid UTF-8.
+    let text = String::from_utf8_lossy(trimmed);
+    let Some(encoded) = text
+        .strip_prefix(SENTINEL_START)
+        .and_then(|rest| rest.strip_suffix(SENTINEL_END))
+    else {
+        return Ok(text.into_owned());
+    };
+    let bytes = STANDARD
+        .decode(encoded)
+        .map_err(|_| malformed("its =?base64?...?= form is not valid base64"))?;
+    String::from_utf8(bytes).map_err(|_| malformed("its =?base64?...?= form is not utf-8"))
+}

@@ -1,0 +1,151 @@
+//! `Handler::check_headers` as a table: names case-insensitive, values case-sensitive, the
+//! base64 form decoded, every failure a `-32020`.
+
+use mcp_2026::{Handler, RequestHeaders};
+
+use crate::support;
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+/// Checks the headers `pairs` against a request of `method` with `uri` (if any); `expect` is
+/// `Ok` or a piece of the error message.
+fn check(pairs: &[(&str, &[u8])], method: &str, uri: Option<&str>, expect: Result<(), &str>) {
+    let params = match uri {
+        Some(uri) => format!(r#"{{{META},"uri":{}}}"#, serde_json::Value::from(uri)),
+        None => format!("{{{META}}}"),
+    };
+    let json = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}"#);
+    let request = support::request(&json);
+    let headers: RequestHeaders<'_> = pairs.iter().copied().collect();
+    let outcome = Handler::check_headers(&headers, &request);
+    match (expect, outcome) {
+        (Ok(()), Ok(())) => {}
+        (Err(piece), Err(error)) => {
+            assert_eq!(error.code.0, -32020, "{pairs:?}");
+            assert!(
+                error.message.contains(piece),
+                "{pairs:?}: {} lacks {piece}",
+                error.message
+            );
+        }
+        (expect, outcome) => panic!("{pairs:?} {method}: expected {expect:?}, got {outcome:?}"),
+    }
+}
+
+const V: (&str, &[u8]) = ("MCP-Protocol-Version", b"2026-07-28");
+
+#[test]
+fn header_table() {
+    let list = ("Mcp-Method", b"resources/list".as_slice());
+    let read = ("Mcp-Method", b"resources/read".as_slice());
+    // Names in any case; surrounding blanks are not part of a value.
+    check(
+        &[
+            ("mcp-protocol-version", b" 2026-07-28\t"),
+            ("MCP-METHOD", b"resources/list"),
+        ],
+        "resources/list",
+        None,
+        Ok(()),
+    );
+    // Mcp-Name is ignored where it is not required.
+    check(
+        &[V, list, ("Mcp-Name", b"whatever")],
+        "resources/list",
+        None,
+        Ok(()),
+    );
+    check(
+        &[V, read, ("Mcp-Name", b"test://a")],
+        "resources/read",
+        Some("test://a"),
+        Ok(()),
+    );
+    // A non-ASCII URI arrives base64-encoded (UTF-8), and so does a value looking like the form.
+    let encoded = format!("=?base64?{}?=", "ZmlsZTovLy/DqXTDqQ==");
+    check(
+        &[V, read, ("Mcp-Name", encoded.as_bytes())],
+        "resources/read",
+        Some("file:///été"),
+        Ok(()),
+    );
+    check(
+        &[V, read, ("Mcp-Name", b"=?base64?PT9iYXNlNjQ/eD89?=")],
+        "resources/read",
+        Some("=?base64?x?="),
+        Ok(()),
+    );
+    // Failures.
+    check(
+        &[list],
+        "resources/list",
+        None,
+        Err("missing required header MCP-Protocol-Version"),
+    );
+    check(
+        &[V],
+        "resources/list",
+        None,
+        Err("missing required header Mcp-Method"),
+    );
+    check(
+        &[V, list, list],
+        "resources/list",
+        None,
+        Err("more than once"),
+    );
+    check(
+        &[V, ("Mcp-Method", b"resources/LIST")],
+        "resources/list",
+        None,
+        Err("but the body says"),
+    );
+    check(
+        &[V, list],
+        "resources/read",
+        Some("test://a"),
+        Err("Mcp-Method"),
+    );
+    check(
+        &[V, read],
+        "resources/read",
+        Some("test://a"),
+        Err("missing required header Mcp-Name"),
+    );
+    check(
+        &[V, read, ("Mcp-Name", b"test://b")],
+        "resources/read",
+        Some("test://a"),
+        Err("Mcp-Name"),
+    );
+    check(
+        &[V, read, ("Mcp-Name", "file:///été".as_bytes())],
+        "resources/read",
+        Some("file:///été"),
+        Err("outside visible ascii"),
+    );
+    check(
+        &[V, read, ("Mcp-Name", b"=?base64?***?=")],
+        "resources/read",
+        Some("test://a"),
+        Err("not valid base64"),
+    );
+    check(
+        &[V, read, ("Mcp-Name", b"=?base64?/w==?=")],
+        "resources/read",
+        Some("test://a"),
+        Err("not utf-8"),
+    );
+    check(
+        &[V, read, ("Mcp-Name", b"=?BASE64?dGVzdDovL2E=?=")],
+        "resources/read",
+        Some("test://a"),
+        Err("Mcp-Name"),
+    );
+    check(
+        &[("MCP-Protocol-Version", b"2025-11-25"), list],
+        "resources/list",
+        None,
+        Err("MCP-Protocol-Version"),
+    );
+}

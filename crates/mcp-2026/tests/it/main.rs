@@ -1,0 +1,8 @@
+//! The integration tests of `mcp-2026`, one module per feature.
+
+mod examples;
+mod exchange;
+mod headers;
+mod properties;
+mod support;
+mod transcripts;
