@@ -1,8 +1,9 @@
-//! `cargo xtask`: the project's automation (tidy checks today; conformance and benchmarks later).
+//! `cargo xtask`: the project's automation (tidy checks and the conformance suite; benchmarks later).
 //!
 //! **Layer:** tooling. Nothing depends on this crate, and it must never be needed to build or run
 //! the product crates.
 
+mod conformance;
 mod tidy;
 
 use std::process::ExitCode;
@@ -23,11 +24,13 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Some("conformance") => conformance::run(&args[1..]),
         _ => {
             eprintln!(
                 "usage: cargo xtask <command>\n\n\
                  commands:\n  \
-                 tidy    check module docs, print macros in libraries, the dependency graph and ARCHITECTURE.md\n\n\
+                 tidy         check module docs, print macros in libraries, the dependency graph and ARCHITECTURE.md\n  \
+                 conformance  run the official MCP conformance suite against mcp-resources (see --help)\n\n\
                  The same tidy checks run as part of `cargo test --workspace`."
             );
             ExitCode::from(2)

@@ -24,8 +24,9 @@
 //!      `is_response` say which POST stream a message belongs to; `related: None` with
 //!      `is_response: false` goes to the GET stream.
 //!    - `Query`: run `Service::answer(QueryContext { principal, subscriber }, query)`, where
-//!      `principal` is the session's principal (fixed when the session is made: from the
-//!      environment on stdio, from the authenticated `initialize` request on HTTP) and
+//!      `principal` is the session's principal (on stdio from the environment; on HTTP the
+//!      principal authenticated on *every* POST, which the driver refuses when it differs from
+//!      the one the session was opened with: a session id is never a credential) and
 //!      `subscriber` is the `SubscriberId` the driver got from `Service::add_subscriber` for
 //!      this session (and gives back with `Service::remove_subscriber` when the session ends).
 //!      Every query of the session carries that principal, so access control applies to every

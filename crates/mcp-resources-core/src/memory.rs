@@ -49,7 +49,9 @@ impl MemoryProvider {
     }
 
     /// Claims every URI whose canonical text starts with `prefix` (for example `mem://notes/`),
-    /// held or not, so that no later provider or template answers for them.
+    /// held or not, so that the engine asks it to read them all. Claiming does not take the
+    /// URIs away from others: a read of a URI it does not hold answers `None`, and the engine
+    /// then passes the URI on to later providers and templates.
     #[must_use]
     pub fn with_prefix(mut self, prefix: impl Into<String>) -> MemoryProvider {
         self.prefix = Some(prefix.into());

@@ -7,9 +7,12 @@
 //! a [`Principal`]. Annotations are never used for authorization.
 //!
 //! Patterns ([`UriPattern`]) are globs over the canonical URI text: `*` matches any run of
-//! characters except `/`, `**` matches any run including `/`; every other character matches
-//! itself. So `file:///docs/*.md` covers `file:///docs/a.md` but not `file:///docs/x/a.md`,
-//! and `file:///docs/**` covers both (and `file:///docs/` itself).
+//! characters except `/` and the encoded separators `%2F` and `%5C`, `**` matches any run
+//! including them; every other character matches itself. So `file:///docs/*.md` covers
+//! `file:///docs/a.md` but not `file:///docs/x/a.md`, and `file:///docs/**` covers both (and
+//! `file:///docs/` itself). `*` stops at an encoded separator because a template's `{+path}`
+//! decodes `file:///docs/x%2Fa.md` into the path `x/a.md`: a one-segment grant must not reach
+//! into subdirectories that way.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -234,7 +237,8 @@ impl Policy for PatternPolicy {
     }
 }
 
-/// A glob over canonical URI text: `*` within a segment, `**` across segments.
+/// A glob over canonical URI text: `*` within a segment (never across `/`, `%2F` or `%5C`),
+/// `**` across segments.
 #[derive(Clone, PartialEq, Eq)]
 pub struct UriPattern {
     text: String,
@@ -246,7 +250,7 @@ pub struct UriPattern {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Element {
     Byte(u8),
-    /// `*`: any run of bytes other than `/`.
+    /// `*`: any run of bytes other than `/` and the bytes of an encoded `/` or `\`.
     Star,
     /// `**`: any run of bytes.
     DoubleStar,
@@ -300,23 +304,58 @@ impl UriPattern {
     /// (a literal, a literal followed by `**`) cost one comparison.
     pub fn matches(&self, uri: &str) -> bool {
         let prefix = &self.text.as_bytes()[..self.literal_prefix_len];
-        let Some(rest) = uri.as_bytes().strip_prefix(prefix) else {
+        if !uri.as_bytes().starts_with(prefix) {
             return false;
+        }
+        let input = Input {
+            bytes: uri.as_bytes(),
+            start: prefix.len(),
         };
         // The literal prefix is one element per byte.
         let elements = &self.elements[self.literal_prefix_len..];
         match elements {
-            [] => rest.is_empty(),
+            [] => input.len() == 0,
             [Element::DoubleStar] => true,
-            _ if elements.len() < 64 => matches_small(elements, rest),
-            _ => matches_large(elements, rest),
+            _ if elements.len() < 64 => matches_small(elements, &input),
+            _ => matches_large(elements, &input),
         }
     }
 }
 
+/// The part of a URI after a pattern's literal prefix, with the whole URI kept around so that
+/// an encoded separator cut by the end of the prefix is still recognized.
+struct Input<'a> {
+    bytes: &'a [u8],
+    start: usize,
+}
+
+impl Input<'_> {
+    fn len(&self) -> usize {
+        self.bytes.len() - self.start
+    }
+
+    /// The bytes to match, each with whether a `*` may consume it.
+    fn iter(&self) -> impl Iterator<Item = (u8, bool)> + '_ {
+        (self.start..self.bytes.len()).map(|at| {
+            let byte = self.bytes[at];
+            (byte, byte != b'/' && !in_encoded_separator(self.bytes, at))
+        })
+    }
+}
+
+/// Whether the byte at `at` belongs to a `%2F` or `%5C` (any case).
+fn in_encoded_separator(bytes: &[u8], at: usize) -> bool {
+    (at.saturating_sub(2)..=at).any(|percent| {
+        bytes[percent] == b'%'
+            && bytes.get(percent + 1..percent + 3).is_some_and(|hex| {
+                hex.eq_ignore_ascii_case(b"2F") || hex.eq_ignore_ascii_case(b"5C")
+            })
+    })
+}
+
 /// Simulates the pattern as a small automaton whose states are bits of a `u64`: bit `i` set
 /// means "the first `i` elements have matched the input read so far".
-fn matches_small(elements: &[Element], input: &[u8]) -> bool {
+fn matches_small(elements: &[Element], input: &Input<'_>) -> bool {
     let count = elements.len();
     let wildcards = elements
         .iter()
@@ -332,7 +371,7 @@ fn matches_small(elements: &[Element], input: &[u8]) -> bool {
         states = closed;
     };
     let mut active = close(1);
-    for &byte in input {
+    for (byte, in_segment) in input.iter() {
         let mut next = 0u64;
         let mut pending = active;
         while pending != 0 {
@@ -340,7 +379,7 @@ fn matches_small(elements: &[Element], input: &[u8]) -> bool {
             pending &= pending - 1;
             match elements.get(state) {
                 Some(Element::Byte(expected)) if *expected == byte => next |= 1 << (state + 1),
-                Some(Element::Star) if byte != b'/' => next |= 1 << state,
+                Some(Element::Star) if in_segment => next |= 1 << state,
                 Some(Element::DoubleStar) => next |= 1 << state,
                 _ => {}
             }
@@ -354,7 +393,7 @@ fn matches_small(elements: &[Element], input: &[u8]) -> bool {
 }
 
 /// The same automaton as [`matches_small`] for patterns of 64 elements or more.
-fn matches_large(elements: &[Element], input: &[u8]) -> bool {
+fn matches_large(elements: &[Element], input: &Input<'_>) -> bool {
     let count = elements.len();
     let close = |states: &mut [bool]| {
         for (state, element) in elements.iter().enumerate() {
@@ -367,7 +406,7 @@ fn matches_large(elements: &[Element], input: &[u8]) -> bool {
     let mut next = vec![false; count + 1];
     active[0] = true;
     close(&mut active);
-    for &byte in input {
+    for (byte, in_segment) in input.iter() {
         next.fill(false);
         for (state, element) in elements.iter().enumerate() {
             if !active[state] {
@@ -375,7 +414,7 @@ fn matches_large(elements: &[Element], input: &[u8]) -> bool {
             }
             match *element {
                 Element::Byte(expected) if expected == byte => next[state + 1] = true,
-                Element::Star if byte != b'/' => next[state] = true,
+                Element::Star if in_segment => next[state] = true,
                 Element::DoubleStar => next[state] = true,
                 Element::Byte(_) | Element::Star => {}
             }

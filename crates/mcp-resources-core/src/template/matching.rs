@@ -13,8 +13,12 @@ use super::expand::{is_reserved, is_unreserved};
 use super::parse::is_triplet;
 use super::{Expression, Modifier, Operator, Part, UriTemplate, VarSpec, VarValue, Variables};
 
-/// How many candidate splits one match may try before it gives up.
-const STEP_BUDGET: usize = 10_000;
+/// How much work one match may do before it gives up: one unit per byte scanned for the
+/// boundaries of an expression, per candidate split considered and per byte decoded. An
+/// ordinary match of an 8 KiB URI costs a few tens of thousands; without a bound on work (a
+/// bound on splits alone is not one, as each split rescans and redecodes its text), adjacent
+/// expressions on a long URI cost time quadratic in its length.
+const WORK_BUDGET: usize = 1 << 18;
 
 /// A variable bound during a match, in template order.
 type Binding<'t> = (&'t str, VarValue);
@@ -80,7 +84,8 @@ struct Strict<'t, 'u> {
     parts: &'t [Part],
     text: &'u str,
     end_rule: EndRule,
-    steps: usize,
+    /// Work done so far, against [`WORK_BUDGET`].
+    work: usize,
 }
 
 impl<'t, 'u> Strict<'t, 'u> {
@@ -89,7 +94,7 @@ impl<'t, 'u> Strict<'t, 'u> {
             parts,
             text,
             end_rule,
-            steps: 0,
+            work: 0,
         }
     }
 
@@ -131,7 +136,12 @@ impl<'t, 'u> Strict<'t, 'u> {
                 };
                 let is_last = index + 1 == self.parts.len();
                 let boundaries = token_boundaries(&self.text[position..], expression.operator);
+                self.work += boundaries.len();
                 for &length in boundaries.iter().rev() {
+                    self.work += 1;
+                    if self.work > WORK_BUDGET {
+                        return None;
+                    }
                     let end = position + length;
                     let plausible = match next_literal {
                         Some(literal) => self.text[end..].starts_with(literal),
@@ -140,8 +150,8 @@ impl<'t, 'u> Strict<'t, 'u> {
                     if !plausible {
                         continue;
                     }
-                    self.steps += 1;
-                    if self.steps > STEP_BUDGET {
+                    self.work += length;
+                    if self.work > WORK_BUDGET {
                         return None;
                     }
                     let mark = bindings.len();
@@ -149,7 +159,7 @@ impl<'t, 'u> Strict<'t, 'u> {
                         if let Some(matched_end) = self.match_from(index + 1, end, bindings) {
                             return Some(matched_end);
                         }
-                        if self.steps > STEP_BUDGET {
+                        if self.work > WORK_BUDGET {
                             return None;
                         }
                     }
@@ -181,6 +191,8 @@ fn token_boundaries(text: &str, operator: Operator) -> Vec<usize> {
         }
         boundaries.push(index);
     }
+    #[cfg(test)]
+    tests::examined(index);
     boundaries
 }
 
@@ -210,6 +222,8 @@ fn decode_expression<'t>(
     raw: &str,
     bindings: &mut Vec<Binding<'t>>,
 ) -> bool {
+    #[cfg(test)]
+    tests::examined(raw.len());
     let operator = expression.operator;
     let variables = &expression.variables;
     if raw.is_empty() {
@@ -374,4 +388,66 @@ fn match_query<'t>(
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::super::UriTemplate;
+
+    thread_local! {
+        /// Bytes looked at by boundary scans and decodes on this thread: the work of a match.
+        static EXAMINED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub(super) fn examined(bytes: usize) {
+        EXAMINED.with(|examined| examined.set(examined.get() + bytes));
+    }
+
+    /// The bytes examined while matching `uri` against `template`, and the answer.
+    fn work_of(template: &str, uri: &str) -> (usize, bool) {
+        let template = UriTemplate::parse(template).expect("test template parses");
+        EXAMINED.with(|examined| examined.set(0));
+        let matched = template.match_uri(uri).is_some();
+        (EXAMINED.with(Cell::get), matched)
+    }
+
+    #[test]
+    fn hostile_input_costs_bounded_work() {
+        // Adjacent expressions before a literal that never comes: every split of the text is a
+        // candidate, and each candidate used to be scanned and decoded again (quadratic work,
+        // seconds for one 8 KiB URI).
+        let plain = format!("x://{}", "a".repeat(3000));
+        let commas = format!("x://{}", "a,".repeat(1500));
+        for (template, uri) in [
+            ("x://{a}{b}x", &plain),
+            ("x://{a*}{b*}x", &commas),
+            ("x://{+a}{+b}{+c}x", &plain),
+            ("x://{a}{b}{c}{d}{e}{f}{g}{h}x", &plain),
+        ] {
+            let (work, matched) = work_of(template, uri);
+            assert!(!matched, "{template}");
+            assert!(
+                work <= 2 * super::WORK_BUDGET,
+                "{template} examined {work} bytes, over twice the budget of {}",
+                super::WORK_BUDGET
+            );
+        }
+    }
+
+    #[test]
+    fn long_ordinary_uris_still_match_within_the_budget() {
+        let long = format!("file:///{}", "a/".repeat(3500));
+        let deep = format!("file:///{}name.md", "dir/".repeat(1500));
+        let query = format!("db://{}/rows?{}", "t".repeat(4000), "x=1&".repeat(500));
+        for (template, uri) in [
+            ("file:///{+path}", &long),
+            ("file:///{+dir}/{name}.{ext}", &deep),
+            ("file:///{+dir}/{name}.md", &deep),
+            ("db://{table}/rows{?x*}", &query),
+        ] {
+            assert!(work_of(template, uri).1, "{template}");
+        }
+    }
 }

@@ -48,8 +48,8 @@
 //!   `{a}{b}` on `xyz` gives `a = "xy"`, `b = "z"`. Within one expression, items are given to
 //!   variables left to right, an exploded variable taking as many as it can. A variable named
 //!   twice must receive the same value at both places of the preferred split, or nothing matches.
-//!   Matching gives up (no match) after a fixed budget of backtracking steps, so a hostile URI
-//!   cannot make it take long.
+//!   Matching gives up (no match) after a fixed budget of work (bytes scanned and decoded,
+//!   splits tried), so a hostile URI cannot make it take long.
 //! - **Not injective.** Reserved expansion copies `%XX` triplets and reserved characters as they
 //!   are, so `{+var}` with `%41` expands to `%41` and matches back as `A`, and `{+x,y}` cannot
 //!   tell a `,` inside a value from the separator. Expansion with the other operators is undone

@@ -2,12 +2,15 @@
 
 use std::sync::Arc;
 
-use mcp_resources_core::engine::{EngineBuilder, Limits};
+use mcp_resources_core::engine::{EngineBuilder, FunctionTemplate, Limits};
 use mcp_resources_core::error::ReadError;
 use mcp_resources_core::policy::{
     Action, ActionSet, AllowAll, Grantee, PatternError, PatternPolicy, Policy, Principal,
     UriPattern,
 };
+
+use mcp_resources_core::resource::{Body, Contents, ResourceTemplate};
+use mcp_resources_core::template::UriTemplate;
 
 use crate::fixtures::{key, run, text_resource, uri};
 
@@ -56,6 +59,62 @@ fn globs_match_within_and_across_segments() {
     for (pattern, uri, expect) in table {
         check(pattern, uri, expect);
     }
+}
+
+#[test]
+fn a_single_star_never_spans_an_encoded_separator() {
+    // `%2F` and `%5C` stay encoded in canonical URIs, but `{+path}` decodes them into `/` and
+    // `\`: a `*` that spanned them would grant a whole subtree under a one-segment pattern.
+    let table = [
+        ("file:///docs/*", "file:///docs/private%2Fsecret.md", false),
+        ("file:///docs/*", "file:///docs/private%2fsecret.md", false),
+        ("file:///docs/*", "file:///docs/a%5Cb", false),
+        ("file:///docs/*.md", "file:///docs/x%2F.md", false),
+        ("file:///docs/*", "file:///docs/a%20b", true),
+        ("file:///docs/*", "file:///docs/a%252Fb", true),
+        ("file:///docs/**", "file:///docs/private%2Fsecret.md", true),
+        ("db://keys/a%2Fb", "db://keys/a%2Fb", true),
+        ("db://keys/*%2F*", "db://keys/a%2Fb", true),
+        ("db://keys/a%*", "db://keys/a%2Fb", false),
+    ];
+    for (pattern, uri, expect) in table {
+        check(pattern, uri, expect);
+    }
+    let long = format!("file:///docs/{}*", "x".repeat(70));
+    check(
+        &long,
+        &format!("file:///docs/{}a%2Fb", "x".repeat(70)),
+        false,
+    );
+    check(&long, &format!("file:///docs/{}ab", "x".repeat(70)), true);
+}
+
+#[test]
+fn a_one_segment_grant_does_not_reach_a_decoded_subpath() {
+    let policy = PatternPolicy::new().grant(
+        Grantee::Anyone,
+        ActionSet::READ_ONLY,
+        pattern("file:///docs/*"),
+    );
+    let template =
+        ResourceTemplate::new(UriTemplate::parse("file:///docs/{+path}").unwrap(), "docs");
+    let engine = EngineBuilder::new(key())
+        .policy(Arc::new(policy))
+        .template(FunctionTemplate::new(template, |uri, variables| {
+            let path = variables.get_str("path").unwrap_or_default().to_owned();
+            let contents = Contents::text(uri.clone(), path);
+            async move { Ok(vec![contents]) }
+        }))
+        .build()
+        .unwrap();
+    let anyone = Principal::anonymous();
+    let read = run(engine.read(&anyone, &uri("file:///docs/readme.md"))).unwrap();
+    assert_eq!(read.contents[0].body, Body::Text("readme.md".into()));
+    let sneaky = run(engine.read(&anyone, &uri("file:///docs/private%2Fsecret.md")));
+    assert!(
+        matches!(sneaky, Err(ReadError::NotFound { .. })),
+        "{sneaky:?}"
+    );
 }
 
 #[test]

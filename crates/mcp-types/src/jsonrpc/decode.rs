@@ -56,16 +56,18 @@ pub enum InvalidMessage {
     /// There is no `jsonrpc` member.
     #[error("missing jsonrpc member")]
     MissingVersion,
-    /// The `jsonrpc` member is not the string `"2.0"`.
+    /// The `jsonrpc` member is not the string `"2.0"` (its raw JSON, cut to the first 64
+    /// characters).
     #[error("jsonrpc member must be \"2.0\", got {0}")]
     WrongVersion(String),
     /// The `id` member is not an integer or a string.
     #[error("invalid id: {0}")]
     InvalidId(RequestIdError),
-    /// The `method` member is not a string.
+    /// The `method` member is not a string (its raw JSON, cut to the first 64 characters).
     #[error("method must be a string, got {0}")]
     MethodNotString(String),
-    /// `params` is neither an object nor an array.
+    /// `params` is neither an object nor an array (its raw JSON, cut to the first 64
+    /// characters).
     #[error("params must be an object or an array, got {0}")]
     ParamsNotStructured(String),
     /// A message has `method` together with `result` or `error`.
@@ -217,9 +219,9 @@ fn decode_object(input: &[u8]) -> Result<Message, DecodeError> {
         Some(version) if version.get() == "\"2.0\"" => {}
         Some(version) => {
             if serde_json::from_str::<JsonRpcVersion>(version.get()).is_err() {
-                return Err(invalid(InvalidMessage::WrongVersion(
-                    version.get().to_owned(),
-                )));
+                return Err(invalid(InvalidMessage::WrongVersion(excerpt(
+                    version.get(),
+                ))));
             }
         }
     }
@@ -229,13 +231,13 @@ fn decode_object(input: &[u8]) -> Result<Message, DecodeError> {
             return Err(invalid(InvalidMessage::MethodWithResult));
         }
         let method: String = serde_json::from_str(method.get())
-            .map_err(|_| invalid(InvalidMessage::MethodNotString(method.get().to_owned())))?;
+            .map_err(|_| invalid(InvalidMessage::MethodNotString(excerpt(method.get()))))?;
         let params = match envelope.params {
             Some(params) if params.get().starts_with(['{', '[']) => Some(params.to_owned()),
             Some(params) => {
-                return Err(invalid(InvalidMessage::ParamsNotStructured(
-                    params.get().to_owned(),
-                )));
+                return Err(invalid(InvalidMessage::ParamsNotStructured(excerpt(
+                    params.get(),
+                ))));
             }
             None => None,
         };
@@ -260,6 +262,18 @@ fn decode_object(input: &[u8]) -> Result<Message, DecodeError> {
                 .map_err(|error| invalid(InvalidMessage::InvalidErrorObject(error.to_string())))?;
             Ok(Message::Response(Response::error(id, error)))
         }
+    }
+}
+
+/// The most characters of an offending member an error quotes.
+const EXCERPT_CHARS: usize = 64;
+
+/// The raw JSON of an offending member, cut to its first [`EXCERPT_CHARS`] characters: the error
+/// (and every log line quoting it) must not grow with what a peer sends.
+fn excerpt(raw: &str) -> String {
+    match raw.char_indices().nth(EXCERPT_CHARS) {
+        Some((end, _)) => format!("{}... ({} bytes)", &raw[..end], raw.len()),
+        None => raw.to_owned(),
     }
 }
 

@@ -112,6 +112,13 @@ fn parse_params<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, Par
     // Absent params read as an empty object, so a method whose params are all optional accepts a
     // request without them and a method with a required field reports that field.
     let text = params.map_or("{}", RawValue::get);
+    // Every MCP method names its params: a by-position array would otherwise be mapped onto the
+    // struct's fields in declaration order (serde reads a struct from a sequence).
+    if text.starts_with('[') {
+        return Err(ParamsError(de::Error::custom(
+            "params must be an object, got an array",
+        )));
+    }
     Ok(serde_json::from_str(text)?)
 }
 

@@ -240,6 +240,54 @@ fn typed_params_come_straight_from_the_raw_params() {
 }
 
 #[test]
+fn errors_quote_at_most_an_excerpt_of_a_hostile_member() {
+    // A peer must not make the error response (and every log line quoting it) as large as its
+    // own message: only the start of an offending member is quoted.
+    let huge = "x".repeat(1 << 20);
+    for message in [
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":"{huge}"}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":["{huge}"]}}"#),
+        format!(r#"{{"jsonrpc":"{huge}","id":1,"method":"ping"}}"#),
+    ] {
+        let error = jsonrpc::decode_str(&message).unwrap_err();
+        assert_eq!(error.id(), Some(&RequestId::Number(1)));
+        let response = jsonrpc::to_vec(&error.to_response()).expect("serializes");
+        assert!(response.len() < 400, "{} bytes", response.len());
+    }
+    // A short member is still quoted whole.
+    check(
+        r#"{"jsonrpc":"2.0","id":6,"method":"ping","params":"é"}"#,
+        r#"-32600 id=6 invalid json-rpc message: params must be an object or an array, got "é""#,
+    );
+}
+
+#[test]
+fn typed_params_are_never_read_by_position() {
+    // MCP defines every method's params as an object; a JSON-RPC by-position array must not be
+    // mapped onto the fields in declaration order (`["x"]` is not `{"cursor": "x"}`).
+    let Ok(Incoming::Single(Message::Request(request))) =
+        jsonrpc::decode_str(r#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":["x"]}"#)
+    else {
+        panic!("a request");
+    };
+    let error = request
+        .params::<mcp_types::resources::PaginatedParams>()
+        .unwrap_err();
+    assert_eq!(error.to_error_object().code, error::INVALID_PARAMS);
+    assert!(error.to_string().contains("object"), "{error}");
+    let Ok(Incoming::Single(Message::Notification(notification))) =
+        jsonrpc::decode_str(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":[7]}"#)
+    else {
+        panic!("a notification");
+    };
+    assert!(
+        notification
+            .params::<mcp_types::notifications::CancelledNotificationParams>()
+            .is_err()
+    );
+}
+
+#[test]
 fn responses_serialize_compactly() {
     let ok = Response::success(RequestId::from("r"), serde_json::json!({"a": 1}));
     assert_eq!(

@@ -1,0 +1,162 @@
+//! The command line of `mcp-resources`, declared with clap's derive API.
+//!
+//! **Layer:** server binary, first stage of the configuration: flags are parsed here and turned
+//! into a [`RawConfig`] of the same shape as the TOML file, which `main` merges with the file
+//! and validates. This module never starts anything and never reads a file.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use mcp_server_bin::config::RawConfig;
+
+const AFTER_LONG_HELP: &str = "\
+EXAMPLES:
+    Serve the current directory on stdio (what an MCP client starts):
+        mcp-resources serve
+
+    Serve two directories on stdio:
+        mcp-resources serve ./docs ./notes
+
+    Serve Streamable HTTP at http://127.0.0.1:8080/mcp:
+        mcp-resources serve --http 127.0.0.1:8080 ./docs
+
+    Read the settings from a file (flags win over the file):
+        mcp-resources serve --config mcp-resources.toml
+
+    Print the JSON schema of the configuration file:
+        mcp-resources config-schema > mcp-resources.schema.json
+
+CONFIGURATION FILE (TOML):
+    Every flag of `serve` has a key of the same name with `_` for `-`:
+        paths = [\"./docs\"]            # relative to the file's directory
+        http = \"127.0.0.1:8080\"
+        log_level = \"info\"
+        page_size = 100
+        max_read_bytes = 8388608
+        allowed_hosts = [\"example.internal\"]
+        allowed_origins = [\"https://app.example\"]
+        secret_patterns = [\"*.secret\"]
+        secret_exceptions = [\"public.secret\"]
+        respect_ignore_files = true     # --no-ignore-files sets false
+        watch = true                    # --no-watch sets false
+        server_name = \"mcp-resources\"
+        instructions = \"Project documentation.\"
+
+LOGGING:
+    Logs go to stderr only (stdout carries the protocol). The filter is, first found:
+    --log-level, then RUST_LOG, then log_level in the file, then `info`.
+
+CLIENT CONFIGURATION (stdio):
+    {\"mcpServers\": {\"files\": {\"command\": \"mcp-resources\", \"args\": [\"serve\", \"/path/to/dir\"]}}}
+";
+
+/// Serve directories as live, safe MCP resources to clients of every protocol version
+/// (2024-11-05 to 2026-07-28), on stdio or Streamable HTTP.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-resources", version, after_long_help = AFTER_LONG_HELP)]
+pub(crate) struct Cli {
+    /// The log filter for stderr: a level (error, warn, info, debug, trace) or tracing
+    /// directives such as `mcp_server_bin=debug`. Overrides RUST_LOG and the file's
+    /// `log_level`.
+    #[arg(long, global = true, value_name = "FILTER")]
+    pub(crate) log_level: Option<String>,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Serve directories as `file://` resources (stdio unless --http is given).
+    ///
+    /// Every regular file under the directories is a resource, except files ignored by
+    /// .gitignore, the .git directory, secret-looking files (.env*, private keys, *.pem,
+    /// id_rsa*, credential files) and anything whose real path leaves the directory.
+    /// Subscribers are told when files change, appear or disappear.
+    #[command(after_long_help = AFTER_LONG_HELP)]
+    Serve(Box<ServeArgs>),
+    /// Print the JSON schema of the configuration file to stdout.
+    ConfigSchema,
+}
+
+/// The flags of `serve`; each has a configuration-file twin.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Directories to serve [default: the current directory].
+    #[arg(value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+
+    /// Serve Streamable HTTP at /mcp on this address (for example 127.0.0.1:8080) instead of
+    /// stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) http: Option<String>,
+
+    /// Read settings from this TOML file; flags override it. See `config-schema`.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+
+    /// The most items one list page holds [default: 100].
+    #[arg(long, value_name = "N")]
+    pub(crate) page_size: Option<usize>,
+
+    /// The largest read in bytes; larger files are read in ranges [default: 8388608].
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_read_bytes: Option<u64>,
+
+    /// HTTP: a Host value to allow besides loopback ones (repeatable; `*` for any).
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    pub(crate) allowed_hosts: Vec<String>,
+
+    /// HTTP: an Origin value to allow besides loopback ones (repeatable; `*` for any).
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    pub(crate) allowed_origins: Vec<String>,
+
+    /// A glob of secret file names never exposed, added to the built-in list (repeatable).
+    #[arg(long = "secret-pattern", value_name = "GLOB")]
+    pub(crate) secret_patterns: Vec<String>,
+
+    /// A glob of file names exposed even though a secret pattern matches (repeatable).
+    #[arg(long = "secret-exception", value_name = "GLOB")]
+    pub(crate) secret_exceptions: Vec<String>,
+
+    /// Serve files that .gitignore, .ignore or .git/info/exclude would hide.
+    #[arg(long)]
+    pub(crate) no_ignore_files: bool,
+
+    /// Do not watch the directories (no change notifications).
+    #[arg(long)]
+    pub(crate) no_watch: bool,
+
+    /// The server name given to clients [default: mcp-resources].
+    #[arg(long, value_name = "NAME")]
+    pub(crate) server_name: Option<String>,
+
+    /// Guidance for the client's model, given in initialize and server/discover.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) instructions: Option<String>,
+}
+
+impl ServeArgs {
+    /// The flags as a configuration layer: only what was given is set.
+    pub(crate) fn to_raw(&self, log_level: Option<String>) -> RawConfig {
+        let list = |values: &Vec<String>| (!values.is_empty()).then(|| values.clone());
+        RawConfig {
+            paths: (!self.paths.is_empty()).then(|| self.paths.clone()),
+            http: self.http.clone(),
+            log_level,
+            page_size: self.page_size,
+            max_read_bytes: self.max_read_bytes,
+            allowed_hosts: list(&self.allowed_hosts),
+            allowed_origins: list(&self.allowed_origins),
+            secret_patterns: list(&self.secret_patterns),
+            secret_exceptions: list(&self.secret_exceptions),
+            respect_ignore_files: self.no_ignore_files.then_some(false),
+            watch: self.no_watch.then_some(false),
+            server_name: self.server_name.clone(),
+            instructions: self.instructions.clone(),
+            resources: None,
+        }
+    }
+}

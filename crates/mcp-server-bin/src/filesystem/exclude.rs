@@ -1,0 +1,322 @@
+//! What the filesystem provider never exposes: `.git/`, secret-looking files, and files ignored
+//! by `.gitignore`, `.ignore` and the repository's `.git/info/exclude`.
+//!
+//! **Layer:** server, filesystem provider. These are pure decisions over paths plus the reading
+//! of ignore files; this module never walks a tree, never reads a served file's contents and
+//! never knows URIs. The walk of the index and the check of every read both call it, so a file
+//! is hidden from lists exactly when it is refused to reads.
+//!
+//! # Ignore files
+//!
+//! Patterns are read with [`ignore::gitignore`], one matcher per directory holding a
+//! `.gitignore` and/or an `.ignore` (the latter wins within a directory, as in ripgrep). A path is
+//! judged by the matchers of its ancestors, deepest first, the first that has an opinion deciding
+//! (a `!pattern` re-includes); a directory that is ignored hides everything below it. Above the
+//! served root, the ignore files of the enclosing git repository (from its top down to the root's
+//! parent) and its `.git/info/exclude` apply too; without an enclosing repository only the ignore
+//! files inside the root count. Git's global excludes file is not read.
+//!
+//! # Secret patterns
+//!
+//! Globs (case-insensitive) matched against the name of every component of the path relative to
+//! its root, so a directory named `.env` hides everything below it too; a pattern holding a `/` is
+//! matched against the relative path instead. An exception (by default `id_*.pub`, public keys)
+//! overrides a match.
+
+use std::path::{Component, Path, PathBuf};
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+/// The default secret-looking file names, never exposed.
+pub const DEFAULT_SECRET_PATTERNS: &[&str] = &[
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    "credentials*",
+    "*.p12",
+    "*.pfx",
+    ".htpasswd",
+    "*.kdbx",
+];
+
+/// The default exceptions to the secret patterns: public SSH keys.
+pub const DEFAULT_SECRET_EXCEPTIONS: &[&str] = &["id_*.pub"];
+
+/// A secret pattern or exception that is not a valid glob.
+#[derive(Debug, thiserror::Error)]
+#[error("secret pattern {pattern:?} is not a valid glob")]
+pub struct PatternError {
+    /// The offending pattern.
+    pub pattern: String,
+    /// Why it is invalid.
+    #[source]
+    pub source: globset::Error,
+}
+
+/// Compiled secret patterns and exceptions.
+#[derive(Debug)]
+pub(crate) struct SecretMatcher {
+    names: GlobSet,
+    paths: GlobSet,
+    exception_names: GlobSet,
+    exception_paths: GlobSet,
+}
+
+impl SecretMatcher {
+    pub(crate) fn new(
+        patterns: &[String],
+        exceptions: &[String],
+    ) -> Result<SecretMatcher, PatternError> {
+        let (names, paths) = compile(patterns)?;
+        let (exception_names, exception_paths) = compile(exceptions)?;
+        Ok(SecretMatcher {
+            names,
+            paths,
+            exception_names,
+            exception_paths,
+        })
+    }
+
+    /// Whether one component `name`, reached by the relative path `prefix` (ending in `name`),
+    /// looks secret.
+    fn component_is_secret(&self, name: &str, prefix: &str) -> bool {
+        let matched = self.names.is_match(name) || self.paths.is_match(prefix);
+        matched && !(self.exception_names.is_match(name) || self.exception_paths.is_match(prefix))
+    }
+}
+
+fn compile(patterns: &[String]) -> Result<(GlobSet, GlobSet), PatternError> {
+    let mut names = GlobSetBuilder::new();
+    let mut paths = GlobSetBuilder::new();
+    for pattern in patterns {
+        let glob = GlobBuilder::new(pattern)
+            .literal_separator(true)
+            .case_insensitive(true)
+            .build()
+            .map_err(|source| PatternError {
+                pattern: pattern.clone(),
+                source,
+            })?;
+        if pattern.contains('/') {
+            paths.add(glob);
+        } else {
+            names.add(glob);
+        }
+    }
+    let build = |builder: GlobSetBuilder| {
+        builder.build().map_err(|source| PatternError {
+            pattern: patterns.join(", "),
+            source,
+        })
+    };
+    Ok((build(names)?, build(paths)?))
+}
+
+/// The exclusion rules of one provider.
+#[derive(Debug)]
+pub(crate) struct Rules {
+    pub(crate) secrets: SecretMatcher,
+    pub(crate) respect_ignore_files: bool,
+}
+
+impl Rules {
+    /// Whether the last component of `relative` (a path relative to its root, whose earlier
+    /// components were already checked) is `.git` or secret-looking.
+    pub(crate) fn last_component_is_special(&self, relative: &Path) -> bool {
+        let Some(name) = relative.file_name() else {
+            return true;
+        };
+        let name = name.to_string_lossy();
+        name.eq_ignore_ascii_case(".git")
+            || self
+                .secrets
+                .component_is_secret(&name, &super::uri::slash_path(relative))
+    }
+
+    /// Whether any component of `relative` is `.git` or secret-looking.
+    pub(crate) fn any_component_is_special(&self, relative: &Path) -> bool {
+        let mut prefix = PathBuf::new();
+        for component in relative.components() {
+            let Component::Normal(name) = component else {
+                return true;
+            };
+            prefix.push(name);
+            if self.last_component_is_special(&prefix) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The ignore matcher of `directory` (its `.gitignore` and `.ignore`), if it has one and
+    /// ignore files are respected.
+    pub(crate) fn level(&self, directory: &Path) -> Option<Gitignore> {
+        if !self.respect_ignore_files {
+            return None;
+        }
+        let mut builder = GitignoreBuilder::new(directory);
+        let mut any = false;
+        for name in [".gitignore", ".ignore"] {
+            let file = directory.join(name);
+            if file.is_file() {
+                any = true;
+                if let Some(error) = builder.add(&file) {
+                    tracing::debug!(file = %file.display(), %error, "part of an ignore file was skipped");
+                }
+            }
+        }
+        if !any {
+            return None;
+        }
+        builder
+            .build()
+            .inspect_err(|error| {
+                tracing::warn!(directory = %directory.display(), %error, "ignore files not usable");
+            })
+            .ok()
+    }
+
+    /// The matchers that apply above the root `root`: the enclosing git repository's
+    /// `.git/info/exclude` and the ignore files from its top down to the root's parent.
+    pub(crate) fn base_levels(&self, root: &Path) -> Vec<Gitignore> {
+        if !self.respect_ignore_files {
+            return Vec::new();
+        }
+        let Some(top) = root.ancestors().find(|dir| dir.join(".git").exists()) else {
+            return Vec::new();
+        };
+        let mut levels = Vec::new();
+        let exclude = top.join(".git").join("info").join("exclude");
+        if exclude.is_file() {
+            let mut builder = GitignoreBuilder::new(top);
+            if let Some(error) = builder.add(&exclude) {
+                tracing::debug!(file = %exclude.display(), %error, "part of an ignore file was skipped");
+            }
+            if let Ok(matcher) = builder.build() {
+                levels.push(matcher);
+            }
+        }
+        let mut above: Vec<&Path> = root
+            .ancestors()
+            .skip(1)
+            .take_while(|dir| dir.starts_with(top))
+            .collect();
+        above.reverse();
+        levels.extend(above.into_iter().filter_map(|dir| self.level(dir)));
+        levels
+    }
+}
+
+/// Whether the matchers `levels` (shallowest first, all of ancestors of `path`) ignore `path`.
+pub(crate) fn is_ignored<'a>(
+    levels: impl DoubleEndedIterator<Item = &'a Gitignore>,
+    path: &Path,
+    is_dir: bool,
+) -> bool {
+    for level in levels.rev() {
+        let matched = level.matched(path, is_dir);
+        if matched.is_ignore() {
+            return true;
+        }
+        if matched.is_whitelist() {
+            return false;
+        }
+    }
+    false
+}
+
+/// Checks a path below a root from scratch, component by component, as a read must: whether
+/// `relative` (below `root`, whose matchers above it are `base`) is excluded. `last_is_dir` says
+/// whether the last component is a directory. On success, returns the ignore matchers of the
+/// root and of every directory down to the parent of the last component, shallowest first, for
+/// a walk that continues from there.
+pub(crate) fn check_relative(
+    rules: &Rules,
+    root: &Path,
+    base: &[Gitignore],
+    relative: &Path,
+    last_is_dir: bool,
+) -> Option<Vec<Gitignore>> {
+    if rules.any_component_is_special(relative) {
+        return None;
+    }
+    let mut levels: Vec<Gitignore> = Vec::new();
+    let mut directory = root.to_path_buf();
+    levels.extend(rules.level(&directory));
+    let components: Vec<Component<'_>> = relative.components().collect();
+    for (index, component) in components.iter().enumerate() {
+        let path = directory.join(component);
+        let is_dir = index + 1 < components.len() || last_is_dir;
+        if is_ignored(base.iter().chain(levels.iter()), &path, is_dir) {
+            return None;
+        }
+        if index + 1 < components.len() {
+            levels.extend(rules.level(&path));
+        }
+        directory = path;
+    }
+    Some(levels)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules() -> Rules {
+        let patterns: Vec<String> = DEFAULT_SECRET_PATTERNS
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        let exceptions: Vec<String> = DEFAULT_SECRET_EXCEPTIONS
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        Rules {
+            secrets: SecretMatcher::new(&patterns, &exceptions).unwrap(),
+            respect_ignore_files: true,
+        }
+    }
+
+    fn check(relative: &str, expect_special: bool) {
+        assert_eq!(
+            rules().any_component_is_special(Path::new(relative)),
+            expect_special,
+            "{relative}"
+        );
+    }
+
+    #[test]
+    fn secret_and_git_paths() {
+        for (relative, special) in [
+            (".env", true),
+            (".env.local", true),
+            ("config/.ENV", true),
+            ("server.pem", true),
+            ("a/b/tls.key", true),
+            ("id_rsa", true),
+            ("id_ed25519", true),
+            ("id_ed25519.pub", false),
+            (".ssh/id_rsa.pub", false),
+            ("credentials.json", true),
+            (".netrc", true),
+            ("vault.kdbx", true),
+            (".git/config", true),
+            ("sub/.git", true),
+            (".github/workflows/x.yml", false),
+            (".editorconfig", false),
+            ("src/environment.rs", false),
+            ("keys/readme.md", false),
+        ] {
+            check(relative, special);
+        }
+    }
+}

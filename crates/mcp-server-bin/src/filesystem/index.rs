@@ -1,0 +1,257 @@
+//! The sorted index of served files and the walk that fills it.
+//!
+//! **Layer:** server, filesystem provider. The index maps the canonical URI of every served file
+//! to its listing metadata, in URI order, so a list page is a range query. The walk visits a
+//! root (or one subtree of it, when the watcher asks), never follows a symlinked directory, and
+//! asks [`exclude`](super::exclude) about every entry before descending or indexing it. This
+//! module never reads a file's contents and never knows the watcher or the provider trait.
+
+use std::collections::BTreeMap;
+use std::fs::{self, FileType, Metadata};
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use ignore::gitignore::Gitignore;
+use mcp_resources_core::resource::{Annotations, Resource, ResourceTemplate, Timestamp};
+use mcp_resources_core::uri::ResourceUri;
+
+use super::exclude::{Rules, check_relative, is_ignored};
+use super::uri::{file_uri, slash_path};
+
+/// The index: canonical URI to metadata, in URI order. Keys are looked up and ranged over as
+/// `&str` (through `Borrow<str>`).
+pub(crate) type Index = BTreeMap<ResourceUri, FileMeta>;
+
+/// One served root directory.
+#[derive(Debug)]
+pub(crate) struct Root {
+    /// The canonical path.
+    pub(crate) path: PathBuf,
+    /// The encoded URI path every file below it starts with (ends in `/`).
+    pub(crate) path_prefix: String,
+    /// `file://` followed by `path_prefix`.
+    pub(crate) uri_prefix: String,
+    /// The ignore matchers that apply above the root, shallowest first.
+    pub(crate) base: Vec<Gitignore>,
+    /// The ranged-read template of this root.
+    pub(crate) template: ResourceTemplate,
+}
+
+/// What a list shows about one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FileMeta {
+    /// The path relative to its root, with `/` separators.
+    pub(crate) title: String,
+    /// The file name.
+    pub(crate) name: String,
+    pub(crate) size: u64,
+    pub(crate) modified: Option<SystemTime>,
+    pub(crate) mime: Option<&'static str>,
+}
+
+impl FileMeta {
+    /// The resource `uri` as listed.
+    pub(crate) fn resource(&self, uri: &ResourceUri) -> Resource {
+        let mut resource = Resource::new(uri.clone(), self.name.clone())
+            .with_title(self.title.clone())
+            .with_size(self.size);
+        if let Some(mime) = self.mime {
+            resource = resource.with_mime_type(mime);
+        }
+        if let Some(modified) = self.modified {
+            resource = resource.with_annotations(Annotations {
+                last_modified: Some(timestamp(modified)),
+                ..Annotations::default()
+            });
+        }
+        resource
+    }
+}
+
+/// The RFC 3339 UTC timestamp of a modification time, to the second.
+pub(crate) fn timestamp(time: SystemTime) -> Timestamp {
+    let seconds = match time.duration_since(UNIX_EPOCH) {
+        Ok(after) => i64::try_from(after.as_secs()).unwrap_or(i64::MAX),
+        Err(before) => i64::try_from(before.duration().as_secs()).map_or(i64::MIN, |s| -s),
+    };
+    Timestamp::from_unix_seconds(seconds)
+}
+
+/// What a walk found: files (URI and metadata) and the directories it entered.
+#[derive(Debug, Default)]
+pub(crate) struct Scan {
+    pub(crate) files: Vec<(ResourceUri, FileMeta)>,
+    pub(crate) directories: Vec<PathBuf>,
+}
+
+/// Walks `path` (the root itself or anything below it) and returns what should be in the index
+/// for it: nothing when it is gone, excluded or not below `root`.
+pub(crate) fn scan_path(rules: &Rules, root: &Root, path: &Path) -> Scan {
+    let mut scan = Scan::default();
+    let Ok(relative) = path.strip_prefix(&root.path) else {
+        return scan;
+    };
+    let Ok(metadata) = fs::symlink_metadata(path) else {
+        return scan;
+    };
+    let file_type = metadata.file_type();
+    let mut levels = if relative.as_os_str().is_empty() {
+        if !file_type.is_dir() {
+            return scan;
+        }
+        Vec::new()
+    } else {
+        match check_relative(rules, &root.path, &root.base, relative, file_type.is_dir()) {
+            Some(levels) => levels,
+            None => return scan,
+        }
+    };
+    let walker = Walker { rules, root };
+    walker.visit(path, relative, file_type, &mut levels, &mut scan);
+    scan
+}
+
+struct Walker<'a> {
+    rules: &'a Rules,
+    root: &'a Root,
+}
+
+impl Walker<'_> {
+    fn visit(
+        &self,
+        path: &Path,
+        relative: &Path,
+        file_type: FileType,
+        levels: &mut Vec<Gitignore>,
+        scan: &mut Scan,
+    ) {
+        if file_type.is_dir() {
+            self.visit_directory(path, relative, levels, scan);
+        } else if file_type.is_file() {
+            match fs::metadata(path) {
+                Ok(metadata) => scan.files.extend(file_meta(path, relative, &metadata)),
+                Err(error) => tracing::debug!(path = %path.display(), %error, "file skipped"),
+            }
+        } else if file_type.is_symlink() {
+            scan.files.extend(self.symlinked_file(path, relative));
+        }
+    }
+
+    fn visit_directory(
+        &self,
+        path: &Path,
+        relative: &Path,
+        levels: &mut Vec<Gitignore>,
+        scan: &mut Scan,
+    ) {
+        let entries = match fs::read_dir(path) {
+            Ok(entries) => entries,
+            Err(error) => {
+                tracing::debug!(path = %path.display(), %error, "directory skipped");
+                return;
+            }
+        };
+        scan.directories.push(path.to_path_buf());
+        let pushed = match self.rules.level(path) {
+            Some(level) => {
+                levels.push(level);
+                true
+            }
+            None => false,
+        };
+        for entry in entries.flatten() {
+            let child_relative = relative.join(entry.file_name());
+            if self.rules.last_component_is_special(&child_relative) {
+                continue;
+            }
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            let child = entry.path();
+            if is_ignored(
+                self.root.base.iter().chain(levels.iter()),
+                &child,
+                file_type.is_dir(),
+            ) {
+                continue;
+            }
+            self.visit(&child, &child_relative, file_type, levels, scan);
+        }
+        if pushed {
+            levels.pop();
+        }
+    }
+
+    /// A symlink is listed (under its own path) when it resolves to a regular file inside the
+    /// root that is not excluded itself. Symlinked directories are not followed.
+    fn symlinked_file(&self, path: &Path, relative: &Path) -> Option<(ResourceUri, FileMeta)> {
+        let target = fs::canonicalize(path).ok()?;
+        let target_relative = target.strip_prefix(&self.root.path).ok()?;
+        if target_relative.as_os_str().is_empty() {
+            return None;
+        }
+        check_relative(
+            self.rules,
+            &self.root.path,
+            &self.root.base,
+            target_relative,
+            false,
+        )?;
+        let metadata = fs::metadata(&target).ok()?;
+        if !metadata.is_file() {
+            return None;
+        }
+        file_meta(path, relative, &metadata)
+    }
+}
+
+/// The index entry of the regular file at `path` (`relative` to its root).
+fn file_meta(path: &Path, relative: &Path, metadata: &Metadata) -> Option<(ResourceUri, FileMeta)> {
+    let key = file_uri(path);
+    let uri = match ResourceUri::parse(&key) {
+        Ok(uri) if uri.as_str() == key => uri,
+        Ok(uri) => {
+            tracing::warn!(%key, canonical = %uri, "file skipped: its uri is not canonical");
+            return None;
+        }
+        Err(error) => {
+            tracing::debug!(path = %path.display(), %error, "file skipped: no valid uri");
+            return None;
+        }
+    };
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    let meta = FileMeta {
+        title: slash_path(relative),
+        mime: mime_guess::from_path(&name).first_raw(),
+        name,
+        size: metadata.len(),
+        modified: metadata.modified().ok(),
+    };
+    Some((uri, meta))
+}
+
+/// Removes from `index` the file `key` and everything below the directory `key` (keys starting
+/// with `key/`), returning what was removed.
+pub(crate) fn remove_subtree(index: &mut Index, key: &str) -> Index {
+    let mut removed = Index::new();
+    if let Some((uri, meta)) = index.remove_entry(key) {
+        removed.insert(uri, meta);
+    }
+    let prefix = if key.ends_with('/') {
+        key.to_owned()
+    } else {
+        format!("{key}/")
+    };
+    let below: Vec<ResourceUri> = index
+        .range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded))
+        .take_while(|(uri, _)| uri.as_str().starts_with(&prefix))
+        .map(|(uri, _)| uri.clone())
+        .collect();
+    for uri in below {
+        if let Some(meta) = index.remove(uri.as_str()) {
+            removed.insert(uri, meta);
+        }
+    }
+    removed
+}

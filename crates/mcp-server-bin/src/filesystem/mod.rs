@@ -1,0 +1,602 @@
+//! The filesystem provider: the files under one or more directories as live, safe `file://`
+//! resources.
+//!
+//! **Layer:** server, a concrete [`Provider`]. It does blocking file-system I/O (on tokio's
+//! blocking pool when a runtime is there) and watches the tree; it never knows a protocol
+//! version, JSON, the subscription hub or the transports. The server feeds the [`FsChange`]s of
+//! [`FilesystemProvider::watch`] to the hub.
+//!
+//! # What is served
+//!
+//! Every regular file below a root (roots are canonicalized at start) is a resource whose URI is
+//! the `file://` URI of its absolute path, percent-encoded minimally (RFC 8089, RFC 3986), which
+//! is also its canonical [`ResourceUri`]. It is listed with its name, its path relative to the
+//! root as title, its size, a MIME type guessed from the name and its modification time as the
+//! `lastModified` annotation. A read returns text when the bytes are UTF-8 without NUL, and raw
+//! bytes otherwise.
+//!
+//! Never exposed (not listed, not readable, not completed): `.git` and everything below it,
+//! secret-looking files ([`DEFAULT_SECRET_PATTERNS`], configurable), files ignored by
+//! `.gitignore`/`.ignore` (rules below), and anything
+//! whose real path leaves its root. Other dotfiles (`.github/`, `.editorconfig`) are served. A
+//! symlink is listed when it resolves to a file inside its root that is not excluded; symlinked
+//! directories are not walked (files below them can still be read by path, as long as their
+//! real path passes the same checks). Reads re-check everything on the request path and never
+//! trust the index; a denied file and a missing one both read as `Ok(None)`.
+//!
+//! # Ranged reads and routing
+//!
+//! Each root `R` has one template, `file://R/{+path}{?offset,length}` (listed through
+//! [`Provider::templates`]). Its query expression is order-free and optional, so the template
+//! matches plain file URIs too: the engine routes every `file://` URI below a root to this
+//! provider (through [`Provider::claims`], a prefix check), with or without a query;
+//! `file://localhost/...` and other authorities are not claimed. The provider does not use the
+//! template's decoded `path` variable (it cannot tell `%2F` from `/`); it decodes the URI path
+//! itself, once, and reads the query itself: only `offset` and `length` are
+//! accepted, each at most once; any other query parameter makes the URI name nothing. A ranged
+//! read returns exactly those bytes (cut at the end of the file), as text when they are UTF-8
+//! without NUL and as bytes otherwise. The engine's own byte range, when it asks for one, is
+//! applied within that part.
+//!
+//! A read of more than [`FsConfig::max_read_bytes`] (default 8 MiB) fails with a public error
+//! that names the template and gives an example ranged URI; keep that limit no larger than the
+//! engine's.
+//!
+//! # Completion
+//!
+//! The `path` variable of a root's template is completed with the relative paths in the index
+//! that start with the typed prefix (at most [`MAX_COMPLETION_CANDIDATES`], in URI order; the
+//! engine then filters them by policy and caps them). Paths holding `?`, `#`, `[`, `]` or `%`
+//! are not proposed, because the template's reserved expansion would not give their URI back.
+//!
+//! # Ignore files and secret patterns
+//!
+//! Ignore patterns are read with the `ignore` crate's gitignore matcher, one per directory
+//! holding a `.gitignore` and/or an `.ignore` (the latter wins within a directory). A path is
+//! judged by the matchers of its ancestors, deepest first, the first with an opinion deciding
+//! (`!pattern` re-includes); an ignored directory hides everything below it. Above a root, the
+//! ignore files of the enclosing git repository (from its top down to the root's parent) and its
+//! `.git/info/exclude` apply too; without an enclosing repository only the ignore files inside
+//! the root count. Git's global excludes file is not read. Secret patterns are case-insensitive
+//! globs matched against the name of every component of the path below the root (so a directory
+//! named `.env` hides its contents), or against that relative path when the pattern holds a `/`;
+//! exceptions ([`DEFAULT_SECRET_EXCEPTIONS`]: public SSH keys) override them.
+//!
+//! # Live updates
+//!
+//! [`FilesystemProvider::watch`] returns an [`FsWatcher`] whose [`FsChange`]s the server feeds to
+//! the subscription hub. How it works:
+//!
+//! - Every directory the walk enters is watched on its own (non-recursively), so ignored trees
+//!   such as `target/` or `node_modules/`, and `.git/`, cost no watches. A directory that appears
+//!   is watched when its rescan enters it, then scanned once more, so files created meanwhile
+//!   are not missed.
+//! - Events are debounced: collected until none arrives for [`FsConfig::debounce`] (at most
+//!   [`MAX_BATCH_DELAY`] after the first), then each touched path is rescanned on the blocking
+//!   pool (metadata only; a directory's subtree walked again; a vanished path drops itself and
+//!   everything below it). Raw events wait in a bounded queue; when it overflows, or the
+//!   platform says events were lost, the next batch rescans every root instead.
+//! - A change to a `.gitignore` or `.ignore` rescans the directory holding it with the new
+//!   rules: files it now ignores leave the index (reported as removed), files it stops ignoring
+//!   enter it (reported as created). Ignore files above the root, `.git/info/exclude` and
+//!   secret-pattern changes are not watched (they are read at start).
+//! - A listed file whose size or modification time changed is reported as
+//!   [`FsChange::Updated`]; files that appeared or disappeared come in one
+//!   [`FsChange::ListChanged`] per batch, with their URIs. Opens and reads are not changes.
+//! - A symlink is listed with the size and time of its target, refreshed when the link's own
+//!   directory is rescanned, not when only the target changes.
+//!
+//! # Caching
+//!
+//! Answers do not depend on the principal; their ttl is [`FsConfig::ttl_ms`] (default 5 s).
+
+mod exclude;
+mod index;
+mod read;
+mod uri;
+mod watch;
+
+use std::collections::BTreeSet;
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use mcp_resources_core::cache::CachePolicy;
+use mcp_resources_core::provider::{
+    CompletionRequest, ListRequest, Provider, ProviderError, ReadRequest,
+};
+use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
+use mcp_resources_core::template::{TemplateError, UriTemplate};
+use mcp_resources_core::uri::ResourceUri;
+
+pub use exclude::{DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS, PatternError};
+pub use watch::{FsChange, FsWatcher, MAX_BATCH_DELAY, WatchError};
+
+use exclude::{Rules, SecretMatcher};
+use index::{Index, Root, remove_subtree, scan_path};
+use uri::{encode_segment, file_uri, root_path_prefix};
+use watch::{Batch, RawEvents, WatchState};
+
+/// The most completion candidates the provider proposes for one request.
+pub const MAX_COMPLETION_CANDIDATES: usize = 200;
+
+/// The configuration of a [`FilesystemProvider`]. Every value is valid except secret patterns
+/// that are not globs, which [`FilesystemProvider::new`] reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FsConfig {
+    /// The directories to serve. Canonicalized at start; a root inside another is dropped.
+    pub roots: Vec<PathBuf>,
+    /// Globs of secret-looking names never exposed; replace or extend
+    /// [`DEFAULT_SECRET_PATTERNS`]. A pattern without `/` is matched against every component's
+    /// name, one with `/` against the path relative to the root; matching ignores case.
+    pub secret_patterns: Vec<String>,
+    /// Globs that override a secret pattern (default [`DEFAULT_SECRET_EXCEPTIONS`]).
+    pub secret_exceptions: Vec<String>,
+    /// Whether `.gitignore`, `.ignore` and `.git/info/exclude` hide files. Default `true`.
+    pub respect_ignore_files: bool,
+    /// The largest read in bytes, whole or ranged. Default 8 MiB.
+    pub max_read_bytes: u64,
+    /// How long answers stay fresh, in milliseconds. Default 5,000.
+    pub ttl_ms: u64,
+    /// Whether to watch the roots (see [`FilesystemProvider::watch`]). Default `true`.
+    pub watch: bool,
+    /// How long the tree must be quiet before a batch of events is applied. Default 150 ms.
+    pub debounce: Duration,
+}
+
+impl FsConfig {
+    /// The default configuration serving `roots`.
+    pub fn new<P: Into<PathBuf>>(roots: impl IntoIterator<Item = P>) -> FsConfig {
+        FsConfig {
+            roots: roots.into_iter().map(Into::into).collect(),
+            secret_patterns: DEFAULT_SECRET_PATTERNS
+                .iter()
+                .map(|&p| p.to_owned())
+                .collect(),
+            secret_exceptions: DEFAULT_SECRET_EXCEPTIONS
+                .iter()
+                .map(|&p| p.to_owned())
+                .collect(),
+            respect_ignore_files: true,
+            max_read_bytes: 8 * 1024 * 1024,
+            ttl_ms: 5_000,
+            watch: true,
+            debounce: Duration::from_millis(150),
+        }
+    }
+}
+
+/// Why a [`FilesystemProvider`] could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum FsError {
+    /// The configuration names no directory.
+    #[error("no directory to serve")]
+    NoRoots,
+    /// A root could not be canonicalized (it does not exist, or is not accessible).
+    #[error("cannot serve {}", path.display())]
+    Root {
+        /// The root as configured.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A root is not a directory.
+    #[error("cannot serve {}: not a directory", path.display())]
+    NotADirectory {
+        /// The root, canonicalized.
+        path: PathBuf,
+    },
+    /// A secret pattern or exception is not a valid glob.
+    #[error(transparent)]
+    Pattern(#[from] PatternError),
+    /// The URI of a root does not make a valid template (it should always).
+    #[error("cannot make the read template of {}", path.display())]
+    Template {
+        /// The root, canonicalized.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: TemplateError,
+    },
+    /// The file watcher could not start.
+    #[error("cannot start the file watcher")]
+    Watcher(#[source] notify::Error),
+}
+
+/// Serves the files under one or more directories; see the [module documentation](self).
+///
+/// Cheap to clone: clones share the index.
+#[derive(Clone, Debug)]
+pub struct FilesystemProvider {
+    shared: Arc<Shared>,
+}
+
+/// The state shared by the provider, its clones and the watcher task.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    roots: Vec<Root>,
+    rules: Rules,
+    index: RwLock<Index>,
+    max_read_bytes: u64,
+    ttl_ms: u64,
+    debounce: Duration,
+    watch_state: Mutex<Option<WatchState>>,
+    raw_events: Mutex<Option<RawEvents>>,
+}
+
+impl FilesystemProvider {
+    /// Canonicalizes the roots, starts watching them (unless disabled) and walks them to build
+    /// the index. Blocking: in async code, call it through `spawn_blocking`.
+    ///
+    /// # Errors
+    ///
+    /// An [`FsError`] naming the root or pattern that is wrong.
+    pub fn new(config: FsConfig) -> Result<FilesystemProvider, FsError> {
+        let rules = Rules {
+            secrets: SecretMatcher::new(&config.secret_patterns, &config.secret_exceptions)?,
+            respect_ignore_files: config.respect_ignore_files,
+        };
+        let roots = canonical_roots(&config.roots)?
+            .into_iter()
+            .map(|path| make_root(&rules, path))
+            .collect::<Result<Vec<Root>, FsError>>()?;
+        let (mut watch_state, raw_events) = if config.watch {
+            let (state, raw) = watch::start().map_err(FsError::Watcher)?;
+            (Some(state), Some(raw))
+        } else {
+            (None, None)
+        };
+        let mut index = Index::new();
+        for root in &roots {
+            let scan = scan_path(&rules, root, &root.path);
+            tracing::info!(
+                root = %root.path.display(),
+                files = scan.files.len(),
+                directories = scan.directories.len(),
+                "indexed"
+            );
+            if let Some(state) = watch_state.as_mut() {
+                state.replace_below(&root.path, &scan.directories);
+            }
+            index.extend(scan.files);
+        }
+        Ok(FilesystemProvider {
+            shared: Arc::new(Shared {
+                roots,
+                rules,
+                index: RwLock::new(index),
+                max_read_bytes: config.max_read_bytes,
+                ttl_ms: config.ttl_ms,
+                debounce: config.debounce,
+                watch_state: Mutex::new(watch_state),
+                raw_events: Mutex::new(raw_events),
+            }),
+        })
+    }
+
+    /// Starts applying file-system changes to the index and returns the receiver of what
+    /// changed. Events since [`new`](FilesystemProvider::new) are not lost: they wait (or, past
+    /// a bound, turn into one full rescan). Call it once, inside a tokio runtime; until it is
+    /// called the index stays as the start-up walk left it.
+    ///
+    /// # Errors
+    ///
+    /// A [`WatchError`] when watching is disabled, already started, or there is no runtime.
+    pub fn watch(&self) -> Result<FsWatcher, WatchError> {
+        let mut slot = lock(&self.shared.raw_events);
+        let raw = match slot.take() {
+            Some(raw) => raw,
+            None if lock(&self.shared.watch_state).is_none() => return Err(WatchError::Disabled),
+            None => return Err(WatchError::AlreadyWatching),
+        };
+        match watch::spawn(Arc::clone(&self.shared), raw) {
+            Ok(watcher) => Ok(watcher),
+            Err((error, raw)) => {
+                *slot = Some(raw);
+                Err(error)
+            }
+        }
+    }
+
+    /// The canonical roots served, in the order of their templates.
+    pub fn roots(&self) -> impl Iterator<Item = &Path> {
+        self.shared.roots.iter().map(|root| root.path.as_path())
+    }
+
+    /// How many files the index holds.
+    pub fn len(&self) -> usize {
+        read_lock(&self.shared.index).len()
+    }
+
+    /// Whether the index holds no file.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+fn canonical_roots(configured: &[PathBuf]) -> Result<Vec<PathBuf>, FsError> {
+    if configured.is_empty() {
+        return Err(FsError::NoRoots);
+    }
+    let mut roots = Vec::with_capacity(configured.len());
+    for path in configured {
+        let canonical = std::fs::canonicalize(path).map_err(|source| FsError::Root {
+            path: path.clone(),
+            source,
+        })?;
+        if !canonical.is_dir() {
+            return Err(FsError::NotADirectory { path: canonical });
+        }
+        roots.push(canonical);
+    }
+    roots.sort();
+    roots.dedup();
+    let mut kept: Vec<PathBuf> = Vec::with_capacity(roots.len());
+    for root in roots {
+        // Sorted, so an enclosing root comes before the roots inside it.
+        if let Some(outer) = kept.iter().find(|outer| root.starts_with(outer)) {
+            tracing::warn!(
+                root = %root.display(),
+                inside = %outer.display(),
+                "root dropped: it is inside another root"
+            );
+            continue;
+        }
+        kept.push(root);
+    }
+    Ok(kept)
+}
+
+fn make_root(rules: &Rules, path: PathBuf) -> Result<Root, FsError> {
+    let path_prefix = root_path_prefix(&path);
+    let uri_prefix = format!("file://{path_prefix}");
+    let template_text = format!("{uri_prefix}{{+path}}{{?offset,length}}");
+    let uri_template = UriTemplate::parse(&template_text).map_err(|source| FsError::Template {
+        path: path.clone(),
+        source,
+    })?;
+    let template = ResourceTemplate::new(uri_template, "file")
+        .with_title(format!("Files under {}", path.display()))
+        .with_description(format!(
+            "Any served file under {}: `path` is relative to that directory; `offset` and \
+             `length` (in bytes, both optional) read one part of a large file.",
+            path.display()
+        ));
+    Ok(Root {
+        base: rules.base_levels(&path),
+        path,
+        path_prefix,
+        uri_prefix,
+        template,
+    })
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn read_lock(index: &RwLock<Index>) -> std::sync::RwLockReadGuard<'_, Index> {
+    index
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Shared {
+    /// Applies one batch of events to the index (blocking) and returns what changed.
+    pub(crate) fn apply(&self, batch: Batch) -> Vec<FsChange> {
+        let mut targets = if batch.rescan_all {
+            self.roots
+                .iter()
+                .map(|root| (root, root.path.clone()))
+                .collect()
+        } else {
+            self.targets(batch.paths)
+        };
+        let mut created = BTreeSet::new();
+        let mut removed = BTreeSet::new();
+        let mut updated = BTreeSet::new();
+        // New directories are scanned once more after they are watched; that converges fast,
+        // and three rounds bound it.
+        for _ in 0..3 {
+            let mut again = Vec::new();
+            for (root, path) in targets {
+                let scan = scan_path(&self.rules, root, &path);
+                let key = file_uri(&path);
+                {
+                    let mut index = self
+                        .index
+                        .write()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    let mut old = remove_subtree(&mut index, &key);
+                    for (uri, meta) in scan.files {
+                        match old.remove(uri.as_str()) {
+                            None => {
+                                if !removed.remove(&uri) {
+                                    created.insert(uri.clone());
+                                }
+                            }
+                            Some(before)
+                                if before.size != meta.size || before.modified != meta.modified =>
+                            {
+                                updated.insert(uri.clone());
+                            }
+                            Some(_) => {}
+                        }
+                        index.insert(uri, meta);
+                    }
+                    for uri in old.into_keys() {
+                        updated.remove(&uri);
+                        if !created.remove(&uri) {
+                            removed.insert(uri);
+                        }
+                    }
+                }
+                if let Some(state) = lock(&self.watch_state).as_mut() {
+                    let added = state.replace_below(&path, &scan.directories);
+                    again.extend(added.into_iter().map(|directory| (root, directory)));
+                }
+            }
+            if again.is_empty() {
+                break;
+            }
+            targets = again;
+        }
+        let mut changes: Vec<FsChange> = updated.into_iter().map(FsChange::Updated).collect();
+        if !created.is_empty() || !removed.is_empty() {
+            changes.push(FsChange::ListChanged {
+                created: created.into_iter().collect(),
+                removed: removed.into_iter().collect(),
+            });
+        }
+        tracing::debug!(changes = changes.len(), "applied file-system events");
+        changes
+    }
+
+    /// The paths to rescan for a set of event paths: each under its root, none inside `.git`,
+    /// an ignore file replaced by its directory, none below another.
+    fn targets(&self, paths: BTreeSet<PathBuf>) -> Vec<(&Root, PathBuf)> {
+        let mut wanted: Vec<(&Root, PathBuf)> = Vec::new();
+        for path in paths {
+            let Some(root) = self.roots.iter().find(|root| path.starts_with(&root.path)) else {
+                continue;
+            };
+            let Ok(relative) = path.strip_prefix(&root.path) else {
+                continue;
+            };
+            if relative.components().any(|component| {
+                component
+                    .as_os_str()
+                    .to_string_lossy()
+                    .eq_ignore_ascii_case(".git")
+            }) {
+                continue;
+            }
+            let is_ignore_file = path
+                .file_name()
+                .is_some_and(|name| name == ".gitignore" || name == ".ignore");
+            let target = match path.parent() {
+                Some(parent) if is_ignore_file => parent.to_path_buf(),
+                _ => path,
+            };
+            wanted.push((root, target));
+        }
+        wanted.sort_by(|a, b| a.1.cmp(&b.1));
+        let mut kept: Vec<(&Root, PathBuf)> = Vec::with_capacity(wanted.len());
+        for (root, path) in wanted {
+            if kept.last().is_some_and(|(_, last)| path.starts_with(last)) {
+                continue;
+            }
+            kept.push((root, path));
+        }
+        kept
+    }
+
+    fn read_blocking(
+        &self,
+        uri: &ResourceUri,
+        part: read::Part,
+    ) -> Result<Option<Vec<Contents>>, ProviderError> {
+        let Some((root, path)) = read::resolve(&self.rules, &self.roots, uri) else {
+            return Ok(None);
+        };
+        let contents = read::read_file(root, &path, uri, part, self.max_read_bytes)?;
+        Ok(contents.map(|contents| vec![contents]))
+    }
+}
+
+#[async_trait]
+impl Provider for FilesystemProvider {
+    fn claims(&self, uri: &ResourceUri) -> bool {
+        uri.scheme() == "file"
+            && uri.authority() == Some("")
+            && self
+                .shared
+                .roots
+                .iter()
+                .any(|root| uri.path().starts_with(&root.path_prefix))
+    }
+
+    async fn list(&self, request: ListRequest<'_>) -> Result<Vec<Resource>, ProviderError> {
+        let index = read_lock(&self.shared.index);
+        let start = match request.after {
+            Some(after) => Bound::Excluded(after),
+            None => Bound::Unbounded,
+        };
+        Ok(index
+            .range::<str, _>((start, Bound::Unbounded))
+            .take(request.limit)
+            .map(|(uri, meta)| meta.resource(uri))
+            .collect())
+    }
+
+    fn templates(&self) -> Vec<ResourceTemplate> {
+        self.shared
+            .roots
+            .iter()
+            .map(|root| root.template.clone())
+            .collect()
+    }
+
+    async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError> {
+        if !self.claims(request.uri) {
+            return Ok(None);
+        }
+        // Query errors say nothing about the file, so they may come before the checks.
+        let Some(part) = read::parse_query(request.uri.query())? else {
+            return Ok(None);
+        };
+        let part = read::narrow(part, request.range);
+        let shared = Arc::clone(&self.shared);
+        let uri = request.uri.clone();
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => runtime
+                .spawn_blocking(move || shared.read_blocking(&uri, part))
+                .await
+                .map_err(|error| ProviderError::new("file read task failed").with_source(error))?,
+            Err(_) => shared.read_blocking(&uri, part),
+        }
+    }
+
+    async fn complete(&self, request: CompletionRequest<'_>) -> Result<Vec<String>, ProviderError> {
+        if request.variable != "path" {
+            return Ok(Vec::new());
+        }
+        let Some(root) = self
+            .shared
+            .roots
+            .iter()
+            .find(|root| root.template.uri_template.as_str() == request.template.as_str())
+        else {
+            return Ok(Vec::new());
+        };
+        let encoded: Vec<String> = request
+            .prefix
+            .split('/')
+            .map(|segment| encode_segment(segment.as_bytes()))
+            .collect();
+        let start = format!("{}{}", root.uri_prefix, encoded.join("/"));
+        let index = read_lock(&self.shared.index);
+        Ok(index
+            .range::<str, _>((Bound::Included(start.as_str()), Bound::Unbounded))
+            .take_while(|(uri, _)| uri.as_str().starts_with(&start))
+            .map(|(_, meta)| &meta.title)
+            .filter(|title| {
+                title.starts_with(request.prefix) && !title.contains(['?', '#', '[', ']', '%'])
+            })
+            .take(MAX_COMPLETION_CANDIDATES)
+            .cloned()
+            .collect())
+    }
+
+    fn cache_policy(&self) -> CachePolicy {
+        CachePolicy {
+            ttl_ms: Some(self.shared.ttl_ms),
+            per_principal: false,
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! The DNS-rebinding guard of the Streamable HTTP transport: which `Origin` and `Host` headers
+//! a request may carry.
+//!
+//! **Layer:** server, HTTP transport; pure functions over header values, checked before the
+//! body is read. Loopback origins and hosts (`localhost`, `127.0.0.0/8`, `::1`) are always
+//! allowed; anything else only when configured. This module must never know JSON-RPC, either
+//! protocol era or the service.
+
+use std::net::IpAddr;
+
+/// Whether an `Origin` header value may talk to this server: a loopback origin, or one listed
+/// in `allowed` (compared case-insensitively, scheme, host and port alike). `"*"` in `allowed`
+/// lets every origin through. The opaque origin `null` is refused unless listed.
+pub(crate) fn origin_allowed(origin: &[u8], allowed: &[String]) -> bool {
+    let Ok(origin) = std::str::from_utf8(origin) else {
+        return false;
+    };
+    let origin = origin.trim();
+    if allowed
+        .iter()
+        .any(|entry| entry == "*" || entry.eq_ignore_ascii_case(origin))
+    {
+        return true;
+    }
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return false;
+    };
+    if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        return false;
+    }
+    // An origin is scheme://host[:port], nothing after.
+    if rest.contains('/') {
+        return false;
+    }
+    is_loopback(strip_port(rest))
+}
+
+/// Whether a `Host` header value names this server: a loopback name or address (with any
+/// port), or an entry of `allowed` (`name` matches any port, `name:port` only that port,
+/// compared case-insensitively). `"*"` in `allowed` lets every host through.
+pub(crate) fn host_allowed(host: &[u8], allowed: &[String]) -> bool {
+    let Ok(host) = std::str::from_utf8(host) else {
+        return false;
+    };
+    let host = host.trim();
+    if host.is_empty() {
+        return false;
+    }
+    let name = strip_port(host);
+    if is_loopback(name) {
+        return true;
+    }
+    allowed.iter().any(|entry| {
+        entry == "*" || entry.eq_ignore_ascii_case(host) || entry.eq_ignore_ascii_case(name)
+    })
+}
+
+/// `host[:port]` → `host`; `[v6]:port` and `[v6]` → `v6`.
+fn strip_port(authority: &str) -> &str {
+    if let Some(bracketed) = authority.strip_prefix('[') {
+        return bracketed
+            .split_once(']')
+            .map_or(bracketed, |(address, _)| address);
+    }
+    match authority.rsplit_once(':') {
+        // A bare IPv6 address has several colons and no port.
+        Some((name, port)) if !name.contains(':') && port.bytes().all(|b| b.is_ascii_digit()) => {
+            name
+        }
+        _ => authority,
+    }
+}
+
+/// `localhost` (and `*.localhost`, which resolvers must map to loopback), or a loopback IP.
+fn is_loopback(name: &str) -> bool {
+    let name = name.trim_end_matches('.');
+    if name.eq_ignore_ascii_case("localhost")
+        || name
+            .get(name.len().saturating_sub(".localhost".len())..)
+            .is_some_and(|tail| tail.eq_ignore_ascii_case(".localhost"))
+    {
+        return true;
+    }
+    name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{host_allowed, origin_allowed};
+
+    fn check_host(host: &str, allowed: &[&str], expect: bool) {
+        let allowed: Vec<String> = allowed.iter().map(|s| (*s).to_owned()).collect();
+        assert_eq!(
+            host_allowed(host.as_bytes(), &allowed),
+            expect,
+            "host {host:?} with {allowed:?}"
+        );
+    }
+
+    fn check_origin(origin: &str, allowed: &[&str], expect: bool) {
+        let allowed: Vec<String> = allowed.iter().map(|s| (*s).to_owned()).collect();
+        assert_eq!(
+            origin_allowed(origin.as_bytes(), &allowed),
+            expect,
+            "origin {origin:?} with {allowed:?}"
+        );
+    }
+
+    #[test]
+    fn hosts() {
+        check_host("localhost", &[], true);
+        check_host("localhost:8080", &[], true);
+        check_host("LOCALHOST:1", &[], true);
+        check_host("app.localhost:1", &[], true);
+        check_host("127.0.0.1:3000", &[], true);
+        check_host("127.8.9.10", &[], true);
+        check_host("[::1]:3000", &[], true);
+        check_host("[::1]", &[], true);
+        check_host("evil.example.com", &[], false);
+        check_host("evil.example.com:80", &[], false);
+        check_host("localhost.evil.example.com", &[], false);
+        check_host("10.0.0.1:80", &[], false);
+        check_host("", &[], false);
+        check_host("mcp.example.com:443", &["mcp.example.com"], true);
+        check_host("mcp.example.com:443", &["mcp.example.com:8443"], false);
+        check_host("mcp.example.com:8443", &["MCP.example.com:8443"], true);
+        check_host("anything:1", &["*"], true);
+    }
+
+    #[test]
+    fn origins() {
+        check_origin("http://localhost:5173", &[], true);
+        check_origin("https://127.0.0.1", &[], true);
+        check_origin("http://[::1]:80", &[], true);
+        check_origin("http://evil.example.com", &[], false);
+        check_origin("http://localhost.evil.example.com", &[], false);
+        check_origin("null", &[], false);
+        check_origin("file://localhost", &[], false);
+        check_origin("http://localhost/path", &[], false);
+        check_origin(
+            "https://app.example.com",
+            &["https://app.example.com"],
+            true,
+        );
+        check_origin(
+            "https://app.example.com:444",
+            &["https://app.example.com"],
+            false,
+        );
+        check_origin("null", &["*"], true);
+    }
+}

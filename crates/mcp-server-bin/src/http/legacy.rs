@@ -1,0 +1,570 @@
+//! The legacy path of the Streamable HTTP transport: `Mcp-Session-Id` sessions, each a
+//! [`mcp_legacy_2025::Session`], fed by POSTs, with one standalone GET stream for unsolicited
+//! notifications and DELETE to end it.
+//!
+//! **Layer:** server, HTTP transport. A session's state machine sits behind a mutex that is
+//! held only to feed it and drain *all* its outputs, never across an `await`. Whoever drains a
+//! query runs it (queries of other POSTs of the same session included, e.g. a subscribe the
+//! session held back for ordering) and feeds the answer back; messages are routed by
+//! `Outgoing::related` to the POST waiting for that request id, and unsolicited ones to the GET
+//! stream. Subscription changes are drained from the hub only while a GET stream is open, so
+//! that they wait, coalesced, in the hub rather than in a buffer here. A client disconnect is
+//! not a cancellation in this era: queries already drained still run to the end; an explicit
+//! `notifications/cancelled` lets the POST of the cancelled request go (empty `202`). A request
+//! whose id is already in flight in the session is refused (`400`, `-32600`) rather than fed.
+//! Sessions expire after an idle time and are bounded in number. This module never decides an
+//! era (see [`crate::era`]) and builds no protocol message itself beyond those transport
+//! errors.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::response::Response;
+use futures_util::StreamExt as _;
+use futures_util::stream::FuturesUnordered;
+use mcp_legacy_2025::{LifecycleState, Outgoing, Output, Session, Ticket};
+use mcp_resources_core::policy::Principal;
+use mcp_resources_core::service::Answer;
+use mcp_types::error::INVALID_REQUEST;
+use mcp_types::jsonrpc::{DecodeError, ErrorObject, Incoming, Message, RequestId};
+use mcp_types::method;
+use mcp_types::notifications::CancelledNotificationParams;
+use tokio::sync::{Notify, mpsc};
+use tokio_util::sync::CancellationToken;
+
+use crate::driver::{self, SubscriberGuard};
+use crate::http::{HttpState, reply, sse};
+use crate::server::Shared;
+
+/// The sessions of one router, by id.
+#[derive(Debug, Default)]
+pub(crate) struct Sessions {
+    table: Mutex<HashMap<String, Arc<LegacyHttpSession>>>,
+}
+
+impl Sessions {
+    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<LegacyHttpSession>>> {
+        // Inserts and removes leave the map whole, so a poisoned lock holds consistent data.
+        self.table.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The live session with this id, marked as used now. A session idle for longer than
+    /// `idle_timeout` (no request and no open GET stream) has expired: it is ended here.
+    pub(crate) fn get(&self, id: &str, idle_timeout: Duration) -> Option<Arc<LegacyHttpSession>> {
+        let session = self.lock().get(id).cloned()?;
+        if session.expired(idle_timeout) {
+            tracing::debug!("legacy session expired");
+            self.remove(id);
+            return None;
+        }
+        session.touch();
+        Some(session)
+    }
+
+    /// Whether one more session may open: ends expired sessions first when the table is full.
+    fn has_room(&self, max_sessions: usize, idle_timeout: Duration) -> bool {
+        let mut table = self.lock();
+        if table.len() < max_sessions {
+            return true;
+        }
+        table.retain(|_, session| {
+            let keep = !session.expired(idle_timeout);
+            if !keep {
+                session.closed.cancel();
+            }
+            keep
+        });
+        table.len() < max_sessions
+    }
+
+    fn insert(&self, session: Arc<LegacyHttpSession>) {
+        self.lock().insert(session.id.clone(), session);
+    }
+
+    /// Ends the session with this id: its GET stream closes, and its subscriber goes once the
+    /// last POST still using it is done. Returns whether it existed.
+    pub(crate) fn remove(&self, id: &str) -> bool {
+        let removed = self.lock().remove(id);
+        match removed {
+            Some(session) => {
+                session.closed.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// One legacy session over HTTP.
+pub(crate) struct LegacyHttpSession {
+    id: String,
+    shared: Arc<Shared>,
+    principal: Arc<Principal>,
+    subscriber: SubscriberGuard,
+    /// Woken by the hub when this session's subscriber has changes waiting.
+    changes: Arc<Notify>,
+    /// Cancelled by DELETE: the GET stream ends.
+    closed: CancellationToken,
+    /// When a request last named this session.
+    last_used: Mutex<Instant>,
+    state: Mutex<SessionState>,
+}
+
+impl std::fmt::Debug for LegacyHttpSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LegacyHttpSession")
+            .field("subscriber", &self.subscriber)
+            .finish_non_exhaustive()
+    }
+}
+
+struct SessionState {
+    session: Session,
+    /// The POSTs waiting for messages, by the id of the request they carry (for a batch, its
+    /// first request), each with a number telling it from a later POST reusing the id.
+    waiters: HashMap<RequestId, (u64, mpsc::UnboundedSender<Outgoing>)>,
+    next_waiter: u64,
+    /// The open GET stream, with its generation.
+    stream: Option<(u64, mpsc::UnboundedSender<Bytes>)>,
+    next_stream: u64,
+}
+
+/// What a POST body holds, as far as the session path cares.
+pub(crate) enum PostKind {
+    /// `initialize`, with its id.
+    Initialize(RequestId),
+    /// Something with at least one request; the id a response will carry in `related`.
+    Requests(RequestId),
+    /// Only notifications and responses.
+    NoRequests,
+}
+
+/// Classifies a decoded body.
+pub(crate) fn classify(incoming: &Incoming) -> PostKind {
+    match incoming {
+        Incoming::Single(Message::Request(request)) if request.method == method::INITIALIZE => {
+            PostKind::Initialize(request.id.clone())
+        }
+        Incoming::Single(Message::Request(request)) => PostKind::Requests(request.id.clone()),
+        Incoming::Single(_) => PostKind::NoRequests,
+        Incoming::Batch(elements) => elements
+            .iter()
+            .find_map(|element| match element {
+                Ok(Message::Request(request)) => Some(PostKind::Requests(request.id.clone())),
+                _ => None,
+            })
+            .unwrap_or(PostKind::NoRequests),
+    }
+}
+
+impl LegacyHttpSession {
+    fn new(shared: &Arc<Shared>, principal: Arc<Principal>) -> Result<Arc<Self>, getrandom::Error> {
+        let id = mint_session_id()?;
+        let changes = Arc::new(Notify::new());
+        let wake = {
+            let changes = Arc::clone(&changes);
+            Arc::new(move || changes.notify_one())
+        };
+        Ok(Arc::new(LegacyHttpSession {
+            id,
+            shared: Arc::clone(shared),
+            principal,
+            subscriber: SubscriberGuard::new(shared, wake),
+            changes,
+            closed: CancellationToken::new(),
+            last_used: Mutex::new(Instant::now()),
+            state: Mutex::new(SessionState {
+                session: Session::new(Arc::clone(&shared.legacy)),
+                waiters: HashMap::new(),
+                next_waiter: 0,
+                stream: None,
+                next_stream: 0,
+            }),
+        }))
+    }
+
+    fn touch(&self) {
+        *self
+            .last_used
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Instant::now();
+    }
+
+    /// Idle for longer than `idle_timeout`, without an open GET stream.
+    fn expired(&self, idle_timeout: Duration) -> bool {
+        let last_used = *self
+            .last_used
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        last_used.elapsed() > idle_timeout && self.lock().stream.is_none()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, SessionState> {
+        // The session is fed and drained within one lock scope; a panic there would leave
+        // nothing half-routed that matters more than serving the next request.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Feeds one decoded body and routes what it produced; returns the waiter's number and
+    /// the queries to run. The waiter for `expects` is registered first, so that no message for
+    /// it can be routed before it exists; an id-less response (the error answering an
+    /// unreadable body) goes to `own`. A body whose request id is already in flight in this
+    /// session is not fed: `Err(())`.
+    fn feed(
+        &self,
+        incoming: Result<Incoming, DecodeError>,
+        expects: Option<&RequestId>,
+        own: &mpsc::UnboundedSender<Outgoing>,
+    ) -> Result<(u64, Queries), ()> {
+        let mut state = self.lock();
+        let number = state.next_waiter;
+        if let Some(key) = expects {
+            if state.waiters.contains_key(key) {
+                return Err(());
+            }
+            state.next_waiter += 1;
+            state.waiters.insert(key.clone(), (number, own.clone()));
+        }
+        state.session.handle_incoming(incoming, Instant::now());
+        Ok((number, self.drain(&mut state, Some(own))))
+    }
+
+    /// Feeds the answer of one query and routes what it produced; returns the queries to run.
+    fn answer(&self, ticket: Ticket, answer: Answer) -> Queries {
+        let mut state = self.lock();
+        state.session.handle_answer(ticket, answer, Instant::now());
+        self.drain(&mut state, None)
+    }
+
+    /// Drains every output of the session, within the lock scope that fed it, so that
+    /// messages reach their streams in the order the session produced them.
+    fn drain(
+        &self,
+        state: &mut SessionState,
+        own: Option<&mpsc::UnboundedSender<Outgoing>>,
+    ) -> Queries {
+        let queries = Queries::new();
+        while let Some(output) = state.session.poll_output() {
+            match output {
+                Output::Send(outgoing) => route_message(state, outgoing, own),
+                Output::Query { ticket, query } => {
+                    let future = driver::answer(
+                        Arc::clone(&self.shared.service),
+                        Arc::clone(&self.principal),
+                        Some(self.subscriber.id()),
+                        query,
+                    );
+                    queries.push(Box::pin(async move { (ticket, future.await) }) as QueryFuture);
+                }
+                // The session ignores the answer of a cancelled ticket; the query is short.
+                Output::Cancel { .. } => {}
+            }
+        }
+        queries
+    }
+
+    /// Runs every query drained so far, and those their answers lead to, to the end.
+    async fn run(self: &Arc<Self>, mut queries: Queries) {
+        let guard = Unfinished {
+            session: Arc::clone(self),
+            queries: &mut queries,
+        };
+        while let Some((ticket, answer)) = guard.queries.next().await {
+            for query in self.answer(ticket, answer) {
+                guard.queries.push(query);
+            }
+        }
+    }
+
+    /// Removes the waiter `number` for `key`, if it is still there (and not a later POST's).
+    fn forget_waiter(&self, key: &RequestId, number: u64) {
+        let mut state = self.lock();
+        if state
+            .waiters
+            .get(key)
+            .is_some_and(|(registered, _)| *registered == number)
+        {
+            state.waiters.remove(key);
+        }
+    }
+}
+
+type QueryFuture = Pin<Box<dyn Future<Output = (Ticket, Answer)> + Send>>;
+type Queries = FuturesUnordered<QueryFuture>;
+
+/// Queries of a session still running when the POST that drained them goes away (client
+/// disconnect). Legacy disconnects are not cancellations, and the session may be holding later
+/// subscription changes behind one of them: they are finished on a task of their own.
+struct Unfinished<'a> {
+    session: Arc<LegacyHttpSession>,
+    queries: &'a mut Queries,
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        if self.queries.is_empty() {
+            return;
+        }
+        let queries = std::mem::take(self.queries);
+        let session = Arc::clone(&self.session);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move { session.run(queries).await });
+        }
+    }
+}
+
+fn route_message(
+    state: &mut SessionState,
+    outgoing: Outgoing,
+    own: Option<&mpsc::UnboundedSender<Outgoing>>,
+) {
+    match outgoing.related.clone() {
+        Some(id) => {
+            let is_response = outgoing.is_response;
+            let Some((_, waiter)) = state.waiters.get(&id) else {
+                tracing::debug!(%id, "legacy message for a request nobody waits for is dropped");
+                return;
+            };
+            // A waiter gone (its POST was dropped) just loses the message.
+            let _ = waiter.send(outgoing);
+            if is_response {
+                state.waiters.remove(&id);
+            }
+        }
+        None if outgoing.is_response => {
+            if let Some(own) = own {
+                let _ = own.send(outgoing);
+            }
+        }
+        None => match &state.stream {
+            Some((_, stream)) => {
+                let _ = stream.send(sse::message(&outgoing.bytes));
+            }
+            None => tracing::debug!("unsolicited legacy message without a GET stream is dropped"),
+        },
+    }
+}
+
+/// 32 random bytes from the OS, hex: 64 visible ASCII characters.
+fn mint_session_id() -> Result<String, getrandom::Error> {
+    let mut bytes = [0_u8; 32];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+/// POST `initialize`: a new session; its id goes out in `Mcp-Session-Id` when the handshake
+/// succeeded.
+pub(crate) async fn initialize(state: &HttpState, incoming: Incoming, id: RequestId) -> Response {
+    let options = &state.options;
+    if !state
+        .sessions
+        .has_room(options.max_sessions, options.session_idle_timeout)
+    {
+        tracing::warn!(
+            max = state.options.max_sessions,
+            "session limit reached; initialize refused"
+        );
+        return reply::status(axum::http::StatusCode::SERVICE_UNAVAILABLE);
+    }
+    let session = match LegacyHttpSession::new(&state.shared, Arc::clone(&state.principal)) {
+        Ok(session) => session,
+        Err(error) => {
+            tracing::error!(%error, "cannot draw a session id from the operating system");
+            return reply::status(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+        }
+    };
+    // A fresh session has nothing in flight.
+    let messages = exchange(&session, Ok(incoming), Some(id))
+        .await
+        .unwrap_or_default();
+    let initialized = session.lock().session.state() != LifecycleState::Uninitialized;
+    let mut response = reply::messages(messages);
+    if initialized {
+        tracing::debug!("legacy session opened");
+        if let Ok(value) = axum::http::HeaderValue::from_str(&session.id) {
+            response.headers_mut().insert(super::SESSION_ID, value);
+        }
+        state.sessions.insert(session);
+    }
+    response
+}
+
+/// POST to an existing session.
+pub(crate) async fn post(
+    session: &Arc<LegacyHttpSession>,
+    incoming: Incoming,
+    expects: Option<RequestId>,
+) -> Response {
+    let has_requests = expects.is_some();
+    let cancelled = cancelled_request(&incoming);
+    let Ok(messages) = exchange(session, Ok(incoming), expects.clone()).await else {
+        let error = ErrorObject::new(
+            INVALID_REQUEST,
+            "a request with this id is already in flight in this session",
+        );
+        return reply::error(axum::http::StatusCode::BAD_REQUEST, expects, error);
+    };
+    if let Some(id) = cancelled {
+        // The session sends nothing more for a cancelled request: the POST still waiting for
+        // it is let go (it ends with an empty `202`).
+        session.lock().waiters.remove(&id);
+    }
+    if has_requests || !messages.is_empty() {
+        reply::messages(messages)
+    } else {
+        reply::status(axum::http::StatusCode::ACCEPTED)
+    }
+}
+
+/// The request a `notifications/cancelled` body cancels.
+fn cancelled_request(incoming: &Incoming) -> Option<RequestId> {
+    match incoming {
+        Incoming::Single(Message::Notification(notification))
+            if notification.method == method::NOTIFICATION_CANCELLED =>
+        {
+            notification
+                .params::<CancelledNotificationParams>()
+                .ok()
+                .map(|params| params.request_id)
+        }
+        _ => None,
+    }
+}
+
+/// Feeds a body, runs what it leads to, and collects the messages of the POST: up to and with
+/// the response of `expects` (or the id-less error answering the body). `Err(())` when a
+/// request with the id of `expects` is already in flight.
+async fn exchange(
+    session: &Arc<LegacyHttpSession>,
+    incoming: Result<Incoming, DecodeError>,
+    expects: Option<RequestId>,
+) -> Result<Vec<Outgoing>, ()> {
+    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let (number, queries) = session.feed(incoming, expects.as_ref(), &sender)?;
+    drop(sender);
+    let _forget = expects.as_ref().map(|key| ForgetWaiter {
+        session,
+        key: key.clone(),
+        number,
+    });
+    session.run(queries).await;
+
+    let mut messages = Vec::new();
+    if expects.is_none() {
+        // Only the id-less error of an unreadable body can be here, already sent.
+        while let Ok(message) = receiver.try_recv() {
+            messages.push(message);
+        }
+        return Ok(messages);
+    }
+    while let Some(message) = receiver.recv().await {
+        let done = message.is_response;
+        messages.push(message);
+        if done {
+            break;
+        }
+    }
+    Ok(messages)
+}
+
+/// Removes a POST's waiter when the POST goes away before its response.
+struct ForgetWaiter<'a> {
+    session: &'a LegacyHttpSession,
+    key: RequestId,
+    number: u64,
+}
+
+impl Drop for ForgetWaiter<'_> {
+    fn drop(&mut self) {
+        self.session.forget_waiter(&self.key, self.number);
+    }
+}
+
+/// GET: the session's standalone SSE stream (one at a time; a second gets 409).
+pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) -> Response {
+    let (sender, receiver) = mpsc::unbounded_channel();
+    let generation = {
+        let mut guard = session.lock();
+        if guard.stream.is_some() {
+            return reply::status(axum::http::StatusCode::CONFLICT);
+        }
+        let generation = guard.next_stream;
+        guard.next_stream += 1;
+        guard.stream = Some((generation, sender));
+        generation
+    };
+    // Changes that arrived while no stream was open are waiting in the hub.
+    session.changes.notify_one();
+    let stream = GetStream {
+        session,
+        generation,
+        receiver,
+        shutdown: state.shared.shutdown.clone(),
+        keep_alive: state.options.keep_alive,
+    };
+    reply::event_stream(Body::from_stream(stream.into_stream()))
+}
+
+struct GetStream {
+    session: Arc<LegacyHttpSession>,
+    generation: u64,
+    receiver: mpsc::UnboundedReceiver<Bytes>,
+    shutdown: CancellationToken,
+    keep_alive: std::time::Duration,
+}
+
+impl GetStream {
+    fn into_stream(self) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> {
+        let period = self.keep_alive;
+        let ticker = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+        futures_util::stream::unfold((self, ticker), |(mut stream, mut ticker)| async move {
+            loop {
+                let session = Arc::clone(&stream.session);
+                tokio::select! {
+                    biased;
+                    () = stream.shutdown.cancelled() => return None,
+                    () = session.closed.cancelled() => return None,
+                    frame = stream.receiver.recv() => {
+                        return frame.map(|frame| (Ok(frame), (stream, ticker)));
+                    }
+                    () = session.changes.notified() => stream.deliver_changes(),
+                    _ = ticker.tick() => return Some((Ok(sse::keep_alive()), (stream, ticker))),
+                }
+            }
+        })
+    }
+
+    /// Drains the hub for this session and feeds the session; the notifications it sends come
+    /// back through the stream's channel.
+    fn deliver_changes(&self) {
+        let session = &self.session;
+        let mut state = session.lock();
+        let changes = session
+            .shared
+            .service
+            .drain_changes(session.subscriber.id());
+        if changes.is_empty() {
+            return;
+        }
+        state.session.handle_changes(changes, Instant::now());
+        // Changes only produce messages, all unsolicited: they go to this stream's channel.
+        let queries = session.drain(&mut state, None);
+        debug_assert!(queries.is_empty(), "subscription changes produced a query");
+    }
+}
+
+impl Drop for GetStream {
+    fn drop(&mut self) {
+        let mut state = self.session.lock();
+        if state
+            .stream
+            .as_ref()
+            .is_some_and(|(generation, _)| *generation == self.generation)
+        {
+            state.stream = None;
+        }
+    }
+}

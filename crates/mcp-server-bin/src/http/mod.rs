@@ -1,0 +1,379 @@
+//! The Streamable HTTP transport: one MCP endpoint (`/mcp` by default) serving both protocol
+//! eras, as an axum [`Router`] to mount into any app ([`Server::router`]) or served on its own
+//! ([`Server::serve_http`]).
+//!
+//! **Layer:** server, HTTP transport. Every request goes through the same checks, in the order
+//! of DIGEST §5.3:
+//!
+//! 1. `Origin`: present and neither loopback nor configured → `403`. `Host`: neither loopback
+//!    nor configured → `403` (DNS rebinding).
+//! 2. The method: `POST`, `GET` or `DELETE`; anything else `405`.
+//! 3. `POST`: the body size limit (`413`), then the body is parsed (`400` with `-32700` or
+//!    `-32600`), then [`era::route_http`](crate::era::route_http) picks the era from
+//!    `initialize`, the `MCP-Protocol-Version` header and the body's `_meta` (`400` with
+//!    `-32020`, `-32022` or `-32600` when it rejects).
+//!    - Legacy ([`legacy`]): `initialize` (without modern `_meta`) opens a session and sends
+//!      its id in `Mcp-Session-Id`; anything else needs a live session (`400` without the
+//!      header, `404` for an unknown, deleted or expired one). A request is answered with JSON, or with a buffered SSE
+//!      body when notifications (progress) precede the response; a body of notifications and
+//!      responses only gets `202`. Unknown methods are JSON-RPC `-32601` errors in a `200`.
+//!    - Modern ([`modern`]): stateless; the adapter checks `_meta` (`-32602`), the headers
+//!      against the body (`-32020`) and the version (`-32022`), all `400`, and unknown methods
+//!      get `404` with `-32601`. `subscriptions/listen` is a live SSE stream.
+//! 4. `GET` with a live legacy session and `Accept: text/event-stream`: the session's
+//!    standalone SSE stream (one per session, `409` for a second); any other `GET` → `405`.
+//!    `DELETE` with a live session ends it (`204`); without a session header `405`, with an
+//!    unknown one `404`.
+//!
+//! SSE events carry no ids (no stream is resumable, so there is nothing to prime), and live
+//! streams send `:` keep-alive comments. [`Server::shutdown`] ends listen streams with their
+//! graceful result and legacy GET streams, then [`Server::serve_http`] returns once open
+//! requests are done. The principal of every HTTP request is anonymous until authorization is
+//! built. This module must never implement a protocol rule of either era itself: the adapters
+//! do; it only carries bytes, statuses and headers.
+
+mod guard;
+mod legacy;
+mod modern;
+mod reply;
+mod sse;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::Response;
+use mcp_2026::RequestError;
+use mcp_2026::headers::{HeaderError, PROTOCOL_VERSION_HEADER};
+use mcp_resources_core::policy::Principal;
+use mcp_types::error::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
+use mcp_types::jsonrpc::{self, DecodeError, ErrorObject, Incoming, Message, RequestId};
+use mcp_types::method;
+
+use crate::era::{self, HttpMessage, HttpRoute};
+use crate::server::{Server, Shared};
+
+/// The session header of the legacy era (`MCP-Session-Id` in 2025-11-25; names are
+/// case-insensitive).
+const SESSION_ID: &str = "mcp-session-id";
+
+/// How the Streamable HTTP endpoint is set up. Every value is valid, so the fields are public;
+/// [`HttpOptions::default`] is right for a local server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpOptions {
+    /// The path of the MCP endpoint (default `/mcp`).
+    pub path: String,
+    /// Origins allowed besides loopback ones (`http://localhost:*`, `http://127.0.0.1:*`,
+    /// `http://[::1]:*` are always allowed), written `scheme://host[:port]` and compared
+    /// case-insensitively; `"*"` allows every origin. A request without `Origin` (not from a
+    /// browser) is always allowed.
+    pub allowed_origins: Vec<String>,
+    /// `Host` values allowed besides loopback names and addresses (`localhost`, `127.0.0.1`,
+    /// `::1`, with any port): `name` allows any port, `name:port` only that one; `"*"` allows
+    /// every host. Set this when serving on a non-loopback address.
+    pub allowed_hosts: Vec<String>,
+    /// The largest POST body accepted, in bytes (default 4 MiB); larger bodies get `413`.
+    pub max_body_bytes: usize,
+    /// How often a live SSE stream sends a `:` keep-alive comment (default 15 s).
+    pub keep_alive: Duration,
+    /// How many legacy sessions may be open at once (default 10,000); once expired sessions
+    /// are ended, `initialize` gets `503` beyond it.
+    pub max_sessions: usize,
+    /// How long a legacy session may go without a request (and without an open GET stream)
+    /// before it expires and its id gets `404` (default one hour).
+    pub session_idle_timeout: Duration,
+}
+
+impl Default for HttpOptions {
+    fn default() -> HttpOptions {
+        HttpOptions {
+            path: "/mcp".to_owned(),
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            max_body_bytes: 4 * 1024 * 1024,
+            keep_alive: Duration::from_secs(15),
+            max_sessions: 10_000,
+            session_idle_timeout: Duration::from_secs(3600),
+        }
+    }
+}
+
+/// What every request of one router shares.
+#[derive(Clone, Debug)]
+pub(crate) struct HttpState {
+    shared: Arc<Shared>,
+    options: Arc<HttpOptions>,
+    sessions: Arc<legacy::Sessions>,
+    principal: Arc<Principal>,
+}
+
+impl Server {
+    /// The MCP endpoint as an axum [`Router`] serving both eras at `options.path`, to serve
+    /// alone or merge into an app. Each router has its own legacy sessions.
+    ///
+    /// ```no_run
+    /// # async fn run(server: mcp_server_bin::Server) -> std::io::Result<()> {
+    /// use mcp_server_bin::HttpOptions;
+    ///
+    /// let app = axum::Router::new()
+    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .merge(server.router(HttpOptions::default()));
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    /// axum::serve(listener, app).await
+    /// # }
+    /// ```
+    pub fn router(&self, options: HttpOptions) -> Router {
+        let path = options.path.clone();
+        let state = HttpState {
+            shared: Arc::clone(&self.shared),
+            options: Arc::new(options),
+            sessions: Arc::default(),
+            principal: Arc::new(Principal::anonymous()),
+        };
+        Router::new()
+            .route(&path, axum::routing::any(endpoint))
+            .with_state(state)
+    }
+
+    /// Serves the MCP endpoint on `addr` until [`Server::shutdown`]; then ends live streams
+    /// gracefully and returns once open requests are done. Bind `127.0.0.1` for a local
+    /// server.
+    ///
+    /// # Errors
+    ///
+    /// When `addr` cannot be bound, or accepting connections fails.
+    pub async fn serve_http(self, addr: SocketAddr, options: HttpOptions) -> std::io::Result<()> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        self.serve_http_on(listener, options).await
+    }
+
+    /// Like [`Server::serve_http`], on a listener bound already (for example to port 0, to
+    /// learn the port from [`tokio::net::TcpListener::local_addr`] first).
+    ///
+    /// # Errors
+    ///
+    /// When accepting connections fails.
+    pub async fn serve_http_on(
+        self,
+        listener: tokio::net::TcpListener,
+        options: HttpOptions,
+    ) -> std::io::Result<()> {
+        if let Ok(addr) = listener.local_addr() {
+            tracing::info!(%addr, path = %options.path, "serving MCP over Streamable HTTP");
+        }
+        let router = self.router(options);
+        let shutdown = self.shared.shutdown.clone();
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move { shutdown.cancelled().await })
+            .await
+    }
+}
+
+/// The one handler of the endpoint.
+async fn endpoint(State(state): State<HttpState>, request: axum::extract::Request) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Some(origin) = parts.headers.get(header::ORIGIN) {
+        if !guard::origin_allowed(origin.as_bytes(), &state.options.allowed_origins) {
+            tracing::warn!(origin = ?origin, "request from a disallowed origin refused");
+            return forbidden("origin not allowed");
+        }
+    }
+    let host = parts
+        .headers
+        .get(header::HOST)
+        .map(HeaderValue::as_bytes)
+        .or_else(|| {
+            parts
+                .uri
+                .authority()
+                .map(|authority| authority.as_str().as_bytes())
+        });
+    if let Some(host) = host {
+        if !guard::host_allowed(host, &state.options.allowed_hosts) {
+            tracing::warn!(host = %String::from_utf8_lossy(host), "request for a disallowed host refused");
+            return forbidden("host not allowed");
+        }
+    }
+    match parts.method {
+        Method::POST => post(&state, &parts.headers, body).await,
+        Method::GET => get(&state, &parts.headers),
+        Method::DELETE => delete(&state, &parts.headers),
+        _ => method_not_allowed(),
+    }
+}
+
+async fn post(state: &HttpState, headers: &HeaderMap, body: axum::body::Body) -> Response {
+    let limit = state.options.max_body_bytes;
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return reply::status(StatusCode::PAYLOAD_TOO_LARGE);
+    }
+    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+        return reply::status(StatusCode::PAYLOAD_TOO_LARGE);
+    };
+    let incoming = match jsonrpc::decode(&bytes) {
+        Ok(incoming) => incoming,
+        Err(DecodeError::InvalidJson(reason)) => {
+            let error = ErrorObject::new(PARSE_ERROR, format!("parse error: {reason}"));
+            return reply::error(StatusCode::BAD_REQUEST, None, error);
+        }
+        Err(error) => {
+            return reply::error(
+                StatusCode::BAD_REQUEST,
+                error.id().cloned(),
+                error.to_error_object(),
+            );
+        }
+    };
+    let header_version = headers
+        .get(PROTOCOL_VERSION_HEADER)
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+    let (initialize, meta_version, id) = match &incoming {
+        Incoming::Single(Message::Request(request)) => {
+            let meta_version = era::modern_meta_version(request);
+            // An `initialize` carrying modern `_meta` is a 2026-07-28 request for a method that
+            // era removed (`404` with `-32601`, as the conformance suite probes), not a
+            // legacy handshake.
+            let initialize = request.method == method::INITIALIZE && meta_version.is_none();
+            (initialize, meta_version, Some(request.id.clone()))
+        }
+        _ => (false, None, None),
+    };
+    let route = era::route_http(HttpMessage {
+        batch: matches!(incoming, Incoming::Batch(_)),
+        initialize,
+        header_version: header_version.as_deref(),
+        meta_version: meta_version.as_deref(),
+    });
+    match route {
+        HttpRoute::Legacy => legacy_post(state, headers, incoming).await,
+        HttpRoute::Modern => match incoming {
+            Incoming::Single(Message::Request(request)) => {
+                modern::request(state, headers, request).await
+            }
+            // No client notification is defined over modern HTTP; accepting one costs nothing.
+            Incoming::Single(Message::Notification(_)) => reply::status(StatusCode::ACCEPTED),
+            Incoming::Single(Message::Response(_)) | Incoming::Batch(_) => {
+                let error = ErrorObject::new(
+                    INVALID_REQUEST,
+                    "a 2026-07-28 request body must be one request or notification",
+                );
+                reply::error(StatusCode::BAD_REQUEST, None, error)
+            }
+        },
+        HttpRoute::RejectVersionMismatch => {
+            let error = RequestError::HeaderMismatch(HeaderError::Differs {
+                header: PROTOCOL_VERSION_HEADER,
+                header_value: header_version.unwrap_or_default(),
+                body_value: meta_version.unwrap_or_default(),
+            });
+            reply::error(StatusCode::BAD_REQUEST, id, error.to_error_object())
+        }
+        HttpRoute::RejectUnsupportedVersion => {
+            let error = RequestError::UnsupportedVersion {
+                requested: header_version.unwrap_or_default(),
+                supported: state.shared.modern.config().supported_versions(),
+            };
+            reply::error(StatusCode::BAD_REQUEST, id, error.to_error_object())
+        }
+        HttpRoute::RejectBatch => {
+            let error = ErrorObject::new(
+                INVALID_REQUEST,
+                "batches are not allowed in protocol version 2026-07-28",
+            );
+            reply::error(StatusCode::BAD_REQUEST, None, error)
+        }
+    }
+}
+
+async fn legacy_post(state: &HttpState, headers: &HeaderMap, incoming: Incoming) -> Response {
+    let expects = match legacy::classify(&incoming) {
+        legacy::PostKind::Initialize(id) => return legacy::initialize(state, incoming, id).await,
+        legacy::PostKind::Requests(id) => Some(id),
+        legacy::PostKind::NoRequests => None,
+    };
+    let Some(session_id) = headers.get(SESSION_ID) else {
+        // Neither a legacy session nor a modern request: tell both kinds of client.
+        let error = ErrorObject::new(
+            INVALID_PARAMS,
+            "no Mcp-Session-Id header: send initialize first, or give params._meta with \
+             io.modelcontextprotocol/protocolVersion for a 2026-07-28 request",
+        );
+        return reply::error(StatusCode::BAD_REQUEST, expects, error);
+    };
+    match lookup(state, session_id) {
+        Some(session) => legacy::post(&session, incoming, expects).await,
+        None => session_not_found(expects),
+    }
+}
+
+fn get(state: &HttpState, headers: &HeaderMap) -> Response {
+    let Some(session_id) = headers.get(SESSION_ID) else {
+        return method_not_allowed();
+    };
+    let Some(session) = lookup(state, session_id) else {
+        return session_not_found(None);
+    };
+    let wants_events = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .any(|value| value.contains(sse::CONTENT_TYPE) || value.contains("*/*"));
+    if !wants_events {
+        return method_not_allowed();
+    }
+    legacy::open_stream(state, session)
+}
+
+fn delete(state: &HttpState, headers: &HeaderMap) -> Response {
+    let Some(session_id) = headers.get(SESSION_ID) else {
+        return method_not_allowed();
+    };
+    let removed = session_id
+        .to_str()
+        .is_ok_and(|id| state.sessions.remove(id));
+    if removed {
+        tracing::debug!("legacy session deleted");
+        reply::status(StatusCode::NO_CONTENT)
+    } else {
+        session_not_found(None)
+    }
+}
+
+fn lookup(state: &HttpState, session_id: &HeaderValue) -> Option<Arc<legacy::LegacyHttpSession>> {
+    session_id
+        .to_str()
+        .ok()
+        .and_then(|id| state.sessions.get(id, state.options.session_idle_timeout))
+}
+
+/// `404`: the session is unknown, expired or deleted; the client must initialize again.
+fn session_not_found(id: Option<RequestId>) -> Response {
+    let error = ErrorObject::new(
+        INVALID_REQUEST,
+        "session not found: it expired or was deleted; send initialize again",
+    );
+    reply::error(StatusCode::NOT_FOUND, id, error)
+}
+
+fn forbidden(reason: &str) -> Response {
+    reply::error(
+        StatusCode::FORBIDDEN,
+        None,
+        ErrorObject::new(INVALID_REQUEST, format!("forbidden: {reason}")),
+    )
+}
+
+fn method_not_allowed() -> Response {
+    let mut response = reply::status(StatusCode::METHOD_NOT_ALLOWED);
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+    response
+}

@@ -1,0 +1,623 @@
+//! The stdio transport: newline-delimited JSON-RPC on stdin and stdout, both eras on one pipe.
+//!
+//! **Layer:** server, a transport. One task runs one loop over four kinds of events: a line
+//! from the input, a finished query, a subscriber with changes waiting, and shutdown. Each line
+//! is decoded, routed by [`era::route_stdio`](crate::era::route_stdio) to the process's legacy
+//! `Session` (made on `initialize`) or to a new modern `Exchange`, and the adapter's outputs
+//! are carried out at once: messages are written to a buffered writer, queries are pushed into
+//! a `FuturesUnordered` polled by the same task (no task or thread per request), cancellations
+//! abort their query. The writer is flushed whenever the loop has nothing more ready to do, so
+//! a burst of requests costs few writes. Nothing but protocol messages is ever written to the
+//! output; logs go through `tracing`.
+//!
+//! Bounds: a line longer than [`MAX_LINE_BYTES`] is answered `-32600` and skipped without being
+//! kept; at most 256 queries run at once, beyond which the input is not read until one
+//! finishes (the pipe then holds the client back). On stdin, a thread of its own reads large
+//! chunks, so that an idle stdin never holds up the runtime's shutdown.
+//!
+//! Shutdown (end of input, or [`Server::shutdown`]): the input is no longer read, each open
+//! listen stream is closed gracefully (its final result, then `notifications/cancelled` naming
+//! it), the queries still running are let finish for a short while so that their responses are
+//! sent, and the output is flushed.
+//!
+//! This module never interprets a method beyond what era selection needs; the adapters do.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::FutureExt;
+use futures_util::future::{AbortHandle, Abortable};
+use futures_util::stream::{FuturesUnordered, StreamExt};
+use mcp_2026::Exchange;
+use mcp_legacy_2025::Session;
+use mcp_resources_core::service::{Answer, Query};
+use mcp_resources_core::subscription::SubscriberId;
+use mcp_types::RequestId;
+use mcp_types::jsonrpc::{self, ErrorObject, Incoming, Message, Response};
+use mcp_types::notifications::CancelledNotificationParams;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::mpsc;
+
+use crate::driver::{self, SubscriberGuard};
+use crate::era::{self, StdioMessage, StdioRoute};
+use crate::server::{Server, Shared};
+
+/// How long queries still running at shutdown may take to finish before they are dropped.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// How many queries may run at once; past it the input is not read until one finishes, so a
+/// client sending faster than the server answers is held back by the pipe instead of piling up
+/// work in memory.
+const MAX_QUERIES_IN_FLIGHT: usize = 256;
+
+/// The longest message accepted on one line. A longer line is answered with `-32600` and
+/// skipped without being kept in memory.
+pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
+
+/// The size of the buffers on the input and the output.
+const BUFFER_SIZE: usize = 64 * 1024;
+
+impl Server {
+    /// Serves this server on the process's stdin and stdout until stdin ends or
+    /// [`Server::shutdown`] is called, then closes open listen streams gracefully and returns.
+    ///
+    /// Stdout carries nothing but protocol messages; install logging on stderr. Signals are not
+    /// handled here: call [`Server::shutdown`] from your signal handler (the `mcp-resources`
+    /// binary does, for SIGINT and SIGTERM).
+    ///
+    /// # Errors
+    ///
+    /// An I/O error of stdin or stdout.
+    pub async fn serve_stdio(self) -> std::io::Result<()> {
+        let input = BufReader::with_capacity(BUFFER_SIZE, stdin_reader());
+        self.serve_lines(input, tokio::io::stdout()).await
+    }
+
+    /// Serves this server over any pair of byte streams carrying newline-delimited JSON-RPC
+    /// (stdio, a Unix socket, a TCP connection, an in-memory pipe in tests), exactly as
+    /// [`Server::serve_stdio`] does on stdin and stdout.
+    ///
+    /// # Errors
+    ///
+    /// An I/O error of `input` or `output`.
+    pub async fn serve_lines<R, W>(self, input: R, output: W) -> std::io::Result<()>
+    where
+        R: AsyncBufRead + Unpin,
+        W: AsyncWrite + Unpin,
+    {
+        let (wake_sender, wake_receiver) = mpsc::unbounded_channel();
+        let mut connection = Connection {
+            shared: Arc::clone(&self.shared),
+            output: BufWriter::with_capacity(BUFFER_SIZE, output),
+            legacy: None,
+            exchanges: HashMap::new(),
+            modern_ids: HashMap::new(),
+            next_exchange: 0,
+            queries: FuturesUnordered::new(),
+            aborts: HashMap::new(),
+            wake_sender,
+        };
+        connection.run(input, wake_receiver).await
+    }
+}
+
+/// Which adapter state a query or a wake-up belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Target {
+    /// The process's legacy session.
+    Legacy,
+    /// The modern exchange with this key.
+    Modern(u64),
+}
+
+/// A query's ticket, in the adapter that issued it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum QueryTicket {
+    Legacy(mcp_legacy_2025::Ticket),
+    Modern(u64, mcp_2026::Ticket),
+}
+
+type QueryFuture = Pin<Box<dyn Future<Output = (QueryTicket, Option<Answer>)> + Send>>;
+
+/// The legacy session of the process and its subscriber.
+struct Legacy {
+    session: Session,
+    subscriber: SubscriberGuard,
+}
+
+/// One modern request in flight, and for a listen stream its subscriber.
+struct Modern {
+    exchange: Exchange,
+    subscriber: Option<SubscriberGuard>,
+}
+
+/// What the loop reacts to.
+enum Event {
+    /// A line, or the end of the input (`None`).
+    Line(std::io::Result<Option<Line>>),
+    /// A query finished (`None` if it was aborted).
+    Answer(QueryTicket, Option<Answer>),
+    /// A subscriber has changes waiting.
+    Wake(Target),
+    /// The server is shutting down.
+    Shutdown,
+}
+
+/// One line of input.
+enum Line {
+    /// A whole line, without its newline.
+    Complete(Vec<u8>),
+    /// A line longer than [`MAX_LINE_BYTES`], skipped.
+    TooLong,
+}
+
+/// The line being read: kept between reads, so that reading can be cancelled and resumed.
+#[derive(Default)]
+struct LineBuffer {
+    bytes: Vec<u8>,
+    too_long: bool,
+}
+
+/// The state of one stdio connection.
+struct Connection<W> {
+    shared: Arc<Shared>,
+    output: BufWriter<W>,
+    legacy: Option<Legacy>,
+    exchanges: HashMap<u64, Modern>,
+    /// Request id → exchange key, for `notifications/cancelled`.
+    modern_ids: HashMap<RequestId, u64>,
+    next_exchange: u64,
+    queries: FuturesUnordered<QueryFuture>,
+    aborts: HashMap<QueryTicket, AbortHandle>,
+    wake_sender: mpsc::UnboundedSender<Target>,
+}
+
+impl<W: AsyncWrite + Unpin> Connection<W> {
+    async fn run<R: AsyncBufRead + Unpin>(
+        &mut self,
+        mut input: R,
+        mut wakes: mpsc::UnboundedReceiver<Target>,
+    ) -> std::io::Result<()> {
+        let shutdown = self.shared.shutdown.clone();
+        let mut line = LineBuffer::default();
+        loop {
+            let event = {
+                let reading = self.queries.len() < MAX_QUERIES_IN_FLIGHT;
+                let mut next = std::pin::pin!(next_event(
+                    &mut input,
+                    &mut line,
+                    &mut self.queries,
+                    &mut wakes,
+                    &shutdown,
+                    reading,
+                ));
+                match next.as_mut().now_or_never() {
+                    Some(event) => event,
+                    None => {
+                        // Nothing more is ready: send what was written so far, then wait.
+                        if !self.output.buffer().is_empty() {
+                            self.output.flush().await?;
+                        }
+                        next.await
+                    }
+                }
+            };
+            match event {
+                Event::Line(Ok(Some(Line::Complete(bytes)))) => self.handle_line(&bytes).await?,
+                Event::Line(Ok(Some(Line::TooLong))) => {
+                    tracing::warn!(
+                        limit = MAX_LINE_BYTES,
+                        "a message longer than the limit was skipped"
+                    );
+                    let error =
+                        ErrorObject::new(mcp_types::error::INVALID_REQUEST, "Invalid Request")
+                            .with_data(serde_json::Value::from(format!(
+                                "message longer than {MAX_LINE_BYTES} bytes"
+                            )));
+                    self.write_response(&Response::<()>::error(None, error))
+                        .await?;
+                }
+                Event::Line(Ok(None)) => {
+                    tracing::debug!("end of input");
+                    break;
+                }
+                Event::Line(Err(error)) => {
+                    tracing::warn!(%error, "cannot read the input");
+                    self.finish(&mut wakes).await?;
+                    return Err(error);
+                }
+                Event::Answer(ticket, answer) => self.handle_answer(ticket, answer).await?,
+                Event::Wake(target) => self.handle_wake(target).await?,
+                Event::Shutdown => {
+                    tracing::debug!("shutting down");
+                    break;
+                }
+            }
+        }
+        self.finish(&mut wakes).await
+    }
+
+    /// Closes the listen streams, lets running queries finish for a while, flushes.
+    async fn finish(&mut self, wakes: &mut mpsc::UnboundedReceiver<Target>) -> std::io::Result<()> {
+        let now = Instant::now();
+        let keys: Vec<u64> = self.exchanges.keys().copied().collect();
+        for key in keys {
+            let Some(modern) = self.exchanges.get_mut(&key) else {
+                continue;
+            };
+            if !modern.exchange.is_listen() {
+                continue;
+            }
+            modern.exchange.close(now);
+            let id = modern.exchange.request_id().clone();
+            self.pump_modern(key).await?;
+            let cancelled = mcp_2026::cancelled_notification(&id);
+            self.write(&cancelled.bytes).await?;
+        }
+        wakes.close();
+        let deadline = tokio::time::Instant::now() + SHUTDOWN_GRACE;
+        while !self.queries.is_empty() {
+            match tokio::time::timeout_at(deadline, self.queries.next()).await {
+                Ok(Some((ticket, answer))) => self.handle_answer(ticket, answer).await?,
+                Ok(None) => break,
+                Err(_) => {
+                    tracing::warn!(
+                        running = self.queries.len(),
+                        "queries still running at shutdown are dropped"
+                    );
+                    break;
+                }
+            }
+        }
+        self.output.flush().await?;
+        self.output.shutdown().await
+    }
+
+    async fn handle_line(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let now = Instant::now();
+        let incoming = match jsonrpc::decode(bytes) {
+            Ok(incoming) => incoming,
+            Err(error) => {
+                tracing::debug!(%error, "undecodable line");
+                return self.write_response(&error.to_response()).await;
+            }
+        };
+        let summary = match &incoming {
+            Incoming::Batch(_) => StdioMessage::Batch,
+            Incoming::Single(Message::Request(request)) => StdioMessage::Request {
+                method: &request.method,
+                modern_meta: era::has_modern_meta(request),
+            },
+            Incoming::Single(Message::Notification(notification)) => StdioMessage::Notification {
+                method: &notification.method,
+                cancels_modern: notification
+                    .params::<CancelledNotificationParams>()
+                    .is_ok_and(|params| self.modern_ids.contains_key(&params.request_id)),
+            },
+            Incoming::Single(Message::Response(_)) => StdioMessage::Response,
+        };
+        match era::route_stdio(summary, self.legacy.is_some()) {
+            StdioRoute::Legacy => {
+                let legacy = self.legacy_session();
+                legacy.session.handle_incoming(Ok(incoming), now);
+                self.pump_legacy().await
+            }
+            StdioRoute::Modern => {
+                let Incoming::Single(Message::Request(request)) = incoming else {
+                    return Ok(());
+                };
+                let key = self.next_exchange;
+                self.next_exchange += 1;
+                let exchange = self.shared.modern.start(request, now);
+                self.modern_ids.insert(exchange.request_id().clone(), key);
+                let subscriber = exchange.is_listen().then(|| {
+                    let sender = self.wake_sender.clone();
+                    SubscriberGuard::new(
+                        &self.shared,
+                        Arc::new(move || {
+                            let _ = sender.send(Target::Modern(key));
+                        }),
+                    )
+                });
+                self.exchanges.insert(
+                    key,
+                    Modern {
+                        exchange,
+                        subscriber,
+                    },
+                );
+                self.pump_modern(key).await
+            }
+            StdioRoute::CancelModern => {
+                let Incoming::Single(Message::Notification(notification)) = incoming else {
+                    return Ok(());
+                };
+                let Ok(params) = notification.params::<CancelledNotificationParams>() else {
+                    return Ok(());
+                };
+                if let Some(&key) = self.modern_ids.get(&params.request_id) {
+                    if let Some(modern) = self.exchanges.get_mut(&key) {
+                        modern.exchange.cancel();
+                    }
+                    self.pump_modern(key).await?;
+                }
+                Ok(())
+            }
+            StdioRoute::RejectBatch => {
+                let error = ErrorObject::new(mcp_types::error::INVALID_REQUEST, "Invalid Request")
+                    .with_data(serde_json::Value::from(
+                        "a batch is only accepted in a 2025-03-26 session",
+                    ));
+                self.write_response(&Response::<()>::error(None, error))
+                    .await
+            }
+            StdioRoute::Ignore => Ok(()),
+        }
+    }
+
+    /// The process's legacy session, made now if there is none.
+    fn legacy_session(&mut self) -> &mut Legacy {
+        self.legacy.get_or_insert_with(|| {
+            let sender = self.wake_sender.clone();
+            let subscriber = SubscriberGuard::new(
+                &self.shared,
+                Arc::new(move || {
+                    let _ = sender.send(Target::Legacy);
+                }),
+            );
+            tracing::debug!(subscriber = ?subscriber.id(), "legacy session opened");
+            Legacy {
+                session: Session::new(Arc::clone(&self.shared.legacy)),
+                subscriber,
+            }
+        })
+    }
+
+    async fn handle_answer(
+        &mut self,
+        ticket: QueryTicket,
+        answer: Option<Answer>,
+    ) -> std::io::Result<()> {
+        self.aborts.remove(&ticket);
+        let Some(answer) = answer else {
+            return Ok(());
+        };
+        let now = Instant::now();
+        match ticket {
+            QueryTicket::Legacy(ticket) => {
+                if let Some(legacy) = &mut self.legacy {
+                    legacy.session.handle_answer(ticket, answer, now);
+                }
+                self.pump_legacy().await
+            }
+            QueryTicket::Modern(key, ticket) => {
+                if let Some(modern) = self.exchanges.get_mut(&key) {
+                    modern.exchange.handle_answer(ticket, answer, now);
+                }
+                self.pump_modern(key).await
+            }
+        }
+    }
+
+    async fn handle_wake(&mut self, target: Target) -> std::io::Result<()> {
+        let now = Instant::now();
+        match target {
+            Target::Legacy => {
+                if let Some(legacy) = &mut self.legacy {
+                    let changes = self.shared.service.drain_changes(legacy.subscriber.id());
+                    if !changes.is_empty() {
+                        legacy.session.handle_changes(changes, now);
+                    }
+                }
+                self.pump_legacy().await
+            }
+            Target::Modern(key) => {
+                if let Some(modern) = self.exchanges.get_mut(&key) {
+                    if let Some(subscriber) = &modern.subscriber {
+                        let changes = self.shared.service.drain_changes(subscriber.id());
+                        if !changes.is_empty() {
+                            modern.exchange.handle_changes(changes, now);
+                        }
+                    }
+                }
+                self.pump_modern(key).await
+            }
+        }
+    }
+
+    /// Carries out everything the legacy session has to do.
+    async fn pump_legacy(&mut self) -> std::io::Result<()> {
+        loop {
+            let Some(legacy) = &mut self.legacy else {
+                return Ok(());
+            };
+            let subscriber = legacy.subscriber.id();
+            match legacy.session.poll_output() {
+                None => return Ok(()),
+                Some(mcp_legacy_2025::Output::Send(outgoing)) => {
+                    self.write(&outgoing.bytes).await?
+                }
+                Some(mcp_legacy_2025::Output::Query { ticket, query }) => {
+                    self.run_query(QueryTicket::Legacy(ticket), Some(subscriber), query);
+                }
+                Some(mcp_legacy_2025::Output::Cancel { ticket }) => {
+                    self.abort(QueryTicket::Legacy(ticket));
+                }
+            }
+        }
+    }
+
+    /// Carries out everything the modern exchange `key` has to do, and forgets it once it is
+    /// finished.
+    async fn pump_modern(&mut self, key: u64) -> std::io::Result<()> {
+        loop {
+            let Some(modern) = self.exchanges.get_mut(&key) else {
+                return Ok(());
+            };
+            let subscriber = modern.subscriber.as_ref().map(SubscriberGuard::id);
+            match modern.exchange.poll_output() {
+                Some(mcp_2026::Output::Send(outgoing)) => self.write(&outgoing.bytes).await?,
+                Some(mcp_2026::Output::Query { ticket, query }) => {
+                    self.run_query(QueryTicket::Modern(key, ticket), subscriber, query);
+                }
+                Some(mcp_2026::Output::Cancel { ticket }) => {
+                    self.abort(QueryTicket::Modern(key, ticket));
+                }
+                None => {
+                    if modern.exchange.is_finished() {
+                        let id = modern.exchange.request_id().clone();
+                        self.exchanges.remove(&key);
+                        if self.modern_ids.get(&id) == Some(&key) {
+                            self.modern_ids.remove(&id);
+                        }
+                    }
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    fn run_query(&mut self, ticket: QueryTicket, subscriber: Option<SubscriberId>, query: Query) {
+        let (handle, registration) = AbortHandle::new_pair();
+        let answer = driver::answer(
+            Arc::clone(&self.shared.service),
+            Arc::clone(&self.shared.stdio_principal),
+            subscriber,
+            query,
+        );
+        self.aborts.insert(ticket, handle);
+        self.queries.push(Box::pin(
+            Abortable::new(answer, registration).map(move |answer| (ticket, answer.ok())),
+        ));
+    }
+
+    fn abort(&mut self, ticket: QueryTicket) {
+        if let Some(handle) = self.aborts.remove(&ticket) {
+            handle.abort();
+        }
+    }
+
+    async fn write_response<R: serde::Serialize>(
+        &mut self,
+        response: &Response<R>,
+    ) -> std::io::Result<()> {
+        let bytes = jsonrpc::to_vec(response).map_err(std::io::Error::other)?;
+        self.write(&bytes).await
+    }
+
+    /// Writes one message and its newline (buffered; flushed when the loop goes idle).
+    async fn write(&mut self, message: &[u8]) -> std::io::Result<()> {
+        self.output.write_all(message).await?;
+        self.output.write_all(b"\n").await
+    }
+}
+
+/// Stdin read by a thread of its own, in large chunks, as an async reader.
+///
+/// `tokio::io::stdin` reads on the runtime's blocking pool, and a read blocked on an idle stdin
+/// can be neither interrupted nor abandoned: the runtime would wait for it on shutdown. A
+/// detached thread can be left behind when the server stops for another reason than the end of
+/// the input, and it reads whole chunks, so a burst of lines costs one hand-off.
+fn stdin_reader() -> impl tokio::io::AsyncRead {
+    let (sender, receiver) = mpsc::channel::<std::io::Result<bytes::Bytes>>(4);
+    let spawned = std::thread::Builder::new()
+        .name("mcp-stdin".to_owned())
+        .spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            let mut chunk = vec![0_u8; BUFFER_SIZE];
+            loop {
+                let read = match std::io::Read::read(&mut stdin, &mut chunk) {
+                    Ok(0) => return,
+                    Ok(read) => read,
+                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(error) => {
+                        let _ = sender.blocking_send(Err(error));
+                        return;
+                    }
+                };
+                let bytes = bytes::Bytes::copy_from_slice(&chunk[..read]);
+                if sender.blocking_send(Ok(bytes)).is_err() {
+                    return;
+                }
+            }
+        });
+    let mut receiver = match spawned {
+        Ok(_) => Some(receiver),
+        Err(error) => {
+            tracing::error!(%error, "cannot start the stdin reader thread");
+            None
+        }
+    };
+    tokio_util::io::StreamReader::new(futures_util::stream::poll_fn(move |context| {
+        match &mut receiver {
+            Some(receiver) => receiver.poll_recv(context),
+            None => std::task::Poll::Ready(Some(Err(std::io::Error::other(
+                "the stdin reader thread could not start",
+            )))),
+        }
+    }))
+}
+
+/// Reads up to the next newline into `line`, keeping at most [`MAX_LINE_BYTES`]. Cancel-safe:
+/// what was read stays in `line`, and nothing is taken from `input` across an `await`.
+async fn read_line<R: AsyncBufRead + Unpin>(
+    input: &mut R,
+    line: &mut LineBuffer,
+) -> std::io::Result<Option<Line>> {
+    loop {
+        let available = input.fill_buf().await?;
+        if available.is_empty() {
+            // End of input: a last line without a newline still counts.
+            return Ok(if line.too_long {
+                line.too_long = false;
+                Some(Line::TooLong)
+            } else if line.bytes.is_empty() {
+                None
+            } else {
+                Some(Line::Complete(std::mem::take(&mut line.bytes)))
+            });
+        }
+        let newline = available.iter().position(|&byte| byte == b'\n');
+        let part = &available[..newline.unwrap_or(available.len())];
+        if line.too_long || line.bytes.len() + part.len() > MAX_LINE_BYTES {
+            line.too_long = true;
+            line.bytes = Vec::new();
+        } else {
+            line.bytes.extend_from_slice(part);
+        }
+        let consumed = part.len() + usize::from(newline.is_some());
+        input.consume(consumed);
+        if newline.is_some() {
+            return Ok(Some(if std::mem::take(&mut line.too_long) {
+                Line::TooLong
+            } else {
+                Line::Complete(std::mem::take(&mut line.bytes))
+            }));
+        }
+    }
+}
+
+/// Waits for the next event. Every branch is cancel-safe: a partly read line stays in `line`.
+async fn next_event<R: AsyncBufRead + Unpin>(
+    input: &mut R,
+    line: &mut LineBuffer,
+    queries: &mut FuturesUnordered<QueryFuture>,
+    wakes: &mut mpsc::UnboundedReceiver<Target>,
+    shutdown: &tokio_util::sync::CancellationToken,
+    reading: bool,
+) -> Event {
+    tokio::select! {
+        biased;
+        () = shutdown.cancelled() => Event::Shutdown,
+        Some((ticket, answer)) = queries.next(), if !queries.is_empty() => {
+            Event::Answer(ticket, answer)
+        }
+        Some(target) = wakes.recv() => Event::Wake(target),
+        read = read_line(input, line), if reading => Event::Line(read),
+    }
+}

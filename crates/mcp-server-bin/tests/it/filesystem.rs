@@ -1,0 +1,779 @@
+//! The filesystem provider against real temporary directories: listing and paging, reads (text,
+//! binary, percent-encoded names, ranges, the size limit), everything that must stay hidden,
+//! traversal attempts, completion through the engine, and the watcher.
+#![cfg(unix)]
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_resources_core::engine::Engine;
+use mcp_resources_core::error::ReadError;
+use mcp_resources_core::pagination::CursorKey;
+use mcp_resources_core::policy::Principal;
+use mcp_resources_core::provider::{ListRequest, Provider, ReadRequest};
+use mcp_resources_core::resource::{Body, ByteRange, Resource, Timestamp};
+use mcp_resources_core::template::Variables;
+use mcp_resources_core::uri::ResourceUri;
+use mcp_server_bin::filesystem::{FilesystemProvider, FsChange, FsConfig, FsWatcher};
+use tempfile::TempDir;
+
+const BINARY: &[u8] = &[0, 159, 146, 150, 255, b'a'];
+
+/// A served tree and, beside it, a directory outside the root.
+struct Fixture {
+    _outside: TempDir,
+    root: TempDir,
+    /// `file://` and the canonical root path (plain ASCII for temp dirs).
+    prefix: String,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("passwd"), "root:x:0:0").unwrap();
+        fs::create_dir(outside.path().join("dir")).unwrap();
+        fs::write(outside.path().join("dir/secret.txt"), "outside secret").unwrap();
+
+        let root = tempfile::tempdir().unwrap();
+        let files: &[(&str, &[u8])] = &[
+            ("README.md", b"# Hello\n"),
+            ("a b.txt", b"spaced"),
+            ("\u{fc}n\u{ef}.md", b"unicode name"),
+            ("bin.dat", BINARY),
+            ("nul.txt", b"text\0with nul"),
+            (".editorconfig", b"root = true\n"),
+            (".github/workflows/x.yml", b"on: push\n"),
+            ("src/main.rs", b"fn main() {}\n"),
+            (".gitignore", b"*.log\ntarget/\n!keep.log\n"),
+            ("debug.log", b"ignored"),
+            ("keep.log", b"kept"),
+            ("target/out.txt", b"ignored dir"),
+            (".git/config", b"[core]"),
+            (".git/HEAD", b"ref: refs/heads/main"),
+            (".env", b"TOKEN=1"),
+            (".env.local", b"TOKEN=2"),
+            ("id_rsa", b"PRIVATE"),
+            ("id_rsa.pub", b"ssh-rsa AAAA"),
+            ("server.pem", b"CERT"),
+            ("credentials.json", b"{}"),
+            ("config/.env/inner.txt", b"below a secret dir"),
+            ("sub/.gitignore", b"secret.txt\n"),
+            ("sub/secret.txt", b"ignored below"),
+            ("sub/ok.txt", b"ok"),
+        ];
+        for (relative, contents) in files {
+            let path = root.path().join(relative);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, contents).unwrap();
+        }
+        symlink("README.md", root.path().join("link_in.md")).unwrap();
+        symlink(".env", root.path().join("innocent.txt")).unwrap();
+        symlink(
+            outside.path().join("passwd"),
+            root.path().join("link_out.txt"),
+        )
+        .unwrap();
+        symlink(outside.path().join("dir"), root.path().join("dir_out")).unwrap();
+
+        let canonical = fs::canonicalize(root.path()).unwrap();
+        let text = canonical.to_str().unwrap();
+        assert!(
+            text.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(&b)),
+            "the tests assume a plain temp path, got {text}"
+        );
+        Fixture {
+            _outside: outside,
+            root,
+            prefix: format!("file://{text}"),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.root.path()
+    }
+
+    fn uri(&self, encoded_relative: &str) -> String {
+        format!("{}/{encoded_relative}", self.prefix)
+    }
+
+    fn template(&self) -> String {
+        format!("{}/{{+path}}{{?offset,length}}", self.prefix)
+    }
+
+    fn provider(&self) -> FilesystemProvider {
+        self.provider_with(|_| {})
+    }
+
+    fn provider_with(&self, tweak: impl FnOnce(&mut FsConfig)) -> FilesystemProvider {
+        let mut config = FsConfig::new([self.path()]);
+        config.watch = false;
+        tweak(&mut config);
+        FilesystemProvider::new(config).unwrap()
+    }
+}
+
+fn engine(provider: &FilesystemProvider) -> Engine {
+    Engine::builder(CursorKey::new([7; 32]))
+        .provider(Arc::new(provider.clone()))
+        .build()
+        .unwrap()
+}
+
+async fn list_all(provider: &FilesystemProvider, limit: usize) -> Vec<Resource> {
+    let principal = Principal::anonymous();
+    let mut all = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let page = provider
+            .list(ListRequest {
+                principal: &principal,
+                after: after.as_deref(),
+                limit,
+            })
+            .await
+            .unwrap();
+        assert!(page.len() <= limit);
+        let done = page.len() < limit;
+        after = page.last().map(|resource| resource.uri.to_string());
+        all.extend(page);
+        if done {
+            return all;
+        }
+    }
+}
+
+/// Reads `uri` from the provider directly: `None` for a URI that does not parse or names
+/// nothing.
+async fn read(provider: &FilesystemProvider, uri: &str) -> Option<Body> {
+    let uri = ResourceUri::parse(uri).ok()?;
+    let principal = Principal::anonymous();
+    let contents = provider
+        .read(ReadRequest {
+            principal: &principal,
+            uri: &uri,
+            template: None,
+            variables: None,
+            range: None,
+        })
+        .await
+        .unwrap()?;
+    assert_eq!(contents.len(), 1);
+    assert_eq!(contents[0].uri, uri);
+    Some(contents[0].body.clone())
+}
+
+fn titles(resources: &[Resource]) -> BTreeSet<String> {
+    resources
+        .iter()
+        .map(|resource| resource.title.clone().unwrap())
+        .collect()
+}
+
+const SERVED: &[&str] = &[
+    ".editorconfig",
+    ".github/workflows/x.yml",
+    ".gitignore",
+    "README.md",
+    "a b.txt",
+    "bin.dat",
+    "id_rsa.pub",
+    "keep.log",
+    "link_in.md",
+    "nul.txt",
+    "src/main.rs",
+    "sub/.gitignore",
+    "sub/ok.txt",
+    "\u{fc}n\u{ef}.md",
+];
+
+#[tokio::test]
+async fn lists_every_served_file_in_uri_order_through_pages() {
+    let fixture = Fixture::new();
+    let provider = fixture.provider();
+    let whole = list_all(&provider, 1000).await;
+    assert_eq!(
+        titles(&whole),
+        SERVED.iter().map(|s| s.to_string()).collect()
+    );
+    assert_eq!(provider.len(), SERVED.len());
+    let uris: Vec<&str> = whole.iter().map(|r| r.uri.as_str()).collect();
+    let mut sorted = uris.clone();
+    sorted.sort_unstable();
+    assert_eq!(uris, sorted, "ascending canonical-uri order");
+    for resource in &whole {
+        let canonical = ResourceUri::parse(resource.uri.as_str()).unwrap();
+        assert_eq!(canonical.as_str(), resource.uri.as_str());
+    }
+    for limit in [1, 2, 3, 5] {
+        let paged = list_all(&provider, limit).await;
+        assert_eq!(paged, whole, "pages of {limit}");
+    }
+}
+
+#[tokio::test]
+async fn listed_metadata_and_percent_encoded_uris() {
+    let fixture = Fixture::new();
+    let provider = fixture.provider();
+    let whole = list_all(&provider, 1000).await;
+    let find = |title: &str| {
+        whole
+            .iter()
+            .find(|r| r.title.as_deref() == Some(title))
+            .unwrap()
+            .clone()
+    };
+    let readme = find("README.md");
+    assert_eq!(readme.uri.as_str(), fixture.uri("README.md"));
+    assert_eq!(readme.name, "README.md");
+    assert_eq!(readme.size, Some(8));
+    assert_eq!(readme.mime_type.as_deref(), Some("text/markdown"));
+    let modified = readme.annotations.unwrap().last_modified.unwrap();
+    assert!(Timestamp::parse(modified.as_str()).is_ok());
+    assert!(modified.as_str().ends_with('Z'), "{modified}");
+    assert!(modified.as_str() > "2020", "{modified}");
+
+    assert_eq!(find("a b.txt").uri.as_str(), fixture.uri("a%20b.txt"));
+    assert_eq!(find("a b.txt").mime_type.as_deref(), Some("text/plain"));
+    assert_eq!(
+        find("\u{fc}n\u{ef}.md").uri.as_str(),
+        fixture.uri("%C3%BCn%C3%AF.md")
+    );
+    assert_eq!(find("sub/ok.txt").name, "ok.txt");
+    assert_eq!(find("link_in.md").size, Some(8));
+}
+
+#[tokio::test]
+async fn reads_text_binary_and_encoded_names() {
+    let fixture = Fixture::new();
+    let provider = fixture.provider();
+    let text = |s: &str| Some(Body::Text(s.into()));
+    assert_eq!(
+        read(&provider, &fixture.uri("README.md")).await,
+        text("# Hello\n")
+    );
+    assert_eq!(
+        read(&provider, &fixture.uri("a%20b.txt")).await,
+        text("spaced")
+    );
+    assert_eq!(
+        read(&provider, &fixture.uri("%C3%BCn%C3%AF.md")).await,
+        text("unicode name")
+    );
+    // Lowercase hex digits are the same resource once canonicalized.
+    assert_eq!(
+        read(&provider, &fixture.uri("%c3%bcn%c3%af.md")).await,
+        text("unicode name")
+    );
+    assert_eq!(
+        read(&provider, &fixture.uri("bin.dat")).await,
+        Some(Body::Bytes(BINARY.into()))
+    );
+    assert_eq!(
+        read(&provider, &fixture.uri("nul.txt")).await,
+        Some(Body::Bytes(b"text\0with nul".as_slice().into()))
+    );
+    assert_eq!(
+        read(&provider, &fixture.uri(".github/workflows/x.yml")).await,
+        text("on: push\n")
+    );
+    assert_eq!(
+        read(&provider, &fixture.uri(".editorconfig")).await,
+        text("root = true\n")
+    );
+    assert_eq!(
+        read(&provider, &fixture.uri("link_in.md")).await,
+        text("# Hello\n")
+    );
+    assert_eq!(read(&provider, &fixture.uri("missing.txt")).await, None);
+    assert_eq!(
+        read(&provider, &fixture.uri("src")).await,
+        None,
+        "a directory"
+    );
+
+    // Every listed resource reads back through the engine's routing.
+    let engine = engine(&provider);
+    let anyone = Principal::anonymous();
+    for resource in list_all(&provider, 1000).await {
+        let output = engine.read(&anyone, &resource.uri).await.unwrap();
+        assert_eq!(output.contents[0].body.len(), resource.size.unwrap());
+    }
+}
+
+#[tokio::test]
+async fn hidden_files_are_neither_listed_nor_readable() {
+    let fixture = Fixture::new();
+    let provider = fixture.provider();
+    let listed = titles(&list_all(&provider, 1000).await);
+    for hidden in [
+        "debug.log",
+        "target/out.txt",
+        ".git/config",
+        ".git/HEAD",
+        ".env",
+        ".env.local",
+        "id_rsa",
+        "server.pem",
+        "credentials.json",
+        "config/.env/inner.txt",
+        "sub/secret.txt",
+        "innocent.txt",
+        "link_out.txt",
+        "dir_out/secret.txt",
+    ] {
+        assert!(!listed.contains(hidden), "{hidden} is listed");
+        let encoded = hidden.replace(' ', "%20");
+        assert_eq!(
+            read(&provider, &fixture.uri(&encoded)).await,
+            None,
+            "{hidden}"
+        );
+    }
+    // The same files become visible when their rules are turned off, so the rules (not
+    // something else) hid them.
+    let lax = fixture.provider_with(|config| {
+        config.respect_ignore_files = false;
+        config.secret_patterns.clear();
+    });
+    let lax_listed = titles(&list_all(&lax, 1000).await);
+    for shown in [
+        "debug.log",
+        "target/out.txt",
+        ".env",
+        "id_rsa",
+        "sub/secret.txt",
+    ] {
+        assert!(lax_listed.contains(shown), "{shown}");
+    }
+    assert!(!lax_listed.contains(".git/config"), ".git is never served");
+    assert_eq!(
+        read(&lax, &fixture.uri(".env")).await,
+        Some(Body::Text("TOKEN=1".into()))
+    );
+    assert_eq!(
+        read(&lax, &fixture.uri("innocent.txt")).await,
+        Some(Body::Text("TOKEN=1".into()))
+    );
+}
+
+#[tokio::test]
+async fn extra_secret_patterns_extend_the_defaults() {
+    let fixture = Fixture::new();
+    let provider = fixture.provider_with(|config| config.secret_patterns.push("*.md".into()));
+    let listed = titles(&list_all(&provider, 1000).await);
+    assert!(!listed.contains("README.md"));
+    assert!(!listed.contains("link_in.md"));
+    assert!(listed.contains("a b.txt"));
+    assert_eq!(read(&provider, &fixture.uri("README.md")).await, None);
+    assert_eq!(read(&provider, &fixture.uri(".env")).await, None);
+}
+
+#[tokio::test]
+async fn traversal_attempts_name_nothing() {
+    let fixture = Fixture::new();
+    let provider = fixture.provider();
+    for attempt in [
+        "../etc/passwd",
+        "sub/../../etc/passwd",
+        "%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+        "..%2F..%2F..%2Fetc%2Fpasswd",
+        "sub%2Fok.txt",
+        "sub%2fok.txt",
+        "sub/..%2Fsecret.txt",
+        "sub/../.env",
+        "link_out.txt",
+        "dir_out/secret.txt",
+        "innocent.txt",
+        "README.md%00.txt",
+        "a%00b",
+        "sub//ok.txt",
+        "README.md?rev=1",
+        "README.md?offset=1&offset=2",
+    ] {
+        let uri = fixture.uri(attempt);
+        assert_eq!(read(&provider, &uri).await, None, "{uri}");
+    }
+    // A NUL cannot even reach the provider: it is not a valid resource uri.
+    assert!(ResourceUri::parse(&fixture.uri("a%00b")).is_err());
+    // Outside every root, or another authority: not claimed, and not read.
+    for other in ["file:///etc/passwd", "file://example.com/etc/passwd"] {
+        let uri = ResourceUri::parse(other).unwrap();
+        assert!(!provider.claims(&uri), "{other}");
+        assert_eq!(read(&provider, other).await, None);
+    }
+    // Through the engine, the same attempts are plain "not found".
+    let engine = engine(&provider);
+    let anyone = Principal::anonymous();
+    for attempt in ["%2e%2e/passwd", "dir_out/secret.txt", "sub%2Fok.txt"] {
+        let uri = ResourceUri::parse(&fixture.uri(attempt)).unwrap();
+        let error = engine.read(&anyone, &uri).await.unwrap_err();
+        assert!(matches!(error, ReadError::NotFound { .. }), "{error}");
+    }
+}
+
+#[tokio::test]
+async fn a_file_that_became_a_symlink_is_checked_on_read() {
+    let fixture = Fixture::new();
+    let provider = fixture.provider();
+    let uri = fixture.uri("sub/ok.txt");
+    assert!(read(&provider, &uri).await.is_some());
+    // The index still lists it; the read must look at the disk again.
+    let ok = fixture.path().join("sub/ok.txt");
+    fs::remove_file(&ok).unwrap();
+    symlink(fixture._outside.path().join("passwd"), &ok).unwrap();
+    assert_eq!(read(&provider, &uri).await, None);
+}
+
+#[tokio::test]
+async fn ranged_reads_return_the_exact_bytes() {
+    let fixture = Fixture::new();
+    let digits: String = (0..100)
+        .map(|i| char::from(b'0' + (i % 10) as u8))
+        .collect();
+    fs::write(fixture.path().join("big.txt"), &digits).unwrap();
+    let provider = fixture.provider();
+    let engine = engine(&provider);
+    let anyone = Principal::anonymous();
+
+    async fn check(engine: &Engine, uri: String, expect: Body) {
+        let uri = ResourceUri::parse(&uri).unwrap();
+        let output = engine.read(&Principal::anonymous(), &uri).await.unwrap();
+        assert_eq!(output.contents[0].body, expect, "{uri}");
+        assert_eq!(output.contents[0].uri, uri);
+    }
+    let text = |s: &str| Body::Text(s.into());
+    check(
+        &engine,
+        fixture.uri("big.txt?offset=13&length=5"),
+        text("34567"),
+    )
+    .await;
+    check(
+        &engine,
+        fixture.uri("big.txt?length=4&offset=98"),
+        text("89"),
+    )
+    .await;
+    check(&engine, fixture.uri("big.txt?length=3"), text("012")).await;
+    check(&engine, fixture.uri("big.txt?offset=95"), text("56789")).await;
+    check(
+        &engine,
+        fixture.uri("big.txt?offset=500&length=5"),
+        text(""),
+    )
+    .await;
+    check(
+        &engine,
+        fixture.uri("bin.dat?offset=1&length=3"),
+        Body::Bytes(BINARY[1..4].into()),
+    )
+    .await;
+    // Cut inside a UTF-8 character: the exact bytes, as bytes.
+    fs::write(fixture.path().join("utf8.txt"), "\u{fc}ber").unwrap();
+    check(
+        &engine,
+        fixture.uri("utf8.txt?offset=0&length=2"),
+        text("\u{fc}"),
+    )
+    .await;
+    check(
+        &engine,
+        fixture.uri("utf8.txt?offset=0&length=1"),
+        Body::Bytes([0xC3_u8].as_slice().into()),
+    )
+    .await;
+    // The engine's own range applies within the query's part.
+    let uri = ResourceUri::parse(&fixture.uri("big.txt?offset=10&length=10")).unwrap();
+    let output = engine
+        .read_range(
+            &anyone,
+            &uri,
+            ByteRange {
+                offset: 2,
+                length: 3,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(output.contents[0].body, text("234"));
+    // Hidden files stay hidden in ranged form.
+    assert_eq!(
+        read(&provider, &fixture.uri(".env?offset=0&length=3")).await,
+        None
+    );
+    // A bad number is a public error.
+    let uri = ResourceUri::parse(&fixture.uri("big.txt?offset=x")).unwrap();
+    let error = engine.read(&anyone, &uri).await.unwrap_err();
+    assert!(error.to_string().contains("offset \"x\""), "{error}");
+}
+
+#[tokio::test]
+async fn reads_over_the_limit_fail_and_point_to_the_ranged_form() {
+    let fixture = Fixture::new();
+    fs::write(fixture.path().join("big.bin"), vec![0u8; 100]).unwrap();
+    let provider = fixture.provider_with(|config| config.max_read_bytes = 64);
+    let uri = ResourceUri::parse(&fixture.uri("big.bin")).unwrap();
+    let anyone = Principal::anonymous();
+    let request = |uri| ReadRequest {
+        principal: &anyone,
+        uri,
+        template: None,
+        variables: None,
+        range: None,
+    };
+    let error = provider.read(request(&uri)).await.unwrap_err();
+    assert!(error.is_public());
+    let message = error.message();
+    assert!(message.contains("100 bytes"), "{message}");
+    assert!(message.contains("limit of 64 bytes"), "{message}");
+    assert!(message.contains(&fixture.template()), "{message}");
+    assert!(
+        message.contains(&format!("{}?offset=0&length=64", fixture.uri("big.bin"))),
+        "{message}"
+    );
+    // The ranged form it names works.
+    let part = ResourceUri::parse(&fixture.uri("big.bin?offset=0&length=64")).unwrap();
+    let contents = provider.read(request(&part)).await.unwrap().unwrap();
+    assert_eq!(contents[0].body, Body::Bytes(vec![0u8; 64].into()));
+    // A part longer than the limit is refused too; a hidden big file is just absent.
+    let long = ResourceUri::parse(&fixture.uri("big.bin?length=65")).unwrap();
+    assert!(provider.read(request(&long)).await.unwrap_err().is_public());
+    fs::write(fixture.path().join("huge.pem"), vec![0u8; 100]).unwrap();
+    let hidden = ResourceUri::parse(&fixture.uri("huge.pem")).unwrap();
+    assert_eq!(provider.read(request(&hidden)).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn completes_paths_relative_to_the_root() {
+    let fixture = Fixture::new();
+    let provider = fixture.provider();
+    let engine = engine(&provider);
+    let templates = engine
+        .list_templates(&Principal::anonymous(), None)
+        .await
+        .unwrap();
+    assert_eq!(templates.items.len(), 1);
+    assert_eq!(templates.items[0].uri_template.as_str(), fixture.template());
+
+    async fn check(engine: &Engine, template: &str, prefix: &str, expect: &[&str]) {
+        let completion = engine
+            .complete(
+                &Principal::anonymous(),
+                template,
+                "path",
+                prefix,
+                &Variables::new(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(completion.values, expect, "prefix {prefix:?}");
+    }
+    let template = fixture.template();
+    check(
+        &engine,
+        &template,
+        "s",
+        &["src/main.rs", "sub/.gitignore", "sub/ok.txt"],
+    )
+    .await;
+    check(&engine, &template, "sub/o", &["sub/ok.txt"]).await;
+    check(&engine, &template, "a ", &["a b.txt"]).await;
+    check(&engine, &template, "\u{fc}", &["\u{fc}n\u{ef}.md"]).await;
+    check(&engine, &template, ".e", &[".editorconfig"]).await;
+    check(&engine, &template, "id_", &["id_rsa.pub"]).await;
+    check(&engine, &template, "target/", &[]).await;
+    check(&engine, &template, ".git/", &[]).await;
+    let everything = engine
+        .complete(
+            &Principal::anonymous(),
+            &template,
+            "path",
+            "",
+            &Variables::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(everything.values.len(), SERVED.len());
+    let offsets = engine
+        .complete(
+            &Principal::anonymous(),
+            &template,
+            "offset",
+            "",
+            &Variables::new(),
+        )
+        .await
+        .unwrap();
+    assert!(offsets.values.is_empty());
+}
+
+#[tokio::test]
+async fn nested_and_repeated_roots_serve_each_file_once() {
+    let fixture = Fixture::new();
+    let mut config = FsConfig::new([fixture.path(), &fixture.path().join("sub"), fixture.path()]);
+    config.watch = false;
+    let provider = FilesystemProvider::new(config).unwrap();
+    assert_eq!(provider.roots().count(), 1);
+    assert_eq!(list_all(&provider, 1000).await.len(), SERVED.len());
+    let missing = FsConfig::new([fixture.path().join("nope")]);
+    assert!(FilesystemProvider::new(missing).is_err());
+    let bad_glob = {
+        let mut config = FsConfig::new([fixture.path()]);
+        config.secret_patterns.push("a[".into());
+        config
+    };
+    let error = FilesystemProvider::new(bad_glob).unwrap_err();
+    assert!(error.to_string().contains("\"a[\""), "{error}");
+}
+
+/// Receives changes until `wanted` accepts one, for at most 5 seconds.
+async fn wait_for(watcher: &mut FsWatcher, mut wanted: impl FnMut(&FsChange) -> bool) -> FsChange {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let mut seen = Vec::new();
+    loop {
+        match tokio::time::timeout_at(deadline, watcher.recv()).await {
+            Ok(Some(change)) if wanted(&change) => return change,
+            Ok(Some(change)) => seen.push(change),
+            Ok(None) => panic!("the watcher stopped; seen {seen:?}"),
+            Err(_) => panic!("no such change within 5 s; seen {seen:?}"),
+        }
+    }
+}
+
+fn created(change: &FsChange, uri: &str) -> bool {
+    matches!(change, FsChange::ListChanged { created, .. } if created.iter().any(|u| u == uri))
+}
+
+fn removed(change: &FsChange, uri: &str) -> bool {
+    matches!(change, FsChange::ListChanged { removed, .. } if removed.iter().any(|u| u == uri))
+}
+
+async fn listed(provider: &FilesystemProvider) -> BTreeSet<String> {
+    list_all(provider, 1000)
+        .await
+        .into_iter()
+        .map(|resource| resource.uri.to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watcher_reports_updates_creations_and_removals() {
+    let fixture = Fixture::new();
+    let provider = fixture.provider_with(|config| {
+        config.watch = true;
+        config.debounce = Duration::from_millis(50);
+    });
+    let mut watcher = provider.watch().unwrap();
+    assert!(provider.watch().is_err(), "one watcher per provider");
+
+    let readme = fixture.uri("README.md");
+    fs::write(fixture.path().join("README.md"), "# Changed, longer\n").unwrap();
+    wait_for(&mut watcher, |c| {
+        *c == FsChange::Updated(ResourceUri::parse(&readme).unwrap())
+    })
+    .await;
+    let size = list_all(&provider, 1000)
+        .await
+        .into_iter()
+        .find(|r| r.uri == readme.as_str())
+        .unwrap()
+        .size;
+    assert_eq!(size, Some(18));
+
+    let fresh = fixture.uri("fresh%20file.txt");
+    fs::write(fixture.path().join("fresh file.txt"), "new").unwrap();
+    wait_for(&mut watcher, |c| created(c, &fresh)).await;
+    assert!(listed(&provider).await.contains(&fresh));
+
+    let deep = fixture.uri("new/dir/deep.txt");
+    fs::create_dir_all(fixture.path().join("new/dir")).unwrap();
+    fs::write(fixture.path().join("new/dir/deep.txt"), "deep").unwrap();
+    wait_for(&mut watcher, |c| created(c, &deep)).await;
+    assert!(listed(&provider).await.contains(&deep));
+    // A file in a directory that appeared after the start is watched too.
+    let deeper = fixture.uri("new/dir/later.txt");
+    fs::write(fixture.path().join("new/dir/later.txt"), "later").unwrap();
+    wait_for(&mut watcher, |c| created(c, &deeper)).await;
+
+    fs::remove_file(fixture.path().join("fresh file.txt")).unwrap();
+    wait_for(&mut watcher, |c| removed(c, &fresh)).await;
+    assert!(!listed(&provider).await.contains(&fresh));
+
+    fs::remove_dir_all(fixture.path().join("new")).unwrap();
+    wait_for(&mut watcher, |c| removed(c, &deep)).await;
+    assert!(!listed(&provider).await.contains(&deeper));
+
+    // A renamed directory: its files move, and the watch follows the new path.
+    let before = fixture.uri("src/main.rs");
+    let after = fixture.uri("source/main.rs");
+    fs::rename(fixture.path().join("src"), fixture.path().join("source")).unwrap();
+    let change = wait_for(&mut watcher, |c| created(c, &after)).await;
+    assert!(removed(&change, &before), "{change:?}");
+    fs::write(
+        fixture.path().join("source/main.rs"),
+        "fn main() { run() }\n",
+    )
+    .unwrap();
+    wait_for(&mut watcher, |c| {
+        *c == FsChange::Updated(ResourceUri::parse(&after).unwrap())
+    })
+    .await;
+
+    // Secret and ignored files never show up, even when created live.
+    fs::write(fixture.path().join(".env.production"), "X=1").unwrap();
+    fs::write(fixture.path().join("trace.log"), "log").unwrap();
+    let marker = fixture.uri("marker.txt");
+    fs::write(fixture.path().join("marker.txt"), "m").unwrap();
+    let change = wait_for(&mut watcher, |c| created(c, &marker)).await;
+    let FsChange::ListChanged { created, .. } = change else {
+        unreachable!()
+    };
+    assert!(
+        created
+            .iter()
+            .all(|u| !u.as_str().contains(".env") && !u.as_str().ends_with(".log"))
+    );
+    assert!(!listed(&provider).await.contains(&fixture.uri("trace.log")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gitignore_change_refilters_its_directory() {
+    let fixture = Fixture::new();
+    let provider = fixture.provider_with(|config| {
+        config.watch = true;
+        config.debounce = Duration::from_millis(50);
+    });
+    let mut watcher = provider.watch().unwrap();
+    let ok = fixture.uri("sub/ok.txt");
+    let secret = fixture.uri("sub/secret.txt");
+    fs::write(fixture.path().join("sub/.gitignore"), "ok.txt\n").unwrap();
+    let change = wait_for(&mut watcher, |c| removed(c, &ok)).await;
+    assert!(created(&change, &secret), "{change:?}");
+    let now = listed(&provider).await;
+    assert!(!now.contains(&ok) && now.contains(&secret));
+    assert_eq!(read(&provider, &ok).await, None);
+    assert!(read(&provider, &secret).await.is_some());
+}
+
+#[test]
+fn watching_needs_a_runtime_and_can_be_disabled() {
+    let fixture = Fixture::new();
+    let disabled = fixture.provider();
+    assert!(disabled.watch().is_err());
+    let enabled = fixture.provider_with(|config| config.watch = true);
+    assert!(enabled.watch().is_err(), "no runtime here");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let _guard = runtime.enter();
+    assert!(
+        enabled.watch().is_ok(),
+        "the events were kept for a later call"
+    );
+}

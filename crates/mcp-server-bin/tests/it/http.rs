@@ -1,0 +1,848 @@
+//! End-to-end tests of the Streamable HTTP transport over real HTTP on 127.0.0.1: both eras
+//! against one running server, the DNS-rebinding guard, and the live SSE streams of each era.
+//! Every wait is bounded; nothing is timed.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use http_body_util::BodyExt as _;
+use hyper::body::Incoming;
+use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
+use mcp_resources_core::template::UriTemplate;
+use mcp_resources_core::uri::ResourceUri;
+use mcp_server_bin::{HttpOptions, Server};
+use serde_json::{Value, json};
+
+/// How long any single wait may take before the test fails.
+const WAIT: Duration = Duration::from_secs(10);
+
+const MODERN: &str = "2026-07-28";
+
+/// Reads of `test://gate/{n}` wait at gate `n` until a test lets one through (one gate per
+/// test, as tests run at once).
+static GATES: [tokio::sync::Notify; 2] = [
+    tokio::sync::Notify::const_new(),
+    tokio::sync::Notify::const_new(),
+];
+
+/// A server with the conformance-style fixture, served on an ephemeral loopback port.
+struct TestServer {
+    server: Server,
+    addr: SocketAddr,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl TestServer {
+    async fn start(options: HttpOptions) -> TestServer {
+        let text = ResourceUri::parse("test://static-text").unwrap();
+        let watched = ResourceUri::parse("test://watched-resource").unwrap();
+        let server = Server::builder()
+            .server_info("http-test", "1.0.0")
+            .static_resource(
+                Resource::new(text.clone(), "static-text").with_mime_type("text/plain"),
+                vec![Contents::text(text, "hello over http")],
+            )
+            .static_resource(
+                Resource::new(watched.clone(), "watched").with_mime_type("text/plain"),
+                vec![Contents::text(watched, "watch me")],
+            )
+            .template_fn(
+                ResourceTemplate::new(UriTemplate::parse("test://gate/{n}").unwrap(), "gate"),
+                |uri, variables| {
+                    let contents = Contents::text(uri.clone(), "through the gate");
+                    let gate = variables.get_str("n").and_then(|n| n.parse::<usize>().ok());
+                    async move {
+                        if let Some(gate) = gate.and_then(|gate| GATES.get(gate)) {
+                            gate.notified().await;
+                        }
+                        Ok(vec![contents])
+                    }
+                },
+            )
+            .template_fn(
+                ResourceTemplate::new(
+                    UriTemplate::parse("test://template/{id}/data").unwrap(),
+                    "data",
+                ),
+                |uri, variables| {
+                    let id = variables.get_str("id").unwrap_or_default().to_owned();
+                    let contents = Contents::text(uri.clone(), format!(r#"{{"id":"{id}"}}"#));
+                    async move { Ok(vec![contents]) }
+                },
+            )
+            .build()
+            .unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = tokio::spawn(server.clone().serve_http_on(listener, options));
+        TestServer { server, addr, task }
+    }
+
+    fn host(&self) -> String {
+        self.addr.to_string()
+    }
+
+    /// One HTTP request on a fresh connection. `Host` is the server's address unless `headers`
+    /// names one.
+    async fn send(
+        &self,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: Option<&str>,
+    ) -> hyper::Response<Incoming> {
+        let stream = bounded(tokio::net::TcpStream::connect(self.addr))
+            .await
+            .unwrap();
+        let (mut sender, connection) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+                .await
+                .unwrap();
+        tokio::spawn(connection);
+        let mut request = hyper::Request::builder().method(method).uri("/mcp");
+        if !headers
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case("host"))
+        {
+            request = request.header("host", self.host());
+        }
+        if body.is_some() {
+            request = request
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream");
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let body = http_body_util::Full::new(hyper::body::Bytes::from(
+            body.unwrap_or_default().to_owned(),
+        ));
+        bounded(sender.send_request(request.body(body).unwrap()))
+            .await
+            .unwrap()
+    }
+
+    /// POST a JSON body; returns the status, the session id header and the JSON answer (the
+    /// last message of an SSE body).
+    async fn post(&self, headers: &[(&str, &str)], body: &Value) -> Answer {
+        let response = self.send("POST", headers, Some(&body.to_string())).await;
+        Answer::read(response).await
+    }
+
+    /// A modern request with every header the 2026-07-28 HTTP transport requires.
+    async fn modern(&self, method: &str, params: Value) -> Answer {
+        let mut params = params;
+        params["_meta"] = modern_meta();
+        let uri = params["uri"].as_str().map(str::to_owned);
+        let mut headers = vec![("mcp-protocol-version", MODERN), ("mcp-method", method)];
+        if let Some(uri) = uri.as_deref() {
+            headers.push(("mcp-name", uri));
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        self.post(&headers, &body).await
+    }
+
+    /// `initialize` then `notifications/initialized`; returns the session id.
+    async fn legacy_session(&self, version: &str) -> String {
+        let answer = self
+            .post(
+                &[],
+                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": version,
+                    "capabilities": {},
+                    "clientInfo": {"name": "test", "version": "1"}
+                }}),
+            )
+            .await;
+        assert_eq!(answer.status, 200, "{:?}", answer.json);
+        assert_eq!(answer.json["result"]["protocolVersion"], version);
+        let session = answer.session.expect("initialize sends Mcp-Session-Id");
+        let initialized = self
+            .post(
+                &[
+                    ("mcp-session-id", &session),
+                    ("mcp-protocol-version", version),
+                ],
+                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            )
+            .await;
+        assert_eq!(initialized.status, 202);
+        session
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.server.shutdown();
+        self.task.abort();
+    }
+}
+
+fn modern_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"}
+    })
+}
+
+/// A finished POST.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    session: Option<String>,
+    content_type: Option<String>,
+    json: Value,
+}
+
+impl Answer {
+    async fn read(response: hyper::Response<Incoming>) -> Answer {
+        let status = response.status().as_u16();
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .map(|value| value.to_str().unwrap().to_owned())
+        };
+        let session = header("mcp-session-id");
+        let content_type = header("content-type");
+        let bytes = bounded(response.into_body().collect())
+            .await
+            .unwrap()
+            .to_bytes();
+        let text = String::from_utf8(bytes.to_vec()).unwrap();
+        let json = if content_type.as_deref() == Some("text/event-stream") {
+            events(&text).pop().unwrap_or(Value::Null)
+        } else if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap()
+        };
+        Answer {
+            status,
+            session,
+            content_type,
+            json,
+        }
+    }
+}
+
+/// The JSON messages of a complete SSE text.
+fn events(text: &str) -> Vec<Value> {
+    text.split("\n\n")
+        .filter_map(|event| {
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(str::trim_start)
+                .collect();
+            (!data.is_empty() && !data.concat().is_empty())
+                .then(|| serde_json::from_str(&data.concat()).unwrap())
+        })
+        .collect()
+}
+
+/// Reads a live SSE body one message at a time.
+struct EventReader {
+    body: Incoming,
+    buffer: String,
+}
+
+impl EventReader {
+    fn new(response: hyper::Response<Incoming>) -> EventReader {
+        assert_eq!(response.status(), 200);
+        assert_eq!(
+            response.headers()["content-type"].to_str().unwrap(),
+            "text/event-stream"
+        );
+        EventReader {
+            body: response.into_body(),
+            buffer: String::new(),
+        }
+    }
+
+    /// The next JSON message, skipping comments; `None` when the stream ended.
+    async fn next(&mut self) -> Option<Value> {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let event: String = self.buffer.drain(..end + 2).collect();
+                if let Some(message) = events(&event).pop() {
+                    return Some(message);
+                }
+                continue;
+            }
+            let frame = bounded(self.body.frame()).await?.unwrap();
+            if let Ok(data) = frame.into_data() {
+                self.buffer.push_str(std::str::from_utf8(&data).unwrap());
+            }
+        }
+    }
+}
+
+async fn bounded<F: Future>(future: F) -> F::Output {
+    tokio::time::timeout(WAIT, future)
+        .await
+        .expect("the server answers in time")
+}
+
+#[tokio::test]
+async fn legacy_session_from_initialize_to_delete() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let session = server.legacy_session("2025-11-25").await;
+    assert_eq!(session.len(), 64);
+    assert!(session.bytes().all(|byte| (0x21..=0x7e).contains(&byte)));
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+
+    let list = server
+        .post(
+            &headers,
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list"}),
+        )
+        .await;
+    assert_eq!(list.status, 200);
+    assert_eq!(list.content_type.as_deref(), Some("application/json"));
+    assert_eq!(list.json["id"], 1);
+    let uris: Vec<&str> = list.json["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|resource| resource["uri"].as_str().unwrap())
+        .collect();
+    assert!(uris.contains(&"test://static-text"), "{uris:?}");
+
+    let read = server
+        .post(
+            &headers,
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+                    "params": {"uri": "test://template/123/data"}}),
+        )
+        .await;
+    assert_eq!(
+        read.json["result"]["contents"][0]["text"],
+        r#"{"id":"123"}"#
+    );
+
+    // Progress before the response: the POST is answered with an SSE body, response last.
+    let response = server
+        .send(
+            "POST",
+            &headers,
+            Some(
+                &json!({"jsonrpc": "2.0", "id": 9, "method": "resources/read",
+                        "params": {"uri": "test://static-text", "_meta": {"progressToken": "p"}}})
+                .to_string(),
+            ),
+        )
+        .await;
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let text = bounded(response.into_body().collect())
+        .await
+        .unwrap()
+        .to_bytes();
+    let messages = events(std::str::from_utf8(&text).unwrap());
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(messages[0]["method"], "notifications/progress");
+    assert_eq!(messages[0]["params"]["progressToken"], "p");
+    assert_eq!(messages[1]["id"], 9);
+
+    // Unknown methods are JSON-RPC errors in a 200 on the legacy path, never a 404.
+    let unknown = server
+        .post(
+            &headers,
+            &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
+        )
+        .await;
+    assert_eq!(unknown.status, 200);
+    assert_eq!(unknown.json["error"]["code"], -32601);
+
+    // A request without any session: 400.
+    let orphan = server
+        .post(
+            &[],
+            &json!({"jsonrpc": "2.0", "id": 4, "method": "resources/list"}),
+        )
+        .await;
+    assert_eq!(orphan.status, 400);
+
+    let deleted = server
+        .send("DELETE", &[("mcp-session-id", &session)], None)
+        .await;
+    assert_eq!(deleted.status(), 204);
+    let after = server
+        .post(
+            &headers,
+            &json!({"jsonrpc": "2.0", "id": 5, "method": "resources/list"}),
+        )
+        .await;
+    assert_eq!(after.status, 404);
+    let again = server
+        .send("DELETE", &[("mcp-session-id", &session)], None)
+        .await;
+    assert_eq!(again.status(), 404);
+}
+
+#[tokio::test]
+async fn legacy_session_without_version_header_is_2025_03_26_and_takes_batches() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let session = server.legacy_session("2025-03-26").await;
+    let answer = server
+        .post(
+            &[("mcp-session-id", &session)],
+            &json!([
+                {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                {"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+                 "params": {"uri": "test://static-text"}}
+            ]),
+        )
+        .await;
+    assert_eq!(answer.status, 200);
+    let responses = answer.json.as_array().expect("one array of responses");
+    assert_eq!(responses.len(), 2);
+    assert_eq!(responses[0]["id"], 1);
+    assert_eq!(
+        responses[1]["result"]["contents"][0]["text"],
+        "hello over http"
+    );
+}
+
+#[tokio::test]
+async fn modern_requests_are_stateless() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let discover = server.modern("server/discover", json!({})).await;
+    assert_eq!(discover.status, 200, "{:?}", discover.json);
+    assert_eq!(discover.session, None);
+    let versions = discover.json["result"]["supportedVersions"]
+        .as_array()
+        .unwrap();
+    assert!(versions.contains(&json!(MODERN)));
+
+    let list = server.modern("resources/list", json!({})).await;
+    assert_eq!(list.status, 200);
+    assert_eq!(list.json["result"]["resultType"], "complete");
+    assert!(list.json["result"]["ttlMs"].is_u64());
+
+    let read = server
+        .modern("resources/read", json!({"uri": "test://static-text"}))
+        .await;
+    assert_eq!(read.status, 200, "{:?}", read.json);
+    assert_eq!(
+        read.json["result"]["contents"][0]["text"],
+        "hello over http"
+    );
+
+    let missing = server
+        .modern(
+            "resources/read",
+            json!({"uri": "test://nonexistent-resource-for-conformance-testing"}),
+        )
+        .await;
+    assert_eq!(missing.json["error"]["code"], -32602);
+    assert_eq!(
+        missing.json["error"]["data"]["uri"],
+        "test://nonexistent-resource-for-conformance-testing"
+    );
+
+    // GET and DELETE without a legacy session: 405.
+    assert_eq!(
+        server
+            .send("GET", &[("accept", "text/event-stream")], None)
+            .await
+            .status(),
+        405
+    );
+    assert_eq!(server.send("DELETE", &[], None).await.status(), 405);
+}
+
+/// One modern POST with these headers and body; the expected HTTP status and JSON-RPC code.
+async fn check(server: &TestServer, headers: &[(&str, &str)], body: Value, expect: (u16, i64)) {
+    let answer = server.post(headers, &body).await;
+    assert_eq!(
+        (
+            answer.status,
+            answer.json["error"]["code"].as_i64().unwrap_or(0)
+        ),
+        expect,
+        "headers {headers:?}, body {body}: {:?}",
+        answer.json
+    );
+}
+
+#[tokio::test]
+async fn modern_validation_errors() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let list = |meta: Value| json!({"jsonrpc": "2.0", "id": 7, "method": "resources/list", "params": {"_meta": meta}});
+    let full = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "resources/list"),
+    ];
+
+    // Header and body versions differ: -32020.
+    check(
+        &server,
+        &[
+            ("mcp-protocol-version", "2025-11-25"),
+            ("mcp-method", "resources/list"),
+        ],
+        list(modern_meta()),
+        (400, -32020),
+    )
+    .await;
+    // Mcp-Method missing: -32020.
+    check(
+        &server,
+        &[("mcp-protocol-version", MODERN)],
+        list(modern_meta()),
+        (400, -32020),
+    )
+    .await;
+    // A version nobody knows in the header: -32022.
+    check(
+        &server,
+        &[
+            ("mcp-protocol-version", "2099-01-01"),
+            ("mcp-method", "resources/list"),
+        ],
+        json!({"jsonrpc": "2.0", "id": 7, "method": "resources/list"}),
+        (400, -32022),
+    )
+    .await;
+    // An unsupported version in both: -32022.
+    let mut future_meta = modern_meta();
+    future_meta["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    check(
+        &server,
+        &[
+            ("mcp-protocol-version", "2099-01-01"),
+            ("mcp-method", "resources/list"),
+        ],
+        list(future_meta),
+        (400, -32022),
+    )
+    .await;
+    // No _meta at all, modern header: -32602.
+    check(
+        &server,
+        &full,
+        json!({"jsonrpc": "2.0", "id": 7, "method": "resources/list", "params": {}}),
+        (400, -32602),
+    )
+    .await;
+    // No client capabilities: -32602.
+    check(
+        &server,
+        &full,
+        list(json!({"io.modelcontextprotocol/protocolVersion": MODERN})),
+        (400, -32602),
+    )
+    .await;
+    // Legacy-only and unknown methods: 404 with -32601.
+    for method in [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "unknown/method",
+        "tools/list",
+    ] {
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": method,
+                          "params": {"_meta": modern_meta(), "uri": "test://static-text"}});
+        check(
+            &server,
+            &[("mcp-protocol-version", MODERN), ("mcp-method", method)],
+            body,
+            (404, -32601),
+        )
+        .await;
+    }
+    // Malformed JSON: 400 with -32700.
+    let response = server
+        .send("POST", &full, Some("{\"jsonrpc\": \"2.0\", \"id\": "))
+        .await;
+    let answer = Answer::read(response).await;
+    assert_eq!(
+        (answer.status, answer.json["error"]["code"].clone()),
+        (400, json!(-32700))
+    );
+}
+
+#[tokio::test]
+async fn dns_rebinding_and_origin_are_refused() {
+    let server = TestServer::start(HttpOptions {
+        max_body_bytes: 1024,
+        ..HttpOptions::default()
+    })
+    .await;
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                          "params": {"_meta": modern_meta()}});
+    let headers = |extra: (&'static str, &'static str)| {
+        vec![
+            ("mcp-protocol-version", MODERN),
+            ("mcp-method", "server/discover"),
+            extra,
+        ]
+    };
+    let evil_host = server
+        .post(&headers(("host", "evil.example.com")), &discover)
+        .await;
+    assert_eq!(evil_host.status, 403);
+    let evil_origin = server
+        .post(&headers(("origin", "http://evil.example.com")), &discover)
+        .await;
+    assert_eq!(evil_origin.status, 403);
+    let local_origin = server
+        .post(&headers(("origin", "http://localhost:5173")), &discover)
+        .await;
+    assert_eq!(local_origin.status, 200);
+    let port = server.addr.port().to_string();
+    let localhost = format!("localhost:{port}");
+    let local_host = server
+        .post(
+            &[
+                ("mcp-protocol-version", MODERN),
+                ("mcp-method", "server/discover"),
+                ("host", &localhost),
+            ],
+            &discover,
+        )
+        .await;
+    assert_eq!(local_host.status, 200);
+
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","method":"x","params":{{"pad":"{}"}}}}"#,
+        "a".repeat(2048)
+    );
+    let too_big = server.send("POST", &[], Some(&big)).await;
+    assert_eq!(too_big.status(), 413);
+}
+
+#[tokio::test]
+async fn modern_listen_acknowledges_then_streams_tagged_updates() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let body = json!({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+    "params": {"_meta": modern_meta(), "notifications": {
+        "resourceSubscriptions": ["test://watched-resource"],
+        "resourcesListChanged": true,
+        "toolsListChanged": true
+    }}});
+    let response = server
+        .send(
+            "POST",
+            &[
+                ("mcp-protocol-version", MODERN),
+                ("mcp-method", "subscriptions/listen"),
+            ],
+            Some(&body.to_string()),
+        )
+        .await;
+    assert_eq!(response.headers()["x-accel-buffering"], "no");
+    let mut stream = EventReader::new(response);
+
+    let ack = stream.next().await.expect("the acknowledgment");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "listen-1"
+    );
+    assert_eq!(
+        ack["params"]["notifications"]["resourceSubscriptions"],
+        json!(["test://watched-resource"])
+    );
+    assert_eq!(ack["params"]["notifications"].get("toolsListChanged"), None);
+
+    server.server.resource_updated("test://static-text");
+    server.server.resource_updated("test://watched-resource");
+    let updated = stream.next().await.expect("an update");
+    assert_eq!(updated["method"], "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "test://watched-resource");
+    assert_eq!(
+        updated["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "listen-1"
+    );
+
+    server.server.list_changed();
+    let changed = stream.next().await.expect("a list change");
+    assert_eq!(changed["method"], "notifications/resources/list_changed");
+    assert_eq!(
+        changed["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "listen-1"
+    );
+
+    // Shutdown: the graceful result, then the end of the stream.
+    server.server.shutdown();
+    let last = stream.next().await.expect("the graceful result");
+    assert_eq!(last["id"], "listen-1");
+    assert_eq!(last["result"]["resultType"], "complete");
+    assert_eq!(
+        last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "listen-1"
+    );
+    assert_eq!(stream.next().await, None);
+    // And the server stops once its streams are closed.
+    let mut server = server;
+    let stopped = bounded(&mut server.task).await.unwrap();
+    assert!(stopped.is_ok(), "{stopped:?}");
+}
+
+#[tokio::test]
+async fn legacy_get_stream_receives_updates_after_subscribe() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let session = server.legacy_session("2025-06-18").await;
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    let subscribed = server
+        .post(
+            &headers,
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+                    "params": {"uri": "test://watched-resource"}}),
+        )
+        .await;
+    assert_eq!(subscribed.json["result"], json!({}));
+
+    let get_headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+        ("accept", "text/event-stream"),
+    ];
+    let mut stream = EventReader::new(server.send("GET", &get_headers, None).await);
+    // One standalone stream per session.
+    assert_eq!(server.send("GET", &get_headers, None).await.status(), 409);
+
+    server.server.resource_updated("test://watched-resource");
+    let updated = stream.next().await.expect("an update");
+    assert_eq!(updated["method"], "notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], "test://watched-resource");
+    assert_eq!(updated["params"].get("_meta"), None);
+
+    // DELETE ends the session and its stream.
+    let deleted = server
+        .send("DELETE", &[("mcp-session-id", &session)], None)
+        .await;
+    assert_eq!(deleted.status(), 204);
+    assert_eq!(stream.next().await, None);
+}
+
+#[tokio::test]
+async fn legacy_sessions_are_bounded_and_expire() {
+    let full = TestServer::start(HttpOptions {
+        max_sessions: 1,
+        ..HttpOptions::default()
+    })
+    .await;
+    full.legacy_session("2025-11-25").await;
+    let refused = full
+        .post(
+            &[],
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}}}),
+        )
+        .await;
+    assert_eq!(refused.status, 503);
+
+    // With no idle time allowed, the first session has expired by the time a second opens.
+    let expiring = TestServer::start(HttpOptions {
+        max_sessions: 1,
+        session_idle_timeout: Duration::ZERO,
+        ..HttpOptions::default()
+    })
+    .await;
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    let first = expiring.post(&[], &initialize).await.session.unwrap();
+    let second = expiring.post(&[], &initialize).await;
+    assert_eq!(second.status, 200);
+    assert_ne!(second.session.as_deref(), Some(first.as_str()));
+    let gone = expiring
+        .post(
+            &[("mcp-session-id", &first)],
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        )
+        .await;
+    assert_eq!(gone.status, 404);
+}
+
+#[tokio::test]
+async fn legacy_request_ids_in_flight_are_not_reused() {
+    let server = std::sync::Arc::new(TestServer::start(HttpOptions::default()).await);
+    let session = server.legacy_session("2025-11-25").await;
+    let read = json!({"jsonrpc": "2.0", "id": 5, "method": "resources/read",
+                      "params": {"uri": "test://gate/0"}});
+    let first = {
+        let server = std::sync::Arc::clone(&server);
+        let session = session.clone();
+        let read = read.clone();
+        tokio::spawn(async move { server.post(&[("mcp-session-id", &session)], &read).await })
+    };
+    // Once the first read is in flight, the same id is refused; other ids are served meanwhile.
+    let ping = json!({"jsonrpc": "2.0", "id": 5, "method": "ping"});
+    let refused = bounded(async {
+        loop {
+            let answer = server.post(&[("mcp-session-id", &session)], &ping).await;
+            if answer.status == 400 {
+                return answer;
+            }
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+    assert_eq!(refused.json["error"]["code"], -32600);
+    let other = server
+        .post(
+            &[("mcp-session-id", &session)],
+            &json!({"jsonrpc": "2.0", "id": 6, "method": "ping"}),
+        )
+        .await;
+    assert_eq!(other.json, json!({"jsonrpc": "2.0", "id": 6, "result": {}}));
+    GATES[0].notify_one();
+    let first = bounded(first).await.unwrap();
+    assert_eq!(first.status, 200);
+    assert_eq!(
+        first.json["result"]["contents"][0]["text"],
+        "through the gate"
+    );
+}
+
+#[tokio::test]
+async fn legacy_cancelled_request_lets_its_post_go() {
+    let server = std::sync::Arc::new(TestServer::start(HttpOptions::default()).await);
+    let session = server.legacy_session("2025-11-25").await;
+    let first = {
+        let server = std::sync::Arc::clone(&server);
+        let session = session.clone();
+        tokio::spawn(async move {
+            let read = json!({"jsonrpc": "2.0", "id": 8, "method": "resources/read",
+                              "params": {"uri": "test://gate/1"}});
+            server.post(&[("mcp-session-id", &session)], &read).await
+        })
+    };
+    let ping = json!({"jsonrpc": "2.0", "id": 8, "method": "ping"});
+    bounded(async {
+        while server
+            .post(&[("mcp-session-id", &session)], &ping)
+            .await
+            .status
+            != 400
+        {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await;
+    let cancel = server
+        .post(
+            &[("mcp-session-id", &session)],
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": 8, "reason": "no longer needed"}}),
+        )
+        .await;
+    assert_eq!(cancel.status, 202);
+    GATES[1].notify_one();
+    // No response for the cancelled read: its POST ends empty instead of hanging.
+    let first = bounded(first).await.unwrap();
+    assert_eq!((first.status, first.json), (202, Value::Null));
+}

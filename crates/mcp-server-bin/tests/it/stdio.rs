@@ -1,0 +1,505 @@
+//! End to end over real stdio: the `mcp-resources` binary spawned on a temporary directory,
+//! spoken to by a legacy and a modern client on the same pipe at the same time.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The longest wait for any one expected message.
+const WAIT: Duration = Duration::from_secs(10);
+
+/// The spawned binary with a line reader on its stdout.
+struct Spawned {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Messages received while waiting for another one.
+    unclaimed: Vec<Value>,
+    /// Every line received, for failure messages and leak checks.
+    transcript: Vec<String>,
+}
+
+impl Spawned {
+    fn start(root: &Path, extra: &[&str]) -> Spawned {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-resources"))
+            .arg("serve")
+            .args(extra)
+            .arg(root)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the binary starts");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if sender.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Spawned {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            unclaimed: Vec::new(),
+            transcript: Vec::new(),
+        }
+    }
+
+    fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        writeln!(stdin, "{line}").expect("the server reads its stdin");
+        stdin.flush().expect("the server reads its stdin");
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.send_line(&message.to_string());
+    }
+
+    /// The first message (received or waiting) that `wanted` accepts.
+    fn expect(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(index) = self.unclaimed.iter().position(&wanted) {
+            return self.unclaimed.remove(index);
+        }
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let message: Value = serde_json::from_str(&line).unwrap_or_else(|error| {
+                        panic!("stdout line is not JSON ({error}): {line}")
+                    });
+                    self.transcript.push(line);
+                    if wanted(&message) {
+                        return message;
+                    }
+                    self.unclaimed.push(message);
+                }
+                Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => panic!(
+                    "no {what} within {WAIT:?}; received:\n{}",
+                    self.transcript.join("\n")
+                ),
+            }
+        }
+    }
+
+    fn response(&mut self, id: &Value) -> Value {
+        self.expect(&format!("response to {id}"), |message| {
+            message.get("id") == Some(id) && message.get("method").is_none()
+        })
+    }
+
+    fn request(&mut self, id: Value, method: &str, params: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.response(&id)
+    }
+
+    fn notification(&mut self, method: &str) -> Value {
+        self.expect(method, |message| message["method"] == method)
+    }
+
+    fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    fn wait_exit(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("the child can be waited for") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server did not exit within {WAIT:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `params._meta` of a modern request.
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "modern-test", "version": "1"}
+    })
+}
+
+fn with_meta(mut params: Value) -> Value {
+    params["_meta"] = meta();
+    params
+}
+
+/// A served tree: five text files, one binary file, a secret, an ignored file.
+fn tree() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let root = std::fs::canonicalize(dir.path()).expect("the directory is canonical");
+    for index in 0..5 {
+        std::fs::write(
+            root.join(format!("note-{index}.txt")),
+            format!("note {index}"),
+        )
+        .expect("write");
+    }
+    std::fs::write(root.join("data.bin"), [0_u8, 1, 2, 255]).expect("write");
+    std::fs::write(root.join(".env"), "API_KEY=hunter2-top-secret").expect("write");
+    std::fs::write(root.join(".gitignore"), "ignored.log\n").expect("write");
+    std::fs::write(root.join("ignored.log"), "hunter2-ignored").expect("write");
+    (dir, root)
+}
+
+fn uri(root: &Path, name: &str) -> String {
+    format!("file://{}/{name}", root.display())
+}
+
+fn initialize(server: &mut Spawned) {
+    let result = server.request(
+        json!(1),
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "legacy-test", "version": "1"}
+        }),
+    );
+    assert_eq!(
+        result["result"]["protocolVersion"], "2025-06-18",
+        "{result}"
+    );
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+}
+
+/// Every URI of a paged list, following `nextCursor`, and the number of pages.
+fn list_all(server: &mut Spawned, first_id: i64, modern: bool) -> (Vec<String>, usize) {
+    let mut uris = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let mut params = match &cursor {
+            Some(cursor) => json!({"cursor": cursor}),
+            None => json!({}),
+        };
+        if modern {
+            params = with_meta(params);
+        }
+        let response = server.request(json!(first_id + pages), "resources/list", params);
+        let result = &response["result"];
+        assert!(result.is_object(), "{response}");
+        assert_eq!(result.get("resultType").is_some(), modern, "{response}");
+        for resource in result["resources"].as_array().expect("resources") {
+            uris.push(resource["uri"].as_str().expect("uri").to_owned());
+        }
+        pages += 1;
+        match result.get("nextCursor") {
+            Some(next) => cursor = Some(next.as_str().expect("cursor").to_owned()),
+            None => return (uris, pages as usize),
+        }
+        assert!(pages < 20, "the list never ends");
+    }
+}
+
+#[test]
+fn both_eras_list_and_read_on_one_process() {
+    let (_dir, root) = tree();
+    let mut server = Spawned::start(&root, &["--page-size", "2"]);
+    initialize(&mut server);
+
+    // A modern client talks on the same pipe, statelessly, beside the legacy session.
+    let discover = server.request(json!("d"), "server/discover", with_meta(json!({})));
+    let versions = &discover["result"]["supportedVersions"];
+    assert_eq!(versions[0], "2026-07-28", "{discover}");
+    assert!(versions.as_array().unwrap().contains(&json!("2025-06-18")));
+
+    let mut expected: Vec<String> = (0..5)
+        .map(|i| uri(&root, &format!("note-{i}.txt")))
+        .collect();
+    expected.push(uri(&root, "data.bin"));
+    expected.push(uri(&root, ".gitignore"));
+    expected.sort();
+    for modern in [false, true] {
+        let (mut uris, pages) = list_all(&mut server, if modern { 100 } else { 200 }, modern);
+        uris.sort();
+        assert_eq!(uris, expected, "modern: {modern}");
+        assert_eq!(pages, 4, "7 resources at 2 per page, modern: {modern}");
+    }
+
+    // Text and binary reads, in both eras.
+    let text_uri = uri(&root, "note-3.txt");
+    let legacy = server.request(json!(10), "resources/read", json!({"uri": text_uri}));
+    assert_eq!(
+        legacy["result"]["contents"][0]["text"], "note 3",
+        "{legacy}"
+    );
+    let modern = server.request(
+        json!(11),
+        "resources/read",
+        with_meta(json!({"uri": text_uri})),
+    );
+    assert_eq!(
+        modern["result"]["contents"][0]["text"], "note 3",
+        "{modern}"
+    );
+    assert_eq!(modern["result"]["resultType"], "complete", "{modern}");
+    assert!(modern["result"]["ttlMs"].is_u64(), "{modern}");
+    let binary_uri = uri(&root, "data.bin");
+    let legacy = server.request(json!(12), "resources/read", json!({"uri": binary_uri}));
+    assert_eq!(
+        legacy["result"]["contents"][0]["blob"], "AAEC/w==",
+        "{legacy}"
+    );
+    let modern = server.request(
+        json!(13),
+        "resources/read",
+        with_meta(json!({"uri": binary_uri})),
+    );
+    assert_eq!(
+        modern["result"]["contents"][0]["blob"], "AAEC/w==",
+        "{modern}"
+    );
+
+    // A request without `_meta` beside the legacy session is the session's: no resultType.
+    let legacy = server.request(json!(14), "resources/read", json!({"uri": text_uri}));
+    assert!(legacy["result"].get("resultType").is_none(), "{legacy}");
+
+    server.close_stdin();
+    assert!(server.wait_exit().success());
+}
+
+#[test]
+fn traversal_and_secrets_fail_without_leaking() {
+    let (_dir, root) = tree();
+    let mut server = Spawned::start(&root, &[]);
+    initialize(&mut server);
+    let attempts = [
+        uri(&root, ".env"),
+        uri(&root, "ignored.log"),
+        uri(&root, "../etc/passwd"),
+        uri(&root, "%2e%2e/%2e%2e/etc/passwd"),
+        uri(&root, "sub%2F..%2F.env"),
+        format!(
+            "file://{}/../{}/.env",
+            root.display(),
+            root.file_name().unwrap().to_string_lossy()
+        ),
+        "file:///etc/passwd".to_owned(),
+        uri(&root, ".env?offset=0&length=10"),
+    ];
+    let mut id = 100;
+    for attempt in &attempts {
+        for modern in [false, true] {
+            id += 1;
+            let params = json!({"uri": attempt});
+            let params = if modern { with_meta(params) } else { params };
+            let response = server.request(json!(id), "resources/read", params);
+            assert!(
+                response.get("error").is_some(),
+                "{attempt} was read: {response}"
+            );
+            assert!(response.get("result").is_none(), "{response}");
+        }
+    }
+    let leaked = server
+        .transcript
+        .iter()
+        .any(|line| line.contains("hunter2") || line.contains("root:") || line.contains("API_KEY"));
+    assert!(
+        !leaked,
+        "secret content leaked:\n{}",
+        server.transcript.join("\n")
+    );
+    server.close_stdin();
+    assert!(server.wait_exit().success());
+}
+
+#[test]
+fn malformed_lines_get_errors_and_serving_goes_on() {
+    let (_dir, root) = tree();
+    let mut server = Spawned::start(&root, &[]);
+    server.send_line("{not json");
+    let parse_error = server.expect("parse error", |message| message.get("error").is_some());
+    assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
+    server.send_line(r#"{"jsonrpc":"2.0","id":5}"#);
+    let invalid = server.expect("invalid request", |message| message.get("error").is_some());
+    assert_eq!(invalid["error"]["code"], -32600, "{invalid}");
+    // A request without `_meta` and without a legacy session: a malformed modern request.
+    let bare = server.request(json!(6), "resources/list", json!({}));
+    assert_eq!(bare["error"]["code"], -32602, "{bare}");
+    // Still serving, both eras.
+    let modern = server.request(json!(7), "resources/list", with_meta(json!({})));
+    assert!(modern["result"]["resources"].is_array(), "{modern}");
+    initialize(&mut server);
+    server.send_line("[1,2");
+    let parse_error = server.expect("parse error", |message| message.get("error").is_some());
+    assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
+    // A line longer than the limit is refused without being kept, and serving goes on.
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":99,"method":"{}"}}"#,
+        "x".repeat(mcp_server_bin::MAX_LINE_BYTES)
+    );
+    server.send_line(&huge);
+    let too_long = server.expect("too-long error", |message| message.get("error").is_some());
+    assert_eq!(too_long["error"]["code"], -32600, "{too_long}");
+    assert!(too_long.get("id").is_none(), "{too_long}");
+    let legacy = server.request(json!(8), "ping", json!({}));
+    assert!(legacy["result"].is_object(), "{legacy}");
+    server.close_stdin();
+    assert!(server.wait_exit().success());
+}
+
+#[test]
+fn subscribe_and_listen_get_notified_in_both_eras() {
+    let (_dir, root) = tree();
+    let mut server = Spawned::start(&root, &[]);
+    initialize(&mut server);
+    let watched = uri(&root, "note-1.txt");
+    let subscribed = server.request(json!(2), "resources/subscribe", json!({"uri": watched}));
+    assert!(subscribed["result"].is_object(), "{subscribed}");
+
+    server.send(&json!({
+        "jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+        "params": with_meta(json!({"notifications": {"resourcesListChanged": true}}))
+    }));
+    let ack = server.notification("notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "listen-1"
+    );
+    assert_eq!(
+        ack["params"]["notifications"]["resourcesListChanged"], true,
+        "{ack}"
+    );
+
+    // Modify a subscribed file: the legacy session is told.
+    std::fs::write(root.join("note-1.txt"), "note 1, edited and longer").expect("write");
+    let updated = server.notification("notifications/resources/updated");
+    assert_eq!(updated["params"]["uri"], watched, "{updated}");
+    assert!(updated["params"].get("_meta").is_none(), "{updated}");
+
+    // Create a file: the listen stream is told, tagged with its id.
+    std::fs::write(root.join("new.txt"), "new").expect("write");
+    let tagged = server.expect("tagged list_changed", |message| {
+        message["method"] == "notifications/resources/list_changed"
+            && message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "listen-1"
+    });
+    assert!(tagged.get("id").is_none(), "{tagged}");
+
+    // End of input: the listen stream is closed gracefully, then the server exits.
+    server.close_stdin();
+    let result = server.response(&json!("listen-1"));
+    assert_eq!(result["result"]["resultType"], "complete", "{result}");
+    assert_eq!(
+        result["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "listen-1"
+    );
+    let cancelled = server.notification("notifications/cancelled");
+    assert_eq!(cancelled["params"]["requestId"], "listen-1", "{cancelled}");
+    assert!(server.wait_exit().success());
+}
+
+#[test]
+fn cancelled_listen_stream_stops() {
+    let (_dir, root) = tree();
+    let mut server = Spawned::start(&root, &[]);
+    server.send(&json!({
+        "jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
+        "params": with_meta(json!({"notifications": {"resourcesListChanged": true}}))
+    }));
+    server.notification("notifications/subscriptions/acknowledged");
+    server.send(&json!({
+        "jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}
+    }));
+    let before = server.transcript.len();
+    // After the cancellation, a change produces nothing on that stream; a later request is
+    // still answered, and nothing about id 9 comes before it.
+    std::fs::write(root.join("later.txt"), "later").expect("write");
+    let answer = server.request(json!(10), "resources/list", with_meta(json!({})));
+    assert!(answer["result"].is_object(), "{answer}");
+    server.close_stdin();
+    assert!(server.wait_exit().success());
+    while let Ok(line) = server.lines.recv_timeout(Duration::from_millis(100)) {
+        server.transcript.push(line);
+    }
+    let about_nine = server.transcript[before..]
+        .iter()
+        .filter(|line| line.contains(r#""id":9"#) || line.contains(r#""subscriptionId":9"#));
+    let about_nine: Vec<&String> = about_nine.collect();
+    assert!(
+        about_nine.is_empty(),
+        "messages after the cancellation: {about_nine:?}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_closes_listen_streams_then_exits() {
+    let (_dir, root) = tree();
+    let mut server = Spawned::start(&root, &[]);
+    server.send(&json!({
+        "jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen",
+        "params": with_meta(json!({"notifications": {"resourcesListChanged": true}}))
+    }));
+    server.notification("notifications/subscriptions/acknowledged");
+    let status = Command::new("kill")
+        .arg("-TERM")
+        .arg(server.child.id().to_string())
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let result = server.response(&json!("l"));
+    assert_eq!(result["result"]["resultType"], "complete", "{result}");
+    let cancelled = server.notification("notifications/cancelled");
+    assert_eq!(cancelled["params"]["requestId"], "l", "{cancelled}");
+    assert!(server.wait_exit().success());
+}
+
+#[test]
+fn pipelined_requests_of_both_eras_are_all_answered() {
+    let (_dir, root) = tree();
+    let mut server = Spawned::start(&root, &[]);
+    initialize(&mut server);
+    let mut lines = String::new();
+    for index in 0..40 {
+        let params = json!({"uri": uri(&root, &format!("note-{}.txt", index % 5))});
+        let params = if index % 2 == 0 {
+            with_meta(params)
+        } else {
+            params
+        };
+        let request = json!({"jsonrpc": "2.0", "id": 1000 + index, "method": "resources/read", "params": params});
+        lines.push_str(&request.to_string());
+        lines.push('\n');
+    }
+    // One write: the server sees a burst of lines and answers them in any order.
+    server.send_line(lines.trim_end());
+    for index in 0..40 {
+        let response = server.response(&json!(1000 + index));
+        let text = format!("note {}", index % 5);
+        assert_eq!(
+            response["result"]["contents"][0]["text"], text,
+            "{response}"
+        );
+        assert_eq!(
+            response["result"].get("resultType").is_some(),
+            index % 2 == 0,
+            "the era follows the request: {response}"
+        );
+    }
+    server.close_stdin();
+    assert!(server.wait_exit().success());
+}
