@@ -217,6 +217,9 @@ pub struct Session {
     ordered_busy: Option<Ticket>,
     batches: HashMap<u64, Batch>,
     outputs: VecDeque<Output>,
+    /// Changes fed while `Initializing`, delivered once `Ready`. Already coalesced by the hub,
+    /// and kept without duplicates, so bounded by what the session subscribed to.
+    held_changes: Vec<Change>,
 }
 
 /// The level below which log messages are not sent until the client calls `logging/setLevel`.
@@ -238,6 +241,7 @@ impl Session {
             ordered_busy: None,
             batches: HashMap::new(),
             outputs: VecDeque::new(),
+            held_changes: Vec::new(),
         }
     }
 
@@ -309,12 +313,25 @@ impl Session {
 
     /// Feeds the pending subscription changes of this session's subscriber (from
     /// `Service::drain_changes`). They become `notifications/resources/updated` and
-    /// `notifications/resources/list_changed` once the session is ready, and are dropped
-    /// before (the client would not expect them yet).
+    /// `notifications/resources/list_changed` once the session is ready: changes fed while
+    /// `Initializing` are held (without duplicates) and sent when `notifications/initialized`
+    /// arrives, since the hub has already handed them over; before `initialize` there is
+    /// nothing the client could have subscribed to, and they are dropped.
     pub fn handle_changes(&mut self, changes: Vec<Change>, _now: Instant) {
-        if self.state != LifecycleState::Ready {
-            return;
+        match self.state {
+            LifecycleState::Ready => self.deliver_changes(changes),
+            LifecycleState::Initializing => {
+                for change in changes {
+                    if !self.held_changes.contains(&change) {
+                        self.held_changes.push(change);
+                    }
+                }
+            }
+            LifecycleState::Uninitialized => {}
         }
+    }
+
+    fn deliver_changes(&mut self, changes: Vec<Change>) {
         for change in changes {
             match change {
                 Change::ListChanged if self.config.offer.list_changed => {
@@ -403,6 +420,8 @@ impl Session {
         match notification.method.as_str() {
             method::NOTIFICATION_INITIALIZED if self.state == LifecycleState::Initializing => {
                 self.state = LifecycleState::Ready;
+                let held = std::mem::take(&mut self.held_changes);
+                self.deliver_changes(held);
                 if self.config.offer.list_changed {
                     self.enqueue(
                         None,

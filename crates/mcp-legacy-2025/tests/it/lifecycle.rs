@@ -105,15 +105,48 @@ fn no_list_change_watch_when_not_offered() {
 }
 
 #[test]
-fn changes_before_ready_are_dropped() {
+fn changes_before_initialize_are_dropped() {
     let mut driver = Driver::new(Offer::default());
-    feed(&mut driver, &initialize("2025-11-25"));
-    driver.run();
     let now = driver.now;
     driver
         .session
         .handle_changes(vec![Change::ListChanged], now);
     assert!(driver.run().is_empty());
+    feed(&mut driver, &initialize("2025-11-25"));
+    driver.run();
+    feed(&mut driver, INITIALIZED);
+    let sent = driver.run();
+    assert!(
+        !sent.iter().any(|message| message.contains("list_changed")),
+        "{sent:?}"
+    );
+}
+
+#[test]
+fn changes_while_initializing_wait_for_initialized() {
+    let mut driver = Driver::new(Offer::default());
+    feed(&mut driver, &initialize("2025-11-25"));
+    driver.run();
+    let now = driver.now;
+    let updated = Change::ResourceUpdated("mem:///docs/readme.md".into());
+    driver
+        .session
+        .handle_changes(vec![Change::ListChanged, updated.clone()], now);
+    driver
+        .session
+        .handle_changes(vec![Change::ListChanged, updated], now);
+    assert!(driver.run().is_empty(), "nothing before initialized");
+
+    feed(&mut driver, INITIALIZED);
+    let sent = driver.run();
+    assert_eq!(
+        sent,
+        [
+            r#"{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"mem:///docs/readme.md"}}"#,
+        ],
+        "held changes are delivered once, without duplicates"
+    );
 }
 
 #[test]
