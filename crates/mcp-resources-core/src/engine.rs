@@ -299,16 +299,21 @@ impl EngineBuilder {
             .map(|(index, slot)| (slot.resource.uri.as_str().to_owned(), index))
             .collect();
 
-        let mut list_cache = CachePolicy::default().hint(default_ttl, policy_depends);
+        // The list's hint holds for every source it may draw from; with no source at all it is
+        // the engine default.
+        let mut list_cache: Option<CacheHint> = None;
+        let mut combine_list = |hint: CacheHint| {
+            list_cache = Some(list_cache.map_or(hint, |list| list.combine(hint)));
+        };
         for slot in &statics {
-            list_cache = list_cache.combine(slot.cache);
+            combine_list(slot.cache);
         }
 
         let mut templates = self.templates;
         let mut providers = Vec::with_capacity(self.providers.len());
         for (index, provider) in self.providers.into_iter().enumerate() {
             let cache = provider.cache_policy().hint(default_ttl, policy_depends);
-            list_cache = list_cache.combine(cache);
+            combine_list(cache);
             let mut own_templates = TemplateIndex::new();
             for descriptor in provider.templates() {
                 own_templates.insert(descriptor.uri_template.clone(), ());
@@ -360,7 +365,8 @@ impl EngineBuilder {
             templates,
             by_text,
             read_templates,
-            list_cache,
+            list_cache: list_cache
+                .unwrap_or_else(|| CachePolicy::default().hint(default_ttl, policy_depends)),
             templates_cache,
         })
     }

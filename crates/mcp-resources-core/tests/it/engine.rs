@@ -352,6 +352,33 @@ fn cache_hints_come_from_the_source_then_the_default() {
 }
 
 #[test]
+fn a_list_whose_sources_all_set_a_ttl_is_not_capped_by_the_default() {
+    let memory = MemoryProvider::new().with_cache_policy(CachePolicy {
+        ttl_ms: Some(5_000),
+        per_principal: false,
+    });
+    let (file, file_contents) = text_resource("mem:///provided", "p");
+    memory.insert(file, file_contents);
+    let engine = EngineBuilder::new(key())
+        .provider(Arc::new(memory))
+        .build()
+        .unwrap();
+    let page = run(engine.list_resources(&Principal::anonymous(), None)).unwrap();
+    assert_eq!(
+        page.cache.ttl_ms, 5_000,
+        "the only source says 5 s; the default is 0"
+    );
+
+    let empty = EngineBuilder::new(key()).build().unwrap();
+    let page = run(empty.list_resources(&Principal::anonymous(), None)).unwrap();
+    assert_eq!(
+        page.cache.ttl_ms,
+        Limits::default().default_ttl_ms,
+        "no source: the default"
+    );
+}
+
+#[test]
 fn cache_scope_is_private_under_a_principal_dependent_policy_on_every_page() {
     let memory = Arc::new(MemoryProvider::new());
     for i in 0..5 {
