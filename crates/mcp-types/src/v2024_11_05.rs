@@ -30,6 +30,16 @@ pub struct Annotations {
     pub priority: Option<f64>,
 }
 
+impl Annotations {
+    /// The 2024-11-05 annotations of the newest ones, or `None` when nothing this version knows
+    /// is left (for example annotations that held only `lastModified`): an empty object says
+    /// nothing, so it is not sent.
+    pub fn narrowed(newest: crate::resources::Annotations) -> Option<Annotations> {
+        let narrowed = Annotations::from(newest);
+        (narrowed.audience.is_some() || narrowed.priority.is_some()).then_some(narrowed)
+    }
+}
+
 impl From<crate::resources::Annotations> for Annotations {
     fn from(newest: crate::resources::Annotations) -> Self {
         Annotations {
@@ -69,7 +79,7 @@ impl From<crate::resources::Resource> for Resource {
             description: newest.description,
             mime_type: newest.mime_type,
             size: newest.size,
-            annotations: newest.annotations.map(Annotations::from),
+            annotations: newest.annotations.and_then(Annotations::narrowed),
         }
     }
 }
@@ -100,7 +110,7 @@ impl From<crate::resources::ResourceTemplate> for ResourceTemplate {
             name: newest.name,
             description: newest.description,
             mime_type: newest.mime_type,
-            annotations: newest.annotations.map(Annotations::from),
+            annotations: newest.annotations.and_then(Annotations::narrowed),
         }
     }
 }

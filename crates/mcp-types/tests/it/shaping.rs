@@ -139,6 +139,19 @@ fn template_contents_and_implementation_per_version() {
 }
 
 #[test]
+fn annotations_left_empty_by_narrowing_are_not_sent() {
+    let mut newest = resources::Resource::new("file:///a.txt", "a.txt");
+    newest.annotations = Some(resources::Annotations {
+        last_modified: Some("2026-11-29T12:00:00Z".into()),
+        ..resources::Annotations::default()
+    });
+    let old = serde_json::to_value(v2024_11_05::Resource::from(newest.clone())).unwrap();
+    assert_eq!(old.get("annotations"), None, "{old}");
+    let newer = serde_json::to_value(v2025_06_18::Resource::from(newest)).unwrap();
+    assert_eq!(newer["annotations"]["lastModified"], "2026-11-29T12:00:00Z");
+}
+
+#[test]
 fn revision_2025_03_26_reuses_the_2024_11_05_shapes() {
     let resource: v2025_03_26::Resource = full_resource().into();
     let same: v2024_11_05::Resource = full_resource().into();
