@@ -1,8 +1,9 @@
-//! `cargo xtask`: the project's automation (tidy checks and the conformance suite; benchmarks later).
+//! `cargo xtask`: the project's automation (tidy checks, the conformance suite, benchmarks).
 //!
 //! **Layer:** tooling. Nothing depends on this crate, and it must never be needed to build or run
 //! the product crates.
 
+mod bench;
 mod conformance;
 mod tidy;
 
@@ -25,12 +26,14 @@ fn main() -> ExitCode {
             }
         },
         Some("conformance") => conformance::run(&args[1..]),
+        Some("bench") => bench::run(&args[1..]),
         _ => {
             eprintln!(
                 "usage: cargo xtask <command>\n\n\
                  commands:\n  \
                  tidy         check module docs, print macros in libraries, the dependency graph and ARCHITECTURE.md\n  \
-                 conformance  run the official MCP conformance suite against mcp-resources (see --help)\n\n\
+                 conformance  run the official MCP conformance suite against mcp-resources (see --help)\n  \
+                 bench        mcp-resources side by side with rmcp and a floor; writes BENCHMARKS.md (--quick)\n\n\
                  The same tidy checks run as part of `cargo test --workspace`."
             );
             ExitCode::from(2)

@@ -5,7 +5,7 @@
 //! `cargo metadata`; they never build or change anything.
 //!
 //! What they keep true:
-//! - every Rust file of every crate opens with a `//!` doc;
+//! - every Rust file of every crate (and of the bench programs) opens with a `//!` doc;
 //! - library code never prints (`println!`, `eprintln!`, `print!`, `eprint!`, `dbg!`): stdout
 //!   belongs to the stdio transport, and logs go through `tracing`;
 //! - the dependency graph is the architecture (`STYLE.md`): tokio, hyper and axum only in
@@ -327,10 +327,12 @@ impl Metadata {
     }
 }
 
-/// All `.rs` files of the crates (sources, tests, benches, examples) and of the xtask.
+/// All `.rs` files of the crates (sources, tests, benches, examples), of the xtask and of the
+/// bench-only programs under `bench/`.
 fn rust_files(root: &Path) -> Vec<PathBuf> {
     let mut files = rust_files_under(&root.join("crates"));
     files.extend(rust_files_under(&root.join("xtask").join("src")));
+    files.extend(rust_files_under(&root.join("bench")));
     files
 }
 

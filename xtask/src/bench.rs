@@ -1,0 +1,1557 @@
+//! `cargo xtask bench`: `mcp-resources` side by side with the official Rust SDK (`rmcp`) and
+//! with a floor (what transport and JSON alone cost), on the same workload, in interleaved
+//! rounds, with medians written to `BENCHMARKS.md` (issue 8).
+//!
+//! **Layer:** tooling. It builds the release binary and the bench-only programs of
+//! `bench/rmcp-anchor` (their own cargo workspace, never a dependency of the product), writes a
+//! configuration serving 1,000 text resources of 1 KiB (`mem:///r/0000`…) plus a template,
+//! starts every server as a child process on loopback, and drives it with a load driver of its
+//! own: pipelined JSON lines on stdio, keep-alive HTTP/1.1 connections over raw TCP. Server CPU
+//! time comes from the server process's own scheduler statistics (the sum of
+//! `/proc/<pid>/task/*/schedstat`, nanoseconds), peak RSS from `VmHWM` in
+//! `/proc/<pid>/status`. It never links the product crates, and it kills every process it starts
+//! on every exit path ([`Server`] kills on drop). Every figure it prints was measured; a run
+//! whose replies are not the expected results fails the bench instead of giving a number.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::tidy::workspace_root;
+
+const USAGE: &str = "usage: cargo xtask bench [--quick]
+
+Builds mcp-resources and bench/rmcp-anchor (the rmcp anchor server and the floor) in release,
+then measures resources/read at concurrency 1 and 32 on stdio and Streamable HTTP (both eras for
+mcp-resources) and the resources/list walk, in interleaved rounds, and writes BENCHMARKS.md.
+
+  --quick   fewer rounds and shorter runs (a few minutes in all)";
+
+/// How many static resources are served, and their size.
+const RESOURCE_COUNT: usize = 1000;
+const RESOURCE_BYTES: usize = 1024;
+/// The list page size every server uses.
+const PAGE_SIZE: usize = 100;
+/// How long a server may take to accept connections.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a reply may take before the run is abandoned.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(20);
+/// The subscriptions scenario: sessions, and subscriptions per session (the core's default
+/// limit per subscriber is 1,000).
+const SUBSCRIPTION_SESSIONS: usize = 100;
+const SUBSCRIPTIONS_PER_SESSION: usize = 1_000;
+/// The legacy protocol revision used on the wire.
+const LEGACY: &str = "2025-11-25";
+/// The modern protocol revision.
+const MODERN: &str = "2026-07-28";
+
+/// How much work one invocation does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Plan {
+    quick: bool,
+    rounds: usize,
+    warmup: usize,
+    /// The most requests of one measured run, by concurrency 1 and 32.
+    count_c1: usize,
+    count_c32: usize,
+    /// The longest measured run.
+    run_time: Duration,
+    /// List walks per run.
+    walks: usize,
+}
+
+impl Plan {
+    fn new(quick: bool) -> Plan {
+        if quick {
+            Plan {
+                quick,
+                rounds: 3,
+                warmup: 300,
+                count_c1: 3_000,
+                count_c32: 20_000,
+                run_time: Duration::from_secs(2),
+                walks: 30,
+            }
+        } else {
+            Plan {
+                quick,
+                rounds: 5,
+                warmup: 1_000,
+                count_c1: 20_000,
+                count_c32: 100_000,
+                run_time: Duration::from_secs(5),
+                walks: 200,
+            }
+        }
+    }
+}
+
+fn parse_options(args: &[String]) -> Result<Plan, String> {
+    let mut quick = false;
+    for arg in args {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    Ok(Plan::new(quick))
+}
+
+/// Runs `cargo xtask bench` with the arguments after the command name.
+pub(crate) fn run(args: &[String]) -> ExitCode {
+    if args.iter().any(|arg| arg == "--help" || arg == "-h") {
+        println!("{USAGE}");
+        return ExitCode::SUCCESS;
+    }
+    let plan = match parse_options(args) {
+        Ok(plan) => plan,
+        Err(message) => {
+            eprintln!("bench: {message}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run_plan(plan, args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("bench: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The protocol era of a request on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Era {
+    /// `initialize` first (a session on HTTP), then bare requests.
+    Legacy,
+    /// No handshake; every request carries `_meta` (and, on HTTP, the routing headers).
+    Modern,
+}
+
+/// Who serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Subject {
+    Ours(Era),
+    Rmcp(Era),
+    Floor,
+}
+
+impl Subject {
+    fn label(self) -> &'static str {
+        match self {
+            Subject::Ours(Era::Legacy) => "mcp-resources, legacy (2025-11-25)",
+            Subject::Ours(Era::Modern) => "mcp-resources, modern (2026-07-28)",
+            Subject::Rmcp(Era::Legacy) => "rmcp 3.11, legacy (2025-11-25)",
+            Subject::Rmcp(Era::Modern) => "rmcp 3.11, modern (2026-07-28)",
+            Subject::Floor => "floor (bare pipe / bare hyper, typed serde)",
+        }
+    }
+
+    fn era(self) -> Era {
+        match self {
+            Subject::Ours(era) | Subject::Rmcp(era) => era,
+            Subject::Floor => Era::Legacy,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Transport {
+    Stdio,
+    Http,
+}
+
+impl Transport {
+    fn label(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "Streamable HTTP (JSON replies)",
+        }
+    }
+}
+
+/// What is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Workload {
+    /// `resources/read` of the 1 KiB resources, round robin, at this concurrency.
+    Read { concurrency: usize },
+    /// Full `resources/list` walks with pages of 100, one request at a time.
+    ListWalk,
+    /// 100,000 `resources/subscribe` over 100 legacy HTTP sessions (1,000 each, the most one
+    /// subscriber may hold), 32 connections; mcp-resources only.
+    Subscriptions,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Scenario {
+    workload: Workload,
+    transport: Transport,
+}
+
+impl Scenario {
+    fn title(&self) -> String {
+        match self.workload {
+            Workload::Read { concurrency } => format!(
+                "resources/read, {}, concurrency {concurrency}",
+                self.transport.label()
+            ),
+            Workload::ListWalk => format!(
+                "resources/list walk (1,000 resources, pages of {PAGE_SIZE}), {}, concurrency 1; figures per page",
+                self.transport.label()
+            ),
+            Workload::Subscriptions => format!(
+                "{} resources/subscribe over {SUBSCRIPTION_SESSIONS} legacy sessions ({} each), {}, concurrency 32; \
+                 peak RSS with all of them held; figures per subscribe",
+                SUBSCRIPTION_SESSIONS * SUBSCRIPTIONS_PER_SESSION,
+                SUBSCRIPTIONS_PER_SESSION,
+                self.transport.label()
+            ),
+        }
+    }
+
+    fn subjects(&self) -> Vec<Subject> {
+        if self.workload == Workload::Subscriptions {
+            return vec![Subject::Ours(Era::Legacy)];
+        }
+        let mut subjects = vec![
+            Subject::Ours(Era::Legacy),
+            Subject::Rmcp(Era::Legacy),
+            Subject::Ours(Era::Modern),
+            Subject::Rmcp(Era::Modern),
+        ];
+        if matches!(self.workload, Workload::Read { .. }) {
+            subjects.push(Subject::Floor);
+        }
+        subjects
+    }
+}
+
+/// The figures of one measured run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Figures {
+    requests_per_second: f64,
+    p50_us: f64,
+    p99_us: f64,
+    cpu_us_per_request: f64,
+    peak_rss_mib: f64,
+}
+
+/// The programs under test and their inputs.
+struct Programs {
+    ours: PathBuf,
+    anchor: PathBuf,
+    floor: PathBuf,
+    config: PathBuf,
+    logs: PathBuf,
+}
+
+fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
+    let root = workspace_root();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let work = target.join("bench-work");
+    fs::create_dir_all(work.join("empty"))
+        .map_err(|error| format!("cannot create {}: {error}", work.display()))?;
+    let config = work.join("resources.toml");
+    fs::write(&config, config_text())
+        .map_err(|error| format!("cannot write {}: {error}", config.display()))?;
+
+    eprintln!("bench: building mcp-resources (release)");
+    cargo_build(
+        &root,
+        &[
+            "build",
+            "--release",
+            "--package",
+            "mcp-server-bin",
+            "--bin",
+            "mcp-resources",
+        ],
+        None,
+    )?;
+    eprintln!("bench: building bench/rmcp-anchor (release)");
+    let bench_target = target.join("bench");
+    let manifest = root.join("bench/rmcp-anchor/Cargo.toml");
+    let manifest = manifest.to_string_lossy();
+    cargo_build(
+        &root,
+        &["build", "--release", "--manifest-path", &manifest],
+        Some(&bench_target),
+    )?;
+    let programs = Programs {
+        ours: target.join("release/mcp-resources"),
+        anchor: bench_target.join("release/rmcp-anchor"),
+        floor: bench_target.join("release/bench-floor"),
+        config,
+        logs: work.clone(),
+    };
+
+    let mut scenarios = Vec::new();
+    for transport in [Transport::Stdio, Transport::Http] {
+        for concurrency in [1, 32] {
+            scenarios.push(Scenario {
+                workload: Workload::Read { concurrency },
+                transport,
+            });
+        }
+    }
+    for transport in [Transport::Stdio, Transport::Http] {
+        scenarios.push(Scenario {
+            workload: Workload::ListWalk,
+            transport,
+        });
+    }
+    scenarios.push(Scenario {
+        workload: Workload::Subscriptions,
+        transport: Transport::Http,
+    });
+
+    let started = Instant::now();
+    let mut results: BTreeMap<Scenario, BTreeMap<Subject, Vec<Figures>>> = BTreeMap::new();
+    for scenario in &scenarios {
+        eprintln!("bench: {}", scenario.title());
+        for round in 0..plan.rounds {
+            // Interleaved: every subject once per round, in the same order.
+            for subject in scenario.subjects() {
+                let figures = measure(&programs, &plan, *scenario, subject).map_err(|error| {
+                    format!("{} / {}: {error}", scenario.title(), subject.label())
+                })?;
+                eprintln!(
+                    "  round {} {:<45} {:>9.0} req/s  cpu {:>7.1} µs/req  p50 {:>8.1} µs  p99 {:>8.1} µs  rss {:>6.1} MiB",
+                    round + 1,
+                    subject.label(),
+                    figures.requests_per_second,
+                    figures.cpu_us_per_request,
+                    figures.p50_us,
+                    figures.p99_us,
+                    figures.peak_rss_mib
+                );
+                results
+                    .entry(*scenario)
+                    .or_default()
+                    .entry(subject)
+                    .or_default()
+                    .push(figures);
+            }
+        }
+    }
+
+    let command = if args.is_empty() {
+        "cargo xtask bench".to_owned()
+    } else {
+        format!("cargo xtask bench {}", args.join(" "))
+    };
+    let report = render_report(&plan, &command, &results, started.elapsed());
+    let path = root.join("BENCHMARKS.md");
+    fs::write(&path, &report)
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    println!("{report}");
+    eprintln!("bench: wrote {}", path.display());
+    Ok(())
+}
+
+fn cargo_build(root: &Path, args: &[&str], target_dir: Option<&Path>) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command.current_dir(root).args(args);
+    if let Some(dir) = target_dir {
+        command.env("CARGO_TARGET_DIR", dir);
+    }
+    let status = command
+        .status()
+        .map_err(|error| format!("cannot run cargo: {error}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("cargo {} failed ({status})", args.join(" ")))
+    }
+}
+
+/// The text of resource `index`: 1 KiB, the same bytes the anchor and the floor serve.
+fn resource_text(index: usize) -> String {
+    let mut text = format!("resource {index:04} ");
+    while text.len() < RESOURCE_BYTES {
+        text.push('x');
+    }
+    text
+}
+
+/// The `mcp-resources` configuration of the workload: no files, 1,000 static resources and a
+/// template, no watching, warnings only in the log.
+fn config_text() -> String {
+    let mut text = String::from(
+        "# Written by `cargo xtask bench`: the bench workload.\n\
+         paths = [\"empty\"]\nwatch = false\nlog_level = \"warn\"\npage_size = 100\n\n",
+    );
+    for index in 0..RESOURCE_COUNT {
+        let _ = write!(
+            text,
+            "[[resources]]\nuri = \"mem:///r/{index:04}\"\nname = \"r{index:04}\"\nmime_type = \"text/plain\"\ntext = \"{}\"\n\n",
+            resource_text(index)
+        );
+    }
+    text.push_str("[[resources]]\nuri_template = \"mem:///t/{id}\"\nname = \"t\"\nmime_type = \"text/plain\"\ntext = \"template {id}\"\n");
+    text
+}
+
+/// A server child process; killed on drop.
+struct Server {
+    child: Child,
+    port: Option<u16>,
+    stdio: Option<(ChildStdin, BufReader<ChildStdout>)>,
+    log: PathBuf,
+}
+
+impl Server {
+    fn start(
+        programs: &Programs,
+        subject: Subject,
+        transport: Transport,
+    ) -> Result<Server, String> {
+        let port = match transport {
+            Transport::Stdio => None,
+            Transport::Http => Some(free_port()?),
+        };
+        let address = port.map(|port| format!("127.0.0.1:{port}"));
+        let mut command = match subject {
+            Subject::Ours(_) => {
+                let mut command = Command::new(&programs.ours);
+                command.arg("serve");
+                if let Some(address) = &address {
+                    command.args(["--http", address]);
+                }
+                command.arg("--config").arg(&programs.config);
+                command
+            }
+            Subject::Rmcp(_) | Subject::Floor => {
+                let program = if subject != Subject::Floor {
+                    &programs.anchor
+                } else {
+                    &programs.floor
+                };
+                let mut command = Command::new(program);
+                match &address {
+                    Some(address) => command.args(["http", address]),
+                    None => command.arg("stdio"),
+                };
+                command
+            }
+        };
+        let log = programs.logs.join("server.log");
+        let file = fs::File::create(&log)
+            .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
+        command.stderr(file);
+        match transport {
+            Transport::Stdio => command.stdin(Stdio::piped()).stdout(Stdio::piped()),
+            Transport::Http => command.stdin(Stdio::null()).stdout(Stdio::null()),
+        };
+        let mut child = command
+            .spawn()
+            .map_err(|error| format!("cannot start {:?}: {error}", command.get_program()))?;
+        let stdio = match (child.stdin.take(), child.stdout.take()) {
+            (Some(stdin), Some(stdout)) => Some((stdin, BufReader::with_capacity(1 << 16, stdout))),
+            _ => None,
+        };
+        let mut server = Server {
+            child,
+            port,
+            stdio,
+            log,
+        };
+        if let Some(port) = port {
+            let deadline = Instant::now() + START_TIMEOUT;
+            while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+                if let Ok(Some(status)) = server.child.try_wait() {
+                    return Err(format!(
+                        "the server exited before listening ({status}){}",
+                        server.log_tail()
+                    ));
+                }
+                if Instant::now() > deadline {
+                    return Err(format!(
+                        "the server did not listen within {START_TIMEOUT:?}{}",
+                        server.log_tail()
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        Ok(server)
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn log_tail(&self) -> String {
+        let text = fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(20)..].join("\n");
+        format!("\n--- server log ({}):\n{tail}", self.log.display())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A port of 127.0.0.1 that was free a moment ago.
+fn free_port() -> Result<u16, String> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .map_err(|error| format!("cannot find a free port: {error}"))?;
+    listener
+        .local_addr()
+        .map(|address| address.port())
+        .map_err(|error| format!("cannot find a free port: {error}"))
+}
+
+/// CPU time the process has used so far, all threads, in nanoseconds.
+fn cpu_ns(pid: u32) -> Result<u64, String> {
+    let dir = format!("/proc/{pid}/task");
+    let mut total = 0;
+    for entry in fs::read_dir(&dir).map_err(|error| format!("cannot read {dir}: {error}"))? {
+        let path = entry
+            .map_err(|error| format!("cannot read {dir}: {error}"))?
+            .path()
+            .join("schedstat");
+        // A thread may end between the listing and the read; its time is then lost, which
+        // the servers measured here do not do in steady state.
+        if let Ok(text) = fs::read_to_string(&path) {
+            total += text
+                .split_whitespace()
+                .next()
+                .and_then(|field| field.parse::<u64>().ok())
+                .ok_or_else(|| format!("unexpected {}: {text:?}", path.display()))?;
+        }
+    }
+    Ok(total)
+}
+
+/// The peak resident set size of the process, in MiB.
+fn peak_rss_mib(pid: u32) -> Result<f64, String> {
+    let path = format!("/proc/{pid}/status");
+    let text = fs::read_to_string(&path).map_err(|error| format!("cannot read {path}: {error}"))?;
+    let kib = text
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .ok_or_else(|| format!("no VmHWM in {path}"))?;
+    Ok(kib / 1024.0)
+}
+
+/// Starts the subject, shakes hands, warms up, measures, and stops it.
+fn measure(
+    programs: &Programs,
+    plan: &Plan,
+    scenario: Scenario,
+    subject: Subject,
+) -> Result<Figures, String> {
+    let mut server = Server::start(programs, subject, scenario.transport)?;
+    let result = measure_started(&mut server, plan, scenario, subject);
+    result.map_err(|error| format!("{error}{}", server.log_tail()))
+}
+
+fn measure_started(
+    server: &mut Server,
+    plan: &Plan,
+    scenario: Scenario,
+    subject: Subject,
+) -> Result<Figures, String> {
+    let pid = server.pid();
+    let era = subject.era();
+    let mut client = match scenario.transport {
+        Transport::Stdio => {
+            let (stdin, stdout) = server.stdio.take().ok_or("the server has no pipes")?;
+            Client::Stdio(StdioClient {
+                stdin: BufWriter::with_capacity(1 << 16, stdin),
+                stdout,
+                pid,
+            })
+        }
+        Transport::Http => Client::Http(HttpClient {
+            port: server.port.ok_or("the server has no port")?,
+            session: None,
+        }),
+    };
+    if era == Era::Legacy
+        && subject != Subject::Floor
+        && scenario.workload != Workload::Subscriptions
+    {
+        client.initialize()?;
+    }
+    match scenario.workload {
+        Workload::Read { concurrency } => {
+            let count = if concurrency == 1 {
+                plan.count_c1
+            } else {
+                plan.count_c32
+            };
+            client.read_load(era, concurrency, plan.warmup, plan.run_time, 1_000_000)?;
+            let before = cpu_ns(pid)?;
+            let load = client.read_load(era, concurrency, count, plan.run_time, 10_000_000)?;
+            let after = cpu_ns(pid)?;
+            Ok(load.figures(after - before, peak_rss_mib(pid)?))
+        }
+        Workload::ListWalk => {
+            client.list_walks(era, 3, 1_000_000)?;
+            let before = cpu_ns(pid)?;
+            let load = client.list_walks(era, plan.walks, 10_000_000)?;
+            let after = cpu_ns(pid)?;
+            Ok(load.figures(after - before, peak_rss_mib(pid)?))
+        }
+        Workload::Subscriptions => {
+            let Client::Http(client) = &client else {
+                return Err("subscriptions are measured on HTTP only".to_owned());
+            };
+            let sessions = client.open_sessions(SUBSCRIPTION_SESSIONS)?;
+            let before = cpu_ns(pid)?;
+            let load = client.subscribe_load(&sessions, SUBSCRIPTIONS_PER_SESSION, 32)?;
+            let after = cpu_ns(pid)?;
+            Ok(load.figures(after - before, peak_rss_mib(pid)?))
+        }
+    }
+}
+
+/// What one load phase observed.
+struct Load {
+    latencies: Vec<Duration>,
+    elapsed: Duration,
+}
+
+impl Load {
+    fn figures(&self, cpu_ns: u64, peak_rss_mib: f64) -> Figures {
+        let mut sorted = self.latencies.clone();
+        sorted.sort_unstable();
+        let quantile = |q: f64| -> f64 {
+            if sorted.is_empty() {
+                return 0.0;
+            }
+            let index = ((sorted.len() as f64 * q).ceil() as usize).clamp(1, sorted.len()) - 1;
+            sorted[index].as_secs_f64() * 1e6
+        };
+        let count = self.latencies.len().max(1) as f64;
+        Figures {
+            requests_per_second: self.latencies.len() as f64 / self.elapsed.as_secs_f64(),
+            p50_us: quantile(0.50),
+            p99_us: quantile(0.99),
+            cpu_us_per_request: cpu_ns as f64 / 1e3 / count,
+            peak_rss_mib,
+        }
+    }
+}
+
+/// The JSON-RPC request body for `method` with `params` (an object), in `era`.
+fn request_body(era: Era, id: u64, method: &str, params: &str) -> String {
+    match era {
+        Era::Legacy => {
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}}}}}"#)
+        }
+        Era::Modern => {
+            let comma = if params.is_empty() { "" } else { "," };
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{comma}"_meta":{{"io.modelcontextprotocol/protocolVersion":"{MODERN}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+            )
+        }
+    }
+}
+
+fn read_uri(n: u64) -> String {
+    format!("mem:///r/{:04}", n % RESOURCE_COUNT as u64)
+}
+
+/// Checks that a reply is a successful result with the expected content, and returns its id.
+fn check_reply(body: &str, expect: &str) -> Result<u64, String> {
+    let short = || body.chars().take(300).collect::<String>();
+    if !body.contains("\"result\"") || !body.contains(expect) {
+        return Err(format!(
+            "unexpected reply (wanted a result holding {expect:?}): {}",
+            short()
+        ));
+    }
+    let at = body
+        .find("\"id\":")
+        .ok_or_else(|| format!("a reply without an id: {}", short()))?;
+    let digits: String = body[at + 5..]
+        .trim_start()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits
+        .parse()
+        .map_err(|_| format!("a reply without a numeric id: {}", short()))
+}
+
+enum Client {
+    Stdio(StdioClient),
+    Http(HttpClient),
+}
+
+struct StdioClient {
+    stdin: BufWriter<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    pid: u32,
+}
+
+struct HttpClient {
+    port: u16,
+    session: Option<String>,
+}
+
+const INITIALIZE_PARAMS: &str = r#""protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cargo-xtask-bench","version":"0.0.0"}"#;
+
+impl Client {
+    fn initialize(&mut self) -> Result<(), String> {
+        let initialize = request_body(Era::Legacy, 0, "initialize", INITIALIZE_PARAMS);
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        match self {
+            Client::Stdio(client) => {
+                client.send_line(&initialize)?;
+                client
+                    .stdin
+                    .flush()
+                    .map_err(|error| format!("cannot write to the server: {error}"))?;
+                let reply = client.receive_line()?;
+                check_reply(&reply, "protocolVersion")?;
+                client.send_line(initialized)?;
+                client
+                    .stdin
+                    .flush()
+                    .map_err(|error| format!("cannot write to the server: {error}"))
+            }
+            Client::Http(client) => {
+                let mut connection = client.connect()?;
+                let reply = connection.post(client, &initialize, "initialize", None)?;
+                check_reply(&reply.body, "protocolVersion")?;
+                client.session = reply.session;
+                let reply =
+                    connection.post(client, initialized, "notifications/initialized", None)?;
+                if reply.status / 100 != 2 {
+                    return Err(format!(
+                        "notifications/initialized answered {}",
+                        reply.status
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `count` reads (at most `limit` long) with `concurrency` in flight; ids from `first_id`.
+    fn read_load(
+        &mut self,
+        era: Era,
+        concurrency: usize,
+        count: usize,
+        limit: Duration,
+        first_id: u64,
+    ) -> Result<Load, String> {
+        match self {
+            Client::Stdio(client) => client.read_load(era, concurrency, count, limit, first_id),
+            Client::Http(client) => client.read_load(era, concurrency, count, limit, first_id),
+        }
+    }
+
+    /// `walks` full list walks, one request at a time; one latency per page.
+    fn list_walks(&mut self, era: Era, walks: usize, first_id: u64) -> Result<Load, String> {
+        let mut connection = match self {
+            Client::Http(client) => Some(client.connect()?),
+            Client::Stdio(_) => None,
+        };
+        let mut latencies = Vec::new();
+        let mut id = first_id;
+        let started = Instant::now();
+        for _ in 0..walks {
+            let mut cursor: Option<String> = None;
+            let mut seen = 0;
+            loop {
+                let params = cursor
+                    .as_ref()
+                    .map(|cursor| format!(r#""cursor":{}"#, Value::String(cursor.clone())))
+                    .unwrap_or_default();
+                let body = request_body(era, id, "resources/list", &params);
+                id += 1;
+                let sent = Instant::now();
+                let reply = match (&mut *self, &mut connection) {
+                    (Client::Stdio(client), _) => {
+                        client.send_line(&body)?;
+                        client
+                            .stdin
+                            .flush()
+                            .map_err(|error| format!("cannot write to the server: {error}"))?;
+                        client.receive_line()?
+                    }
+                    (Client::Http(client), Some(connection)) => {
+                        connection.post(client, &body, "resources/list", None)?.body
+                    }
+                    (Client::Http(_), None) => return Err("no connection".to_owned()),
+                };
+                latencies.push(sent.elapsed());
+                let value: Value = serde_json::from_str(&reply)
+                    .map_err(|error| format!("a list reply is not JSON ({error})"))?;
+                let result = value
+                    .get("result")
+                    .ok_or_else(|| format!("a list reply without a result: {value}"))?;
+                seen += result
+                    .get("resources")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                match result.get("nextCursor").and_then(Value::as_str) {
+                    Some(next) => cursor = Some(next.to_owned()),
+                    None => break,
+                }
+                if seen > RESOURCE_COUNT * 2 {
+                    return Err("the list walk does not end".to_owned());
+                }
+            }
+            if seen != RESOURCE_COUNT {
+                return Err(format!(
+                    "a list walk saw {seen} resources, expected {RESOURCE_COUNT}"
+                ));
+            }
+        }
+        Ok(Load {
+            latencies,
+            elapsed: started.elapsed(),
+        })
+    }
+}
+
+/// What the stdio writer tells the reader.
+enum Sent {
+    At(Instant),
+    Done,
+}
+
+impl StdioClient {
+    fn send_line(&mut self, line: &str) -> Result<(), String> {
+        self.stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| self.stdin.write_all(b"\n"))
+            .map_err(|error| format!("cannot write to the server: {error}"))
+    }
+
+    /// The next reply line; notifications are skipped.
+    fn receive_line(&mut self) -> Result<String, String> {
+        loop {
+            let mut line = String::new();
+            let read = self
+                .stdout
+                .read_line(&mut line)
+                .map_err(|error| format!("cannot read from the server: {error}"))?;
+            if read == 0 {
+                return Err("the server closed stdout".to_owned());
+            }
+            if line.contains("\"id\"") {
+                return Ok(line);
+            }
+        }
+    }
+
+    /// Pipelined reads: a writer thread keeps up to `concurrency` requests in flight, this
+    /// thread reads the replies; a watchdog kills the server if a reply takes too long.
+    fn read_load(
+        &mut self,
+        era: Era,
+        concurrency: usize,
+        count: usize,
+        limit: Duration,
+        first_id: u64,
+    ) -> Result<Load, String> {
+        let (sent_tx, sent_rx) = mpsc::channel::<Sent>();
+        let (credit_tx, credit_rx) = mpsc::channel::<()>();
+        let (progress_tx, progress_rx) = mpsc::channel::<bool>();
+        let pid = self.pid;
+        let stdin = &mut self.stdin;
+        let stdout = &mut self.stdout;
+        std::thread::scope(|scope| {
+            let writer = scope.spawn(move || -> Result<(), String> {
+                let started = Instant::now();
+                let mut in_flight = 0;
+                for n in 0..count as u64 {
+                    if started.elapsed() > limit {
+                        break;
+                    }
+                    while in_flight >= concurrency {
+                        if credit_rx.try_recv().is_ok() {
+                            in_flight -= 1;
+                            continue;
+                        }
+                        stdin
+                            .flush()
+                            .map_err(|error| format!("cannot write to the server: {error}"))?;
+                        credit_rx
+                            .recv()
+                            .map_err(|_| "the reader stopped".to_owned())?;
+                        in_flight -= 1;
+                    }
+                    let body = request_body(
+                        era,
+                        first_id + n,
+                        "resources/read",
+                        &format!(r#""uri":"{}""#, read_uri(n)),
+                    );
+                    let _ = sent_tx.send(Sent::At(Instant::now()));
+                    stdin
+                        .write_all(body.as_bytes())
+                        .and_then(|()| stdin.write_all(b"\n"))
+                        .map_err(|error| format!("cannot write to the server: {error}"))?;
+                    in_flight += 1;
+                }
+                stdin
+                    .flush()
+                    .map_err(|error| format!("cannot write to the server: {error}"))?;
+                let _ = sent_tx.send(Sent::Done);
+                Ok(())
+            });
+            let watchdog = scope.spawn(move || {
+                loop {
+                    match progress_rx.recv_timeout(REPLY_TIMEOUT) {
+                        Ok(true) => {}
+                        Ok(false) | Err(mpsc::RecvTimeoutError::Disconnected) => return false,
+                        Err(mpsc::RecvTimeoutError::Timeout) => {
+                            // The server stalled: kill it (by its id, which we started) so that
+                            // the reader sees end of file.
+                            let _ = Command::new("kill")
+                                .args(["-KILL", &pid.to_string()])
+                                .status();
+                            return true;
+                        }
+                    }
+                }
+            });
+            let started = Instant::now();
+            let mut sent_at: Vec<Instant> = Vec::with_capacity(count);
+            let mut done = false;
+            let mut latencies = Vec::with_capacity(count);
+            let mut line = String::new();
+            let outcome = loop {
+                // Learn about everything sent so far; wait for the writer when nothing is in flight.
+                while let Ok(message) = sent_rx.try_recv() {
+                    match message {
+                        Sent::At(at) => sent_at.push(at),
+                        Sent::Done => done = true,
+                    }
+                }
+                if latencies.len() == sent_at.len() {
+                    if done {
+                        break Ok(());
+                    }
+                    match sent_rx.recv() {
+                        Ok(Sent::At(at)) => sent_at.push(at),
+                        Ok(Sent::Done) => done = true,
+                        // The writer ended without saying so: it failed.
+                        Err(_) => break Err("the writer stopped".to_owned()),
+                    }
+                    continue;
+                }
+                line.clear();
+                match stdout.read_line(&mut line) {
+                    Ok(0) => break Err("the server closed stdout".to_owned()),
+                    Ok(_) => {}
+                    Err(error) => break Err(format!("cannot read from the server: {error}")),
+                }
+                if !line.contains("\"id\"") {
+                    continue;
+                }
+                let id = match check_reply(&line, "resource ") {
+                    Ok(id) => id,
+                    Err(error) => break Err(error),
+                };
+                // The writer announces a request just before writing it, so the reply may
+                // come before this thread has seen the announcement: wait for it.
+                let index = id.saturating_sub(first_id) as usize;
+                while sent_at.len() <= index && !done {
+                    match sent_rx.recv() {
+                        Ok(Sent::At(at)) => sent_at.push(at),
+                        Ok(Sent::Done) | Err(_) => done = true,
+                    }
+                }
+                let Some(at) = id
+                    .checked_sub(first_id)
+                    .and_then(|index| sent_at.get(index as usize))
+                else {
+                    break Err(format!(
+                        "a reply to id {id}, which was not sent in this phase"
+                    ));
+                };
+                latencies.push(at.elapsed());
+                let _ = progress_tx.send(true);
+                let _ = credit_tx.send(());
+            };
+            let elapsed = started.elapsed();
+            let _ = progress_tx.send(false);
+            drop(credit_tx);
+            let killed = watchdog.join().unwrap_or(false);
+            let written = writer
+                .join()
+                .unwrap_or_else(|_| Err("the writer panicked".to_owned()));
+            if killed {
+                return Err(format!(
+                    "no reply within {REPLY_TIMEOUT:?}; the server was killed"
+                ));
+            }
+            outcome?;
+            written?;
+            Ok(Load { latencies, elapsed })
+        })
+    }
+}
+
+/// An HTTP reply as the driver needs it.
+struct Reply {
+    status: u16,
+    session: Option<String>,
+    body: String,
+}
+
+/// One keep-alive HTTP/1.1 connection.
+struct Connection {
+    reader: BufReader<TcpStream>,
+    writer: TcpStream,
+    request: Vec<u8>,
+}
+
+impl HttpClient {
+    fn connect(&self) -> Result<Connection, String> {
+        let stream = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port))
+            .map_err(|error| format!("cannot connect to 127.0.0.1:{}: {error}", self.port))?;
+        let _ = stream.set_nodelay(true);
+        stream
+            .set_read_timeout(Some(REPLY_TIMEOUT))
+            .map_err(|error| format!("cannot set a timeout: {error}"))?;
+        let writer = stream
+            .try_clone()
+            .map_err(|error| format!("cannot clone a socket: {error}"))?;
+        Ok(Connection {
+            reader: BufReader::with_capacity(1 << 16, stream),
+            writer,
+            request: Vec::with_capacity(2048),
+        })
+    }
+
+    /// Reads on `concurrency` connections, each one request at a time.
+    fn read_load(
+        &self,
+        era: Era,
+        concurrency: usize,
+        count: usize,
+        limit: Duration,
+        first_id: u64,
+    ) -> Result<Load, String> {
+        let next = AtomicUsize::new(0);
+        let started = Instant::now();
+        let per_connection: Vec<Result<Vec<Duration>, String>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..concurrency)
+                .map(|_| {
+                    let next = &next;
+                    scope.spawn(move || -> Result<Vec<Duration>, String> {
+                        let mut connection = self.connect()?;
+                        let mut latencies = Vec::new();
+                        loop {
+                            let n = next.fetch_add(1, Ordering::Relaxed);
+                            if n >= count || started.elapsed() > limit {
+                                return Ok(latencies);
+                            }
+                            let uri = read_uri(n as u64);
+                            let body = request_body(
+                                era,
+                                first_id + n as u64,
+                                "resources/read",
+                                &format!(r#""uri":"{uri}""#),
+                            );
+                            let sent = Instant::now();
+                            let reply =
+                                connection.post(self, &body, "resources/read", Some(&uri))?;
+                            latencies.push(sent.elapsed());
+                            if reply.status != 200 {
+                                return Err(format!(
+                                    "HTTP {}: {}",
+                                    reply.status,
+                                    reply.body.chars().take(300).collect::<String>()
+                                ));
+                            }
+                            check_reply(&reply.body, "resource ")?;
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|worker| {
+                    worker
+                        .join()
+                        .unwrap_or_else(|_| Err("a driver thread panicked".to_owned()))
+                })
+                .collect()
+        });
+        let elapsed = started.elapsed();
+        let mut latencies = Vec::new();
+        for result in per_connection {
+            latencies.extend(result?);
+        }
+        Ok(Load { latencies, elapsed })
+    }
+}
+
+impl HttpClient {
+    /// Opens `count` legacy sessions (`initialize`, then `notifications/initialized`).
+    fn open_sessions(&self, count: usize) -> Result<Vec<HttpClient>, String> {
+        let mut connection = self.connect()?;
+        let initialize = request_body(Era::Legacy, 0, "initialize", INITIALIZE_PARAMS);
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let mut sessions = Vec::with_capacity(count);
+        for _ in 0..count {
+            let reply = connection.post(self, &initialize, "initialize", None)?;
+            check_reply(&reply.body, "protocolVersion")?;
+            let session = HttpClient {
+                port: self.port,
+                session: Some(
+                    reply
+                        .session
+                        .ok_or("initialize answered without Mcp-Session-Id")?,
+                ),
+            };
+            let reply =
+                connection.post(&session, initialized, "notifications/initialized", None)?;
+            if reply.status / 100 != 2 {
+                return Err(format!(
+                    "notifications/initialized answered {}",
+                    reply.status
+                ));
+            }
+            sessions.push(session);
+        }
+        Ok(sessions)
+    }
+
+    /// `per_session` subscriptions to distinct template URIs in every session, the sessions
+    /// shared out over `concurrency` connections.
+    fn subscribe_load(
+        &self,
+        sessions: &[HttpClient],
+        per_session: usize,
+        concurrency: usize,
+    ) -> Result<Load, String> {
+        let next = AtomicUsize::new(0);
+        let started = Instant::now();
+        let per_connection: Vec<Result<Vec<Duration>, String>> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..concurrency)
+                .map(|_| {
+                    let next = &next;
+                    scope.spawn(move || -> Result<Vec<Duration>, String> {
+                        let mut connection = self.connect()?;
+                        let mut latencies = Vec::new();
+                        loop {
+                            let index = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(session) = sessions.get(index) else {
+                                return Ok(latencies);
+                            };
+                            for n in 0..per_session {
+                                let id = (index * per_session + n) as u64;
+                                let uri = format!("mem:///t/{id}");
+                                let body = request_body(
+                                    Era::Legacy,
+                                    id + 1,
+                                    "resources/subscribe",
+                                    &format!(r#""uri":"{uri}""#),
+                                );
+                                let sent = Instant::now();
+                                let reply =
+                                    connection.post(session, &body, "resources/subscribe", None)?;
+                                latencies.push(sent.elapsed());
+                                if reply.status != 200 {
+                                    return Err(format!(
+                                        "HTTP {}: {}",
+                                        reply.status,
+                                        reply.body.chars().take(300).collect::<String>()
+                                    ));
+                                }
+                                check_reply(&reply.body, "\"result\"")?;
+                            }
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|worker| {
+                    worker
+                        .join()
+                        .unwrap_or_else(|_| Err("a driver thread panicked".to_owned()))
+                })
+                .collect()
+        });
+        let elapsed = started.elapsed();
+        let mut latencies = Vec::new();
+        for result in per_connection {
+            latencies.extend(result?);
+        }
+        Ok(Load { latencies, elapsed })
+    }
+}
+
+impl Connection {
+    fn post(
+        &mut self,
+        client: &HttpClient,
+        body: &str,
+        method: &str,
+        name: Option<&str>,
+    ) -> Result<Reply, String> {
+        let modern = body.contains("io.modelcontextprotocol/protocolVersion");
+        self.request.clear();
+        let request = &mut self.request;
+        let _ = write!(
+            VecWriter(request),
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+            client.port,
+            body.len()
+        );
+        if modern {
+            let _ = write!(
+                VecWriter(request),
+                "MCP-Protocol-Version: {MODERN}\r\nMcp-Method: {method}\r\n"
+            );
+            if let Some(name) = name {
+                let _ = write!(VecWriter(request), "Mcp-Name: {name}\r\n");
+            }
+        } else if method != "initialize" {
+            let _ = write!(VecWriter(request), "MCP-Protocol-Version: {LEGACY}\r\n");
+        }
+        if let Some(session) = &client.session {
+            let _ = write!(VecWriter(request), "Mcp-Session-Id: {session}\r\n");
+        }
+        request.extend_from_slice(b"\r\n");
+        request.extend_from_slice(body.as_bytes());
+        self.writer
+            .write_all(request)
+            .map_err(|error| format!("cannot send a request: {error}"))?;
+        self.read_reply()
+    }
+
+    fn read_reply(&mut self) -> Result<Reply, String> {
+        let mut line = String::new();
+        let header = |line: &mut String, reader: &mut BufReader<TcpStream>| -> Result<(), String> {
+            line.clear();
+            match reader.read_line(line) {
+                Ok(0) => Err("the server closed the connection".to_owned()),
+                Ok(_) => Ok(()),
+                Err(error) => Err(format!("cannot read a reply: {error}")),
+            }
+        };
+        header(&mut line, &mut self.reader)?;
+        let status: u16 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|code| code.parse().ok())
+            .ok_or_else(|| format!("not an HTTP status line: {line:?}"))?;
+        let mut length = None;
+        let mut chunked = false;
+        let mut session = None;
+        loop {
+            header(&mut line, &mut self.reader)?;
+            let text = line.trim_end();
+            if text.is_empty() {
+                break;
+            }
+            let Some((name, value)) = text.split_once(':') else {
+                continue;
+            };
+            let value = value.trim();
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.parse::<usize>().ok();
+            } else if name.eq_ignore_ascii_case("transfer-encoding") {
+                chunked = value.eq_ignore_ascii_case("chunked");
+            } else if name.eq_ignore_ascii_case("mcp-session-id") {
+                session = Some(value.to_owned());
+            }
+        }
+        let mut body = Vec::new();
+        if chunked {
+            loop {
+                header(&mut line, &mut self.reader)?;
+                let size = usize::from_str_radix(line.trim().split(';').next().unwrap_or(""), 16)
+                    .map_err(|_| format!("a bad chunk size {line:?}"))?;
+                let start = body.len();
+                body.resize(start + size + 2, 0);
+                self.reader
+                    .read_exact(&mut body[start..])
+                    .map_err(|error| format!("cannot read a reply: {error}"))?;
+                body.truncate(start + size);
+                if size == 0 {
+                    break;
+                }
+            }
+        } else {
+            body.resize(length.unwrap_or(0), 0);
+            self.reader
+                .read_exact(&mut body)
+                .map_err(|error| format!("cannot read a reply: {error}"))?;
+        }
+        let body = String::from_utf8(body).map_err(|_| "a reply that is not UTF-8".to_owned())?;
+        Ok(Reply {
+            status,
+            session,
+            body,
+        })
+    }
+}
+
+/// `write!` into a byte vector.
+struct VecWriter<'a>(&'a mut Vec<u8>);
+
+impl std::fmt::Write for VecWriter<'_> {
+    fn write_str(&mut self, text: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(text.as_bytes());
+        Ok(())
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[middle]
+    } else {
+        (values[middle - 1] + values[middle]) / 2.0
+    }
+}
+
+fn median_figures(runs: &[Figures]) -> Figures {
+    let pick = |field: fn(&Figures) -> f64| median(runs.iter().map(field).collect());
+    Figures {
+        requests_per_second: pick(|f| f.requests_per_second),
+        p50_us: pick(|f| f.p50_us),
+        p99_us: pick(|f| f.p99_us),
+        cpu_us_per_request: pick(|f| f.cpu_us_per_request),
+        peak_rss_mib: pick(|f| f.peak_rss_mib),
+    }
+}
+
+fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let model = fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines().find_map(|line| {
+                line.strip_prefix("model name")
+                    .and_then(|rest| rest.split_once(':'))
+                    .map(|(_, model)| model.trim().to_owned())
+            })
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned());
+    format!("{cores} cores (nproc), {model}")
+}
+
+fn utc_now() -> String {
+    Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+        .output()
+        .ok()
+        .and_then(|output| String::from_utf8(output.stdout).ok())
+        .map(|text| text.trim().to_owned())
+        .unwrap_or_else(|| "unknown date".to_owned())
+}
+
+fn ratio(numerator: f64, denominator: f64) -> String {
+    if numerator.is_finite() && denominator.is_finite() && denominator > 0.0 {
+        format!("{:.2}", numerator / denominator)
+    } else {
+        "–".to_owned()
+    }
+}
+
+fn render_report(
+    plan: &Plan,
+    command: &str,
+    results: &BTreeMap<Scenario, BTreeMap<Subject, Vec<Figures>>>,
+    took: Duration,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Benchmarks\n");
+    let _ = writeln!(
+        out,
+        "Generated by `{command}` (issue 8); do not edit by hand.\n\n\
+         - Date: {}\n- Machine: {}\n- Plan: {} rounds, interleaved (each round runs every server once, \
+         a fresh process per run); medians over rounds, each column on its own. Per run: {} warm-up requests, then at most {} \
+         requests (concurrency 1) / {} (concurrency 32) or {:?}, whichever ends first; {} list walks.\n\
+         - Took: {:.0} s\n",
+        utc_now(),
+        machine(),
+        plan.rounds,
+        plan.warmup,
+        plan.count_c1,
+        plan.count_c32,
+        plan.run_time,
+        plan.walks,
+        took.as_secs_f64()
+    );
+    let _ = writeln!(
+        out,
+        "Workload: 1,000 static text resources of 1 KiB (`mem:///r/0000`…`mem:///r/0999`) plus the template \
+         `mem:///t/{{id}}`; reads go round robin over the 1,000. mcp-resources serves them from \
+         `[[resources]]` entries of its configuration (`--no-watch`, log level `warn`); the rmcp anchor \
+         (`bench/rmcp-anchor`, rmcp 3.11 from crates.io) with `stdio_pipes()` and stateless Streamable HTTP \
+         with JSON responses, on both eras (legacy: `initialize` first; modern: `_meta` on every request and \
+         the `Mcp-Method`/`Mcp-Name` headers); the floor (`bench-floor`) parses each request into a typed serde struct and \
+         serializes a typed reply with the same bytes, through a bare pipe loop or a bare hyper handler.\n\n\
+         Columns: req/s over the measured window; p50/p99 latency seen by the driver (µs); server CPU µs per \
+         request from the server's own scheduler statistics (sum of `/proc/<pid>/task/*/schedstat`); peak \
+         RSS (`VmHWM`); CPU and RSS ratios = this server's figure / rmcp's on the same era (the floor's / legacy rmcp's); req/s ratio = this server's \
+         req/s / the floor's. The driver runs on the same 2 cores as the server, so req/s and latency \
+         include contention with it; CPU per request does not.\n"
+    );
+    for (scenario, subjects) in results {
+        let _ = writeln!(out, "## {}\n", scenario.title());
+        let _ = writeln!(
+            out,
+            "| server | req/s | p50 µs | p99 µs | CPU µs/req | peak RSS MiB | CPU ÷ rmcp | RSS ÷ rmcp | req/s ÷ floor |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|"
+        );
+        let medians: BTreeMap<Subject, Figures> = subjects
+            .iter()
+            .map(|(subject, runs)| (*subject, median_figures(runs)))
+            .collect();
+        let floor = medians.get(&Subject::Floor).copied();
+        for (subject, figures) in &medians {
+            // Each server is compared with rmcp on the same era (the floor with legacy rmcp).
+            let rmcp = medians.get(&Subject::Rmcp(subject.era())).copied();
+            let _ = writeln!(
+                out,
+                "| {} | {:.0} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {} | {} |",
+                subject.label(),
+                figures.requests_per_second,
+                figures.p50_us,
+                figures.p99_us,
+                figures.cpu_us_per_request,
+                figures.peak_rss_mib,
+                rmcp.map_or_else(
+                    || "–".to_owned(),
+                    |rmcp| ratio(figures.cpu_us_per_request, rmcp.cpu_us_per_request)
+                ),
+                rmcp.map_or_else(
+                    || "–".to_owned(),
+                    |rmcp| ratio(figures.peak_rss_mib, rmcp.peak_rss_mib)
+                ),
+                floor.map_or_else(
+                    || "–".to_owned(),
+                    |floor| ratio(figures.requests_per_second, floor.requests_per_second)
+                ),
+            );
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(
+        out,
+        "## Not measured yet\n\n\
+         - The filesystem provider as the source of the 1,000 resources (only `[[resources]]` entries).\n\
+         - Fan-out of one change to 10,000 listen/subscribe streams (no stream is opened: the \
+         subscriptions scenario holds 100,000 subscriptions without a GET stream; modern-era \
+         `subscriptions/listen` is not measured).\n\
+         - One list page out of 1,000,000 resources in-process.\n\
+         - SSE replies (every HTTP figure here is with JSON replies).\n\
+         - A floor for the list walk (the floor only answers reads)."
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options() {
+        assert_eq!(parse_options(&[]), Ok(Plan::new(false)));
+        assert_eq!(parse_options(&["--quick".to_owned()]), Ok(Plan::new(true)));
+        assert!(parse_options(&["--fast".to_owned()]).is_err());
+    }
+
+    #[test]
+    fn resource_texts_are_one_kib_and_distinct() {
+        assert_eq!(resource_text(7).len(), RESOURCE_BYTES);
+        assert!(resource_text(7).starts_with("resource 0007 x"));
+        assert_ne!(resource_text(1), resource_text(2));
+    }
+
+    #[test]
+    fn the_config_holds_every_resource_and_the_template() {
+        let text = config_text();
+        assert_eq!(text.matches("[[resources]]").count(), RESOURCE_COUNT + 1);
+        assert!(text.contains("uri = \"mem:///r/0999\""));
+        assert!(text.contains("uri_template = \"mem:///t/{id}\""));
+    }
+
+    #[test]
+    fn modern_requests_carry_meta() {
+        let body = request_body(Era::Modern, 5, "resources/read", r#""uri":"mem:///r/0005""#);
+        let value: Value = serde_json::from_str(&body).expect("valid JSON");
+        assert_eq!(value["params"]["uri"], "mem:///r/0005");
+        assert_eq!(
+            value["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            MODERN
+        );
+        let bare: Value = serde_json::from_str(&request_body(Era::Modern, 1, "resources/list", ""))
+            .expect("valid JSON");
+        assert!(bare["params"]["_meta"].is_object());
+        let legacy: Value =
+            serde_json::from_str(&request_body(Era::Legacy, 1, "resources/list", ""))
+                .expect("valid JSON");
+        assert_eq!(legacy["params"], serde_json::json!({}));
+    }
+
+    #[test]
+    fn replies_are_checked() {
+        assert_eq!(
+            check_reply(
+                r#"{"jsonrpc":"2.0","id":42,"result":{"text":"resource 0001"}}"#,
+                "resource "
+            ),
+            Ok(42)
+        );
+        assert_eq!(
+            check_reply(
+                r#"{"result":{"text":"resource 0001"},"jsonrpc":"2.0","id": 7}"#,
+                "resource "
+            ),
+            Ok(7)
+        );
+        assert!(
+            check_reply(
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602}}"#,
+                "resource "
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn medians_and_ratios() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(ratio(1.0, 4.0), "0.25");
+        assert_eq!(ratio(1.0, 0.0), "–");
+    }
+}
