@@ -61,4 +61,10 @@ mod stdio;
 
 pub use crate::http::HttpOptions;
 pub use crate::server::{BuildError, Server, ServerBuilder};
-pub use crate::stdio::MAX_LINE_BYTES;
+pub use crate::stdio::{MAX_LINE_BYTES, MAX_LISTEN_STREAMS};
+
+/// The most messages one JSON-RPC batch (2025-03-26 legacy sessions) may hold, on stdio and
+/// over HTTP. A longer batch is refused whole with `-32600` (on HTTP with `400`): its
+/// responses are sent together, so each element could otherwise hold a read of the largest
+/// size in memory until the last is done.
+pub const MAX_BATCH_MESSAGES: usize = 256;

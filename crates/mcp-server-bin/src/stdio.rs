@@ -12,8 +12,11 @@
 //!
 //! Bounds: a line longer than [`MAX_LINE_BYTES`] is answered `-32600` and skipped without being
 //! kept; at most 256 queries run at once, beyond which the input is not read until one
-//! finishes (the pipe then holds the client back). On stdin, a thread of its own reads large
-//! chunks, so that an idle stdin never holds up the runtime's shutdown.
+//! finishes (the pipe then holds the client back); at most [`MAX_LISTEN_STREAMS`] listen
+//! streams are open at once, and a modern request reusing the id of one in flight is refused
+//! (`-32600`), as is a batch of more than [`MAX_BATCH_MESSAGES`](crate::MAX_BATCH_MESSAGES)
+//! messages. On stdin, a thread of its own reads large chunks, so that an idle stdin never
+//! holds up the runtime's shutdown.
 //!
 //! Shutdown (end of input, or [`Server::shutdown`]): the input is no longer read, each open
 //! listen stream is closed gracefully (its final result, then `notifications/cancelled` naming
@@ -51,6 +54,11 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// client sending faster than the server answers is held back by the pipe instead of piling up
 /// work in memory.
 const MAX_QUERIES_IN_FLIGHT: usize = 256;
+
+/// How many `subscriptions/listen` streams one stdio connection may hold open at once; one
+/// more is answered with `-32600` until another ends, so that a client cannot make the server
+/// hold subscribers without bound.
+pub const MAX_LISTEN_STREAMS: usize = 64;
 
 /// The longest message accepted on one line. A longer line is answered with `-32600` and
 /// skipped without being kept in memory.
@@ -287,6 +295,18 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                 return self.write_response(&error.to_response()).await;
             }
         };
+        if let Incoming::Batch(elements) = &incoming {
+            if elements.len() > crate::MAX_BATCH_MESSAGES {
+                let error = ErrorObject::new(mcp_types::error::INVALID_REQUEST, "Invalid Request")
+                    .with_data(serde_json::Value::from(format!(
+                        "a batch may hold at most {} messages",
+                        crate::MAX_BATCH_MESSAGES
+                    )));
+                return self
+                    .write_response(&Response::<()>::error(None, error))
+                    .await;
+            }
+        }
         let summary = match &incoming {
             Incoming::Batch(_) => StdioMessage::Batch,
             Incoming::Single(Message::Request(request)) => StdioMessage::Request {
@@ -311,9 +331,18 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                 let Incoming::Single(Message::Request(request)) = incoming else {
                     return Ok(());
                 };
+                let exchange = self.shared.modern.start(request, now);
+                if let Some(refusal) = self.refusal(&exchange) {
+                    let id = exchange.request_id().clone();
+                    let error =
+                        ErrorObject::new(mcp_types::error::INVALID_REQUEST, "Invalid Request")
+                            .with_data(serde_json::Value::from(refusal));
+                    return self
+                        .write_response(&Response::<()>::error(Some(id), error))
+                        .await;
+                }
                 let key = self.next_exchange;
                 self.next_exchange += 1;
-                let exchange = self.shared.modern.start(request, now);
                 self.modern_ids.insert(exchange.request_id().clone(), key);
                 let subscriber = exchange.is_listen().then(|| {
                     let sender = self.wake_sender.clone();
@@ -358,6 +387,22 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             }
             StdioRoute::Ignore => Ok(()),
         }
+    }
+
+    /// Why a new modern `exchange` is not started, if it is not: its request id is that of a
+    /// modern request still in flight (the first could no longer be cancelled), or it opens a
+    /// listen stream beyond [`MAX_LISTEN_STREAMS`].
+    fn refusal(&self, exchange: &Exchange) -> Option<String> {
+        if self.modern_ids.contains_key(exchange.request_id()) {
+            return Some("a request with this id is already in flight".to_owned());
+        }
+        let listening = self
+            .exchanges
+            .values()
+            .filter(|modern| modern.subscriber.is_some())
+            .count();
+        (exchange.is_listen() && listening >= MAX_LISTEN_STREAMS)
+            .then(|| format!("at most {MAX_LISTEN_STREAMS} listen streams may be open at once"))
     }
 
     /// The process's legacy session, made now if there is none.

@@ -565,6 +565,45 @@ impl Drop for GetStream {
             .is_some_and(|(generation, _)| *generation == self.generation)
         {
             state.stream = None;
+            drop(state);
+            // The session was in use until now: its idle time starts here.
+            self.session.touch();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session last named by a request long ago, with its GET stream open.
+    fn streaming_session(idle: Duration) -> (Arc<LegacyHttpSession>, GetStream) {
+        let server = crate::Server::builder().build().unwrap();
+        let session =
+            LegacyHttpSession::new(&server.shared, Arc::new(Principal::anonymous())).unwrap();
+        let long_ago = Instant::now().checked_sub(idle * 2).unwrap();
+        *session.last_used.lock().unwrap() = long_ago;
+        let (sender, receiver) = mpsc::unbounded_channel();
+        session.lock().stream = Some((0, sender));
+        let stream = GetStream {
+            session: Arc::clone(&session),
+            generation: 0,
+            receiver,
+            shutdown: CancellationToken::new(),
+            keep_alive: Duration::from_secs(15),
+        };
+        (session, stream)
+    }
+
+    #[test]
+    fn a_session_idles_from_when_its_get_stream_closed() {
+        let idle = Duration::from_secs(60);
+        let (session, stream) = streaming_session(idle);
+        assert!(!session.expired(idle), "an open GET stream keeps it alive");
+        drop(stream);
+        assert!(
+            !session.expired(idle),
+            "the idle time starts when the stream closes, not at the last request"
+        );
     }
 }

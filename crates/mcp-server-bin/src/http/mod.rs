@@ -9,9 +9,11 @@
 //!    nor configured → `403` (DNS rebinding).
 //! 2. The method: `POST`, `GET` or `DELETE`; anything else `405`.
 //! 3. `POST`: the body size limit (`413`), then the body is parsed (`400` with `-32700` or
-//!    `-32600`), then [`era::route_http`](crate::era::route_http) picks the era from
-//!    `initialize`, the `MCP-Protocol-Version` header and the body's `_meta` (`400` with
-//!    `-32020`, `-32022` or `-32600` when it rejects).
+//!    `-32600`, the latter also for a batch over
+//!    [`MAX_BATCH_MESSAGES`](crate::MAX_BATCH_MESSAGES)), then
+//!    [`era::route_http`](crate::era::route_http) picks the era from `initialize`, the
+//!    `MCP-Protocol-Version` header and the body's `_meta` (`400` with `-32020`, `-32022` or
+//!    `-32600` when it rejects).
 //!    - Legacy ([`legacy`]): `initialize` (without modern `_meta`) opens a session and sends
 //!      its id in `Mcp-Session-Id`; anything else needs a live session (`400` without the
 //!      header, `404` for an unknown, deleted or expired one). A request is answered with JSON, or with a buffered SSE
@@ -231,6 +233,18 @@ async fn post(state: &HttpState, headers: &HeaderMap, body: axum::body::Body) ->
             );
         }
     };
+    if let Incoming::Batch(elements) = &incoming {
+        if elements.len() > crate::MAX_BATCH_MESSAGES {
+            let error = ErrorObject::new(
+                INVALID_REQUEST,
+                format!(
+                    "a batch may hold at most {} messages",
+                    crate::MAX_BATCH_MESSAGES
+                ),
+            );
+            return reply::error(StatusCode::BAD_REQUEST, None, error);
+        }
+    }
     let header_version = headers
         .get(PROTOCOL_VERSION_HEADER)
         .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());

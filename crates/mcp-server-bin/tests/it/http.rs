@@ -846,3 +846,27 @@ async fn legacy_cancelled_request_lets_its_post_go() {
     let first = bounded(first).await.unwrap();
     assert_eq!((first.status, first.json), (202, Value::Null));
 }
+
+#[tokio::test]
+async fn legacy_batches_are_bounded() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let session = server.legacy_session("2025-03-26").await;
+    let batch = |len: usize| {
+        let pings: Vec<Value> = (0..len)
+            .map(|id| json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))
+            .collect();
+        Value::Array(pings)
+    };
+    let largest = mcp_server_bin::MAX_BATCH_MESSAGES;
+    let served = server
+        .post(&[("mcp-session-id", &session)], &batch(largest))
+        .await;
+    assert_eq!(served.status, 200);
+    assert_eq!(served.json.as_array().map(Vec::len), Some(largest));
+    // One more: every element could be a read of the largest size, answered together.
+    let refused = server
+        .post(&[("mcp-session-id", &session)], &batch(largest + 1))
+        .await;
+    assert_eq!(refused.status, 400);
+    assert_eq!(refused.json["error"]["code"], -32600, "{:?}", refused.json);
+}

@@ -503,3 +503,68 @@ fn pipelined_requests_of_both_eras_are_all_answered() {
     server.close_stdin();
     assert!(server.wait_exit().success());
 }
+
+#[test]
+fn listen_streams_are_bounded_and_their_ids_unique() {
+    let (_dir, root) = tree();
+    let mut server = Spawned::start(&root, &[]);
+    let listen = |id: Value| {
+        json!({
+            "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+            "params": with_meta(json!({"notifications": {"resourcesListChanged": true}}))
+        })
+    };
+    server.send(&listen(json!(9)));
+    server.notification("notifications/subscriptions/acknowledged");
+    // A second request with the id of one in flight would make the first one uncancellable.
+    server.send(&listen(json!(9)));
+    let refused = server.response(&json!(9));
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    // One stream is open; the rest up to the limit are accepted, the next one is refused.
+    for id in 1..mcp_server_bin::MAX_LISTEN_STREAMS {
+        server.send(&listen(json!(format!("l{id}"))));
+    }
+    server.send(&listen(json!("over")));
+    let over = server.response(&json!("over"));
+    assert_eq!(over["error"]["code"], -32600, "{over}");
+    // Cancelling the first stream makes room again.
+    server.send(&json!({
+        "jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}
+    }));
+    server.send(&listen(json!("again")));
+    server.expect(
+        "the acknowledgment of the stream that fits again",
+        |message| message["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "again",
+    );
+}
+
+#[test]
+fn legacy_batches_are_bounded() {
+    let (_dir, root) = tree();
+    let mut server = Spawned::start(&root, &[]);
+    let result = server.request(
+        json!(0),
+        "initialize",
+        json!({
+            "protocolVersion": "2025-03-26",
+            "capabilities": {},
+            "clientInfo": {"name": "batch-test", "version": "1"}
+        }),
+    );
+    assert_eq!(
+        result["result"]["protocolVersion"], "2025-03-26",
+        "{result}"
+    );
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let pings: Vec<Value> = (0..=mcp_server_bin::MAX_BATCH_MESSAGES)
+        .map(|id| json!({"jsonrpc": "2.0", "id": id + 1, "method": "ping"}))
+        .collect();
+    server.send(&Value::Array(pings));
+    let refused = server.expect("the refusal of a batch over the limit", |message| {
+        message.is_array() || (message["error"].is_object() && message["id"].is_null())
+    });
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    // Serving goes on.
+    let pong = server.request(json!("after"), "ping", json!({}));
+    assert!(pong["result"].is_object(), "{pong}");
+}
