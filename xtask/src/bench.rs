@@ -1057,40 +1057,51 @@ impl HttpClient {
         limit: Duration,
         first_id: u64,
     ) -> Result<Load, String> {
+        self.on_connections(concurrency, |connection, n, started, latencies| {
+            if n >= count || started.elapsed() > limit {
+                return Ok(false);
+            }
+            let uri = read_uri(n as u64);
+            let body = request_body(
+                era,
+                first_id + n as u64,
+                "resources/read",
+                &format!(r#""uri":"{uri}""#),
+            );
+            connection.timed_post(
+                self,
+                &body,
+                ("resources/read", Some(&uri)),
+                "resource ",
+                latencies,
+            )?;
+            Ok(true)
+        })
+    }
+
+    /// Runs `job` on `concurrency` connections of their own, each thread taking the next
+    /// number from a shared counter until `job` says it is done; the latencies of all threads
+    /// together make the load.
+    fn on_connections<F>(&self, concurrency: usize, job: F) -> Result<Load, String>
+    where
+        F: Fn(&mut Connection, usize, Instant, &mut Vec<Duration>) -> Result<bool, String> + Sync,
+    {
         let next = AtomicUsize::new(0);
         let started = Instant::now();
         let per_connection: Vec<Result<Vec<Duration>, String>> = std::thread::scope(|scope| {
             let workers: Vec<_> = (0..concurrency)
                 .map(|_| {
-                    let next = &next;
+                    let (next, job) = (&next, &job);
                     scope.spawn(move || -> Result<Vec<Duration>, String> {
                         let mut connection = self.connect()?;
                         let mut latencies = Vec::new();
-                        loop {
-                            let n = next.fetch_add(1, Ordering::Relaxed);
-                            if n >= count || started.elapsed() > limit {
-                                return Ok(latencies);
-                            }
-                            let uri = read_uri(n as u64);
-                            let body = request_body(
-                                era,
-                                first_id + n as u64,
-                                "resources/read",
-                                &format!(r#""uri":"{uri}""#),
-                            );
-                            let sent = Instant::now();
-                            let reply =
-                                connection.post(self, &body, "resources/read", Some(&uri))?;
-                            latencies.push(sent.elapsed());
-                            if reply.status != 200 {
-                                return Err(format!(
-                                    "HTTP {}: {}",
-                                    reply.status,
-                                    reply.body.chars().take(300).collect::<String>()
-                                ));
-                            }
-                            check_reply(&reply.body, "resource ")?;
-                        }
+                        while job(
+                            &mut connection,
+                            next.fetch_add(1, Ordering::Relaxed),
+                            started,
+                            &mut latencies,
+                        )? {}
+                        Ok(latencies)
                     })
                 })
                 .collect();
@@ -1151,65 +1162,56 @@ impl HttpClient {
         per_session: usize,
         concurrency: usize,
     ) -> Result<Load, String> {
-        let next = AtomicUsize::new(0);
-        let started = Instant::now();
-        let per_connection: Vec<Result<Vec<Duration>, String>> = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..concurrency)
-                .map(|_| {
-                    let next = &next;
-                    scope.spawn(move || -> Result<Vec<Duration>, String> {
-                        let mut connection = self.connect()?;
-                        let mut latencies = Vec::new();
-                        loop {
-                            let index = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(session) = sessions.get(index) else {
-                                return Ok(latencies);
-                            };
-                            for n in 0..per_session {
-                                let id = (index * per_session + n) as u64;
-                                let uri = format!("mem:///t/{id}");
-                                let body = request_body(
-                                    Era::Legacy,
-                                    id + 1,
-                                    "resources/subscribe",
-                                    &format!(r#""uri":"{uri}""#),
-                                );
-                                let sent = Instant::now();
-                                let reply =
-                                    connection.post(session, &body, "resources/subscribe", None)?;
-                                latencies.push(sent.elapsed());
-                                if reply.status != 200 {
-                                    return Err(format!(
-                                        "HTTP {}: {}",
-                                        reply.status,
-                                        reply.body.chars().take(300).collect::<String>()
-                                    ));
-                                }
-                                check_reply(&reply.body, "\"result\"")?;
-                            }
-                        }
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|worker| {
-                    worker
-                        .join()
-                        .unwrap_or_else(|_| Err("a driver thread panicked".to_owned()))
-                })
-                .collect()
-        });
-        let elapsed = started.elapsed();
-        let mut latencies = Vec::new();
-        for result in per_connection {
-            latencies.extend(result?);
-        }
-        Ok(Load { latencies, elapsed })
+        self.on_connections(concurrency, |connection, index, _, latencies| {
+            let Some(session) = sessions.get(index) else {
+                return Ok(false);
+            };
+            for n in 0..per_session {
+                let id = (index * per_session + n) as u64;
+                let uri = format!("mem:///t/{id}");
+                let body = request_body(
+                    Era::Legacy,
+                    id + 1,
+                    "resources/subscribe",
+                    &format!(r#""uri":"{uri}""#),
+                );
+                connection.timed_post(
+                    session,
+                    &body,
+                    ("resources/subscribe", None),
+                    "\"result\"",
+                    latencies,
+                )?;
+            }
+            Ok(true)
+        })
     }
 }
 
 impl Connection {
+    /// Posts `body`, records how long the reply took, and checks that it is a 200 holding
+    /// `expect`.
+    fn timed_post(
+        &mut self,
+        client: &HttpClient,
+        body: &str,
+        (method, name): (&str, Option<&str>),
+        expect: &str,
+        latencies: &mut Vec<Duration>,
+    ) -> Result<(), String> {
+        let sent = Instant::now();
+        let reply = self.post(client, body, method, name)?;
+        latencies.push(sent.elapsed());
+        if reply.status != 200 {
+            return Err(format!(
+                "HTTP {}: {}",
+                reply.status,
+                reply.body.chars().take(300).collect::<String>()
+            ));
+        }
+        check_reply(&reply.body, expect).map(drop)
+    }
+
     fn post(
         &mut self,
         client: &HttpClient,
