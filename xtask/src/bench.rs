@@ -34,7 +34,12 @@ Builds mcp-resources and bench/rmcp-anchor (the rmcp anchor server and the floor
 then measures resources/read at concurrency 1 and 32 on stdio and Streamable HTTP (both eras for
 mcp-resources) and the resources/list walk, in interleaved rounds, and writes BENCHMARKS.md.
 
-  --quick   fewer rounds and shorter runs (a few minutes in all)";
+  --quick            fewer rounds and shorter runs (a few minutes in all)
+  --only TEXT        only the scenarios whose title contains TEXT (e.g. \"stdio, concurrency 32\")
+  --subject TEXT     only the servers whose label contains TEXT (e.g. \"mcp-resources\")
+
+With --only or --subject the report is printed but BENCHMARKS.md is left as it is: it always
+holds a whole run.";
 
 /// How many static resources are served, and their size.
 const RESOURCE_COUNT: usize = 1000;
@@ -55,9 +60,13 @@ const LEGACY: &str = "2025-11-25";
 const MODERN: &str = "2026-07-28";
 
 /// How much work one invocation does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Plan {
     quick: bool,
+    /// Only the scenarios whose title contains this text.
+    only: Option<String>,
+    /// Only the subjects whose label contains this text.
+    subject: Option<String>,
     rounds: usize,
     warmup: usize,
     /// The most requests of one measured run, by concurrency 1 and 32.
@@ -74,6 +83,8 @@ impl Plan {
         if quick {
             Plan {
                 quick,
+                only: None,
+                subject: None,
                 rounds: 3,
                 warmup: 300,
                 count_c1: 3_000,
@@ -84,6 +95,8 @@ impl Plan {
         } else {
             Plan {
                 quick,
+                only: None,
+                subject: None,
                 rounds: 5,
                 warmup: 1_000,
                 count_c1: 20_000,
@@ -97,13 +110,29 @@ impl Plan {
 
 fn parse_options(args: &[String]) -> Result<Plan, String> {
     let mut quick = false;
-    for arg in args {
+    let mut only = None;
+    let mut subject = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
         match arg.as_str() {
             "--quick" => quick = true,
+            "--only" => only = Some(args.next().ok_or("--only needs a value")?.clone()),
+            "--subject" => subject = Some(args.next().ok_or("--subject needs a value")?.clone()),
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    Ok(Plan::new(quick))
+    Ok(Plan {
+        only,
+        subject,
+        ..Plan::new(quick)
+    })
+}
+
+impl Plan {
+    /// Whether this run measures only part of the plan (and so leaves `BENCHMARKS.md` alone).
+    fn is_partial(&self) -> bool {
+        self.only.is_some() || self.subject.is_some()
+    }
 }
 
 /// Runs `cargo xtask bench` with the arguments after the command name.
@@ -315,6 +344,12 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
         workload: Workload::Subscriptions,
         transport: Transport::Http,
     });
+    if let Some(only) = &plan.only {
+        scenarios.retain(|scenario| scenario.title().contains(only.as_str()));
+        if scenarios.is_empty() {
+            return Err(format!("no scenario title contains {only:?}"));
+        }
+    }
 
     let started = Instant::now();
     let mut results: BTreeMap<Scenario, BTreeMap<Subject, Vec<Figures>>> = BTreeMap::new();
@@ -323,6 +358,13 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
         for round in 0..plan.rounds {
             // Interleaved: every subject once per round, in the same order.
             for subject in scenario.subjects() {
+                if plan
+                    .subject
+                    .as_ref()
+                    .is_some_and(|wanted| !subject.label().contains(wanted.as_str()))
+                {
+                    continue;
+                }
                 let figures = measure(&programs, &plan, *scenario, subject).map_err(|error| {
                     format!("{} / {}: {error}", scenario.title(), subject.label())
                 })?;
@@ -352,6 +394,11 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
         format!("cargo xtask bench {}", args.join(" "))
     };
     let report = render_report(&plan, &command, &results, started.elapsed());
+    if plan.is_partial() {
+        println!("{report}");
+        eprintln!("bench: a partial run (--only/--subject): BENCHMARKS.md is left as it is");
+        return Ok(());
+    }
     let path = root.join("BENCHMARKS.md");
     fs::write(&path, &report)
         .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
@@ -1489,6 +1536,11 @@ mod tests {
         assert_eq!(parse_options(&[]), Ok(Plan::new(false)));
         assert_eq!(parse_options(&["--quick".to_owned()]), Ok(Plan::new(true)));
         assert!(parse_options(&["--fast".to_owned()]).is_err());
+        let partial = parse_options(&["--only".to_owned(), "stdio".to_owned()]).expect("valid");
+        assert_eq!(partial.only.as_deref(), Some("stdio"));
+        assert!(partial.is_partial());
+        assert!(!Plan::new(true).is_partial());
+        assert!(parse_options(&["--subject".to_owned()]).is_err());
     }
 
     #[test]
