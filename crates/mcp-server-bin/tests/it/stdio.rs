@@ -568,3 +568,124 @@ fn legacy_batches_are_bounded() {
     let pong = server.request(json!("after"), "ping", json!({}));
     assert!(pong["result"].is_object(), "{pong}");
 }
+
+/// The lines of a legacy session reading every note, and a modern read after it.
+fn scripted_session(root: &Path) -> String {
+    let mut lines = vec![
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "scripted", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ];
+    for index in 0..5 {
+        lines.push(
+            json!({"jsonrpc": "2.0", "id": 10 + index, "method": "resources/read",
+            "params": {"uri": uri(root, &format!("note-{index}.txt"))}}),
+        );
+    }
+    lines.push(
+        json!({"jsonrpc": "2.0", "id": 20, "method": "resources/read",
+        "params": with_meta(json!({"uri": uri(root, "note-4.txt")}))}),
+    );
+    lines.iter().map(|line| format!("{line}\n")).collect()
+}
+
+/// Checks the replies to [`scripted_session`], in any order.
+fn check_scripted_replies(output: &str) {
+    let replies: Vec<Value> = output
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every output line is JSON"))
+        .collect();
+    assert_eq!(replies.len(), 7, "{output}");
+    let reply = |id: i64| {
+        replies
+            .iter()
+            .find(|reply| reply["id"] == id)
+            .unwrap_or_else(|| panic!("no reply to {id}: {output}"))
+    };
+    assert_eq!(reply(1)["result"]["protocolVersion"], "2025-11-25");
+    for index in 0..5 {
+        assert_eq!(
+            reply(10 + index)["result"]["contents"][0]["text"],
+            format!("note {index}"),
+            "{output}"
+        );
+    }
+    assert_eq!(reply(20)["result"]["resultType"], "complete", "{output}");
+}
+
+/// Stdin and stdout that are regular files (no pipe to register): served with blocking I/O.
+#[test]
+fn files_as_stdin_and_stdout_are_served() {
+    let (dir, root) = tree();
+    let input = dir.path().join("input.jsonl");
+    let output = dir.path().join("output.jsonl");
+    std::fs::write(&input, scripted_session(&root)).expect("write");
+    let status = Command::new(env!("CARGO_BIN_EXE_mcp-resources"))
+        .args(["serve", "--no-watch"])
+        .arg(&root)
+        .env("RUST_LOG", "warn")
+        .stdin(std::fs::File::open(&input).expect("open"))
+        .stdout(std::fs::File::create(&output).expect("create"))
+        .status()
+        .expect("the binary runs");
+    assert!(status.success());
+    check_scripted_replies(&std::fs::read_to_string(&output).expect("read"));
+}
+
+/// Stdin and stdout on Unix sockets, as Node.js clients connect them: served, and the sockets
+/// left in blocking mode afterwards for whoever shares them.
+#[cfg(unix)]
+#[test]
+fn a_unix_socket_as_stdio_is_served_and_left_blocking() {
+    use std::io::Read;
+    use std::os::fd::OwnedFd;
+    use std::os::unix::net::UnixStream;
+
+    let (_dir, root) = tree();
+    let (mut requests, server_input) = UnixStream::pair().expect("a socket pair");
+    let (mut client, server_output) = UnixStream::pair().expect("a socket pair");
+    let shared = server_output.try_clone().expect("a duplicate");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-resources"))
+        .args(["serve", "--no-watch"])
+        .arg(&root)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::from(OwnedFd::from(server_input)))
+        .stdout(Stdio::from(OwnedFd::from(server_output)))
+        .spawn()
+        .expect("the binary starts");
+    requests
+        .write_all(scripted_session(&root).as_bytes())
+        .expect("the server reads");
+    drop(requests);
+    // `shared` keeps the server's output open after it exits: read until the replies are in.
+    let mut output = String::new();
+    let mut buffer = [0_u8; 4096];
+    let deadline = Instant::now() + WAIT;
+    client
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .expect("a timeout");
+    while output.lines().count() < 7 && Instant::now() < deadline {
+        match client.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => output.push_str(std::str::from_utf8(&buffer[..read]).expect("UTF-8")),
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(error) => panic!("cannot read the replies: {error}"),
+        }
+    }
+    assert!(child.wait().expect("the server exits").success());
+    check_scripted_replies(&output);
+
+    // Non-blocking mode belongs to the open socket, shared with `shared`: a read with nothing
+    // to read (the client end is open and silent) must wait for its timeout, not fail at once.
+    let timeout = Duration::from_millis(300);
+    shared.set_read_timeout(Some(timeout)).expect("a timeout");
+    let started = Instant::now();
+    let mut shared = shared;
+    let read = shared.read(&mut buffer);
+    assert!(
+        started.elapsed() >= timeout / 2,
+        "the socket was left non-blocking: {read:?} after {:?}",
+        started.elapsed()
+    );
+}

@@ -15,8 +15,14 @@
 //! finishes (the pipe then holds the client back); at most [`MAX_LISTEN_STREAMS`] listen
 //! streams are open at once, and a modern request reusing the id of one in flight is refused
 //! (`-32600`), as is a batch of more than [`MAX_BATCH_MESSAGES`](crate::MAX_BATCH_MESSAGES)
-//! messages. On stdin, a thread of its own reads large chunks, so that an idle stdin never
-//! holds up the runtime's shutdown.
+//! messages.
+//!
+//! Cost: on the process's stdio, pipes and sockets are read and written by the loop's own thread
+//! through the runtime's reactor ([`process`]), so a request costs one `read` and one `write`
+//! and no thread hand-off. A query is polled once as soon as it is issued: one that is ready at
+//! once (a static resource, a page of an in-memory list) is answered without being boxed into
+//! the set of running queries or given an abort handle; only a query that has to wait (a file
+//! read, a slow provider) joins that set.
 //!
 //! Shutdown (end of input, or [`Server::shutdown`]): the input is no longer read, each open
 //! listen stream is closed gracefully (its final result, then `notifications/cancelled` naming
@@ -25,7 +31,9 @@
 //!
 //! This module never interprets a method beyond what era selection needs; the adapters do.
 
-use std::collections::HashMap;
+mod process;
+
+use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -79,8 +87,13 @@ impl Server {
     ///
     /// An I/O error of stdin or stdout.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
-        let input = BufReader::with_capacity(BUFFER_SIZE, stdin_reader());
-        self.serve_lines(input, tokio::io::stdout()).await
+        let process::StdioStreams { input, output } = process::StdioStreams::open();
+        let mut input = BufReader::with_capacity(BUFFER_SIZE, input);
+        let mut output = output;
+        let served = self.serve_lines(&mut input, &mut output).await;
+        input.into_inner().restore();
+        output.restore();
+        served
     }
 
     /// Serves this server over any pair of byte streams carrying newline-delimited JSON-RPC
@@ -105,6 +118,7 @@ impl Server {
             next_exchange: 0,
             queries: FuturesUnordered::new(),
             aborts: HashMap::new(),
+            ready: VecDeque::new(),
             wake_sender,
         };
         connection.run(input, wake_receiver).await
@@ -155,8 +169,9 @@ enum Event {
 
 /// One line of input.
 enum Line {
-    /// A whole line, without its newline.
-    Complete(Vec<u8>),
+    /// A whole line, without its newline, in the [`LineBuffer`] (cleared when the next read
+    /// starts, so that one buffer serves every line).
+    Complete,
     /// A line longer than [`MAX_LINE_BYTES`], skipped.
     TooLong,
 }
@@ -166,6 +181,8 @@ enum Line {
 struct LineBuffer {
     bytes: Vec<u8>,
     too_long: bool,
+    /// `bytes` holds a whole line already handed out: clear it before reading on.
+    complete: bool,
 }
 
 /// The state of one stdio connection.
@@ -179,6 +196,8 @@ struct Connection<W> {
     next_exchange: u64,
     queries: FuturesUnordered<QueryFuture>,
     aborts: HashMap<QueryTicket, AbortHandle>,
+    /// Queries that were answered when first polled, to be handed to their adapter next.
+    ready: VecDeque<(QueryTicket, Answer)>,
     wake_sender: mpsc::UnboundedSender<Target>,
 }
 
@@ -191,6 +210,10 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         let shutdown = self.shared.shutdown.clone();
         let mut line = LineBuffer::default();
         loop {
+            if let Some((ticket, answer)) = self.ready.pop_front() {
+                self.handle_answer(ticket, Some(answer)).await?;
+                continue;
+            }
             let event = {
                 let reading = self.queries.len() < MAX_QUERIES_IN_FLIGHT;
                 let mut next = std::pin::pin!(next_event(
@@ -213,7 +236,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                 }
             };
             match event {
-                Event::Line(Ok(Some(Line::Complete(bytes)))) => self.handle_line(&bytes).await?,
+                Event::Line(Ok(Some(Line::Complete))) => self.handle_line(&line.bytes).await?,
                 Event::Line(Ok(Some(Line::TooLong))) => {
                     tracing::warn!(
                         limit = MAX_LINE_BYTES,
@@ -266,7 +289,13 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         }
         wakes.close();
         let deadline = tokio::time::Instant::now() + SHUTDOWN_GRACE;
-        while !self.queries.is_empty() {
+        loop {
+            while let Some((ticket, answer)) = self.ready.pop_front() {
+                self.handle_answer(ticket, Some(answer)).await?;
+            }
+            if self.queries.is_empty() {
+                break;
+            }
             match tokio::time::timeout_at(deadline, self.queries.next()).await {
                 Ok(Some((ticket, answer))) => self.handle_answer(ticket, answer).await?,
                 Ok(None) => break,
@@ -527,14 +556,20 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         }
     }
 
+    /// Polls the query once: a ready answer waits in `ready` for the loop, a pending query
+    /// joins the running ones with an abort handle.
     fn run_query(&mut self, ticket: QueryTicket, subscriber: Option<SubscriberId>, query: Query) {
-        let (handle, registration) = AbortHandle::new_pair();
-        let answer = driver::answer(
+        let mut answer = Box::pin(driver::answer(
             Arc::clone(&self.shared.service),
             Arc::clone(&self.shared.stdio_principal),
             subscriber,
             query,
-        );
+        ));
+        if let Some(answer) = answer.as_mut().now_or_never() {
+            self.ready.push_back((ticket, answer));
+            return;
+        }
+        let (handle, registration) = AbortHandle::new_pair();
         self.aborts.insert(ticket, handle);
         self.queries.push(Box::pin(
             Abortable::new(answer, registration).map(move |answer| (ticket, answer.ok())),
@@ -545,6 +580,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         if let Some(handle) = self.aborts.remove(&ticket) {
             handle.abort();
         }
+        self.ready.retain(|(ready, _)| *ready != ticket);
     }
 
     async fn write_response<R: serde::Serialize>(
@@ -562,58 +598,20 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
     }
 }
 
-/// Stdin read by a thread of its own, in large chunks, as an async reader.
-///
-/// `tokio::io::stdin` reads on the runtime's blocking pool, and a read blocked on an idle stdin
-/// can be neither interrupted nor abandoned: the runtime would wait for it on shutdown. A
-/// detached thread can be left behind when the server stops for another reason than the end of
-/// the input, and it reads whole chunks, so a burst of lines costs one hand-off.
-fn stdin_reader() -> impl tokio::io::AsyncRead {
-    let (sender, receiver) = mpsc::channel::<std::io::Result<bytes::Bytes>>(4);
-    let spawned = std::thread::Builder::new()
-        .name("mcp-stdin".to_owned())
-        .spawn(move || {
-            let mut stdin = std::io::stdin().lock();
-            let mut chunk = vec![0_u8; BUFFER_SIZE];
-            loop {
-                let read = match std::io::Read::read(&mut stdin, &mut chunk) {
-                    Ok(0) => return,
-                    Ok(read) => read,
-                    Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(error) => {
-                        let _ = sender.blocking_send(Err(error));
-                        return;
-                    }
-                };
-                let bytes = bytes::Bytes::copy_from_slice(&chunk[..read]);
-                if sender.blocking_send(Ok(bytes)).is_err() {
-                    return;
-                }
-            }
-        });
-    let mut receiver = match spawned {
-        Ok(_) => Some(receiver),
-        Err(error) => {
-            tracing::error!(%error, "cannot start the stdin reader thread");
-            None
-        }
-    };
-    tokio_util::io::StreamReader::new(futures_util::stream::poll_fn(move |context| {
-        match &mut receiver {
-            Some(receiver) => receiver.poll_recv(context),
-            None => std::task::Poll::Ready(Some(Err(std::io::Error::other(
-                "the stdin reader thread could not start",
-            )))),
-        }
-    }))
-}
-
 /// Reads up to the next newline into `line`, keeping at most [`MAX_LINE_BYTES`]. Cancel-safe:
 /// what was read stays in `line`, and nothing is taken from `input` across an `await`.
 async fn read_line<R: AsyncBufRead + Unpin>(
     input: &mut R,
     line: &mut LineBuffer,
 ) -> std::io::Result<Option<Line>> {
+    if std::mem::take(&mut line.complete) {
+        if line.bytes.capacity() > BUFFER_SIZE {
+            // A rare long line does not keep its memory for the rest of the connection.
+            line.bytes = Vec::new();
+        } else {
+            line.bytes.clear();
+        }
+    }
     loop {
         let available = input.fill_buf().await?;
         if available.is_empty() {
@@ -624,7 +622,8 @@ async fn read_line<R: AsyncBufRead + Unpin>(
             } else if line.bytes.is_empty() {
                 None
             } else {
-                Some(Line::Complete(std::mem::take(&mut line.bytes)))
+                line.complete = true;
+                Some(Line::Complete)
             });
         }
         let newline = available.iter().position(|&byte| byte == b'\n');
@@ -641,7 +640,8 @@ async fn read_line<R: AsyncBufRead + Unpin>(
             return Ok(Some(if std::mem::take(&mut line.too_long) {
                 Line::TooLong
             } else {
-                Line::Complete(std::mem::take(&mut line.bytes))
+                line.complete = true;
+                Line::Complete
             }));
         }
     }
