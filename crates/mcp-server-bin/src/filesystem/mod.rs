@@ -138,6 +138,11 @@ pub struct FsConfig {
     pub respect_ignore_files: bool,
     /// The largest read in bytes, whole or ranged. Default 8 MiB.
     pub max_read_bytes: u64,
+    /// Files whose indexed size is at most this many bytes are read on the task that asks
+    /// (a few system calls on a local disk); larger ones on the runtime's blocking pool, so
+    /// that a long read never holds up other requests. `0` sends every read to the pool (for
+    /// a slow network file system). Default 64 KiB.
+    pub inline_read_bytes: u64,
     /// How long answers stay fresh, in milliseconds. Default 5,000.
     pub ttl_ms: u64,
     /// Whether to watch the roots (see [`FilesystemProvider::watch`]). Default `true`.
@@ -161,6 +166,7 @@ impl FsConfig {
                 .collect(),
             respect_ignore_files: true,
             max_read_bytes: 8 * 1024 * 1024,
+            inline_read_bytes: 64 * 1024,
             ttl_ms: 5_000,
             watch: true,
             debounce: Duration::from_millis(150),
@@ -221,6 +227,7 @@ pub(crate) struct Shared {
     rules: Rules,
     index: RwLock<Index>,
     max_read_bytes: u64,
+    inline_read_bytes: u64,
     ttl_ms: u64,
     debounce: Duration,
     watch_state: Mutex<Option<WatchState>>,
@@ -269,6 +276,7 @@ impl FilesystemProvider {
                 rules,
                 index: RwLock::new(index),
                 max_read_bytes: config.max_read_bytes,
+                inline_read_bytes: config.inline_read_bytes,
                 ttl_ms: config.ttl_ms,
                 debounce: config.debounce,
                 watch_state: Mutex::new(watch_state),
@@ -509,6 +517,25 @@ impl Shared {
     }
 }
 
+impl FilesystemProvider {
+    /// Whether a read of `uri` runs on the calling task: its file, as indexed, is at most
+    /// [`FsConfig::inline_read_bytes`] long. A file the index does not know goes to the pool.
+    fn reads_inline(&self, uri: &ResourceUri) -> bool {
+        let limit = self.shared.inline_read_bytes;
+        if limit == 0 {
+            return false;
+        }
+        // The index knows files by their URI without the range query.
+        let whole = uri
+            .as_str()
+            .split_once('?')
+            .map_or(uri.as_str(), |(whole, _)| whole);
+        read_lock(&self.shared.index)
+            .get(whole)
+            .is_some_and(|meta| meta.size <= limit)
+    }
+}
+
 #[async_trait]
 impl Provider for FilesystemProvider {
     fn claims(&self, uri: &ResourceUri) -> bool {
@@ -551,6 +578,11 @@ impl Provider for FilesystemProvider {
             return Ok(None);
         };
         let part = read::narrow(part, request.range);
+        if self.reads_inline(request.uri) {
+            // A small file: the hand-off to a pool thread and back would cost more than the
+            // read itself.
+            return self.shared.read_blocking(request.uri, part);
+        }
         let shared = Arc::clone(&self.shared);
         let uri = request.uri.clone();
         match tokio::runtime::Handle::try_current() {

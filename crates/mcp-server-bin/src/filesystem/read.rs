@@ -190,7 +190,13 @@ pub(crate) fn read_file(
     };
     let mut bytes = Vec::new();
     if offset < size {
-        file.seek(SeekFrom::Start(offset)).map_err(io_error)?;
+        // Room for what the file holds and one byte more, so that the read takes one call
+        // and the end of the file one more (a growing buffer would take several).
+        let expected = (size - offset).min(length);
+        bytes.reserve_exact(usize::try_from(expected.saturating_add(1)).unwrap_or(usize::MAX));
+        if offset > 0 {
+            file.seek(SeekFrom::Start(offset)).map_err(io_error)?;
+        }
         // One byte more than allowed tells a file that grew since its size was taken.
         let take = if part == Part::Whole {
             length.saturating_add(1)

@@ -777,3 +777,66 @@ fn watching_needs_a_runtime_and_can_be_disabled() {
         "the events were kept for a later call"
     );
 }
+
+/// Small files are read on the asking task (so the read is ready when first polled); larger
+/// ones, and every read with `inline_read_bytes = 0`, on the blocking pool (whose thread may or
+/// may not be done by the first poll), with the same bytes.
+#[tokio::test]
+async fn small_files_are_read_inline_and_large_ones_on_the_pool() {
+    use futures_util::FutureExt;
+
+    let fixture = Fixture::new();
+    let large: String = "0123456789".repeat(10_000);
+    fs::write(fixture.path().join("small.txt"), "small file").unwrap();
+    fs::write(fixture.path().join("large.txt"), &large).unwrap();
+    let principal = Principal::anonymous();
+
+    async fn first_poll(
+        provider: &FilesystemProvider,
+        principal: &Principal,
+        uri: &str,
+    ) -> (bool, Body) {
+        let uri = ResourceUri::parse(uri).unwrap();
+        let mut read = std::pin::pin!(provider.read(ReadRequest {
+            principal,
+            uri: &uri,
+            template: None,
+            variables: None,
+            range: None,
+        }));
+        let ready = read.as_mut().now_or_never();
+        let was_ready = ready.is_some();
+        let contents = match ready {
+            Some(contents) => contents,
+            None => read.await,
+        };
+        (was_ready, contents.unwrap().unwrap()[0].body.clone())
+    }
+
+    let default = fixture.provider();
+    let small = fixture.uri("small.txt");
+    let ranged = fixture.uri("small.txt?offset=6&length=4");
+    let large_uri = fixture.uri("large.txt");
+    assert_eq!(
+        first_poll(&default, &principal, &small).await,
+        (true, Body::Text("small file".into()))
+    );
+    assert_eq!(
+        first_poll(&default, &principal, &ranged).await,
+        (true, Body::Text("file".into()))
+    );
+    assert_eq!(
+        first_poll(&default, &principal, &large_uri).await.1,
+        Body::Text(large.as_str().into())
+    );
+
+    let pooled = fixture.provider_with(|config| config.inline_read_bytes = 0);
+    assert_eq!(
+        first_poll(&pooled, &principal, &small).await.1,
+        Body::Text("small file".into())
+    );
+    assert_eq!(
+        first_poll(&pooled, &principal, &ranged).await.1,
+        Body::Text("file".into())
+    );
+}
