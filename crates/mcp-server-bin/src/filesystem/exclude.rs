@@ -16,6 +16,13 @@
 //! parent) and its `.git/info/exclude` apply too; without an enclosing repository only the ignore
 //! files inside the root count. Git's global excludes file is not read.
 //!
+//! A directory's matcher is parsed once and kept ([`IgnoreCache`]); every later use looks at the
+//! ignore files' metadata (size, modification and change times, inode) and parses again only
+//! when one of them changed, appeared or disappeared. A file changed less than
+//! [`RACY_WINDOW`] ago is parsed every time, because two edits within one tick of the file
+//! system's clock can leave the same metadata (git's "racy" entries). A read thus still sees an
+//! ignore file edited a moment ago, without compiling its patterns again each time.
+//!
 //! # Secret patterns
 //!
 //! Globs (case-insensitive) matched against the name of every component of the path relative to
@@ -23,7 +30,10 @@
 //! matched against the relative path instead. An exception (by default `id_*.pub`, public keys)
 //! overrides a match.
 
+use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::SystemTime;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -121,11 +131,100 @@ fn compile(patterns: &[String]) -> Result<(GlobSet, GlobSet), PatternError> {
     Ok((build(names)?, build(paths)?))
 }
 
+/// The ignore matcher of one directory, shared by every check that uses it.
+pub(crate) type Level = Arc<Gitignore>;
+
+/// The names of the ignore files read in every directory, in increasing precedence.
+const IGNORE_FILES: [&str; 2] = [".gitignore", ".ignore"];
+
+/// How many directories' matchers are kept; past it the cache starts over (a tree with more
+/// directories than this pays a parse for some of them again).
+const IGNORE_CACHE_DIRECTORIES: usize = 65_536;
+
+/// How recently an ignore file may have changed for its parsed form to be reused: file times
+/// have the granularity of the kernel's clock tick, so an edit within the same tick as the
+/// last parse would go unseen.
+pub(crate) const RACY_WINDOW: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// What an ignore file looked like when it was parsed: a change to any of these means the file
+/// must be read again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    /// Inode and change time (seconds, nanoseconds), where the platform has them: a file
+    /// replaced by a rename, or rewritten within the modification time's granularity, differs.
+    #[cfg(unix)]
+    identity: (u64, i64, i64),
+    /// Changed within [`RACY_WINDOW`] of when the stamp was taken (or at an unknown time).
+    racy: bool,
+}
+
+impl Stamp {
+    /// The stamp of `file` if it is a regular file (following symlinks, as reading it does);
+    /// racy if it changed within `window`.
+    fn of(file: &Path, window: std::time::Duration) -> Option<Stamp> {
+        let metadata = std::fs::metadata(file)
+            .ok()
+            .filter(std::fs::Metadata::is_file)?;
+        let modified = metadata.modified().ok();
+        #[cfg(unix)]
+        let identity = {
+            use std::os::unix::fs::MetadataExt;
+            (metadata.ino(), metadata.ctime(), metadata.ctime_nsec())
+        };
+        #[cfg(unix)]
+        let changed = u64::try_from(identity.1)
+            .ok()
+            .map(|seconds| SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(seconds))
+            .max(modified);
+        #[cfg(not(unix))]
+        let changed = modified;
+        let racy = changed.is_none_or(|changed| {
+            SystemTime::now()
+                .duration_since(changed)
+                .map_or(true, |age| age < window)
+        });
+        Some(Stamp {
+            len: metadata.len(),
+            modified,
+            #[cfg(unix)]
+            identity,
+            racy,
+        })
+    }
+}
+
+/// One directory's parsed matcher and the stamps of the files it was parsed from.
+#[derive(Debug)]
+struct CachedLevel {
+    stamps: [Option<Stamp>; IGNORE_FILES.len()],
+    level: Option<Level>,
+}
+
+/// Parsed ignore matchers by directory, re-parsed when their files change.
+#[derive(Debug)]
+pub(crate) struct IgnoreCache {
+    levels: Mutex<HashMap<PathBuf, CachedLevel>>,
+    /// [`RACY_WINDOW`], shorter in tests.
+    racy_window: std::time::Duration,
+}
+
+impl Default for IgnoreCache {
+    fn default() -> IgnoreCache {
+        IgnoreCache {
+            levels: Mutex::default(),
+            racy_window: RACY_WINDOW,
+        }
+    }
+}
+
 /// The exclusion rules of one provider.
 #[derive(Debug)]
 pub(crate) struct Rules {
     pub(crate) secrets: SecretMatcher,
     pub(crate) respect_ignore_files: bool,
+    pub(crate) ignore_cache: IgnoreCache,
 }
 
 impl Rules {
@@ -158,36 +257,42 @@ impl Rules {
     }
 
     /// The ignore matcher of `directory` (its `.gitignore` and `.ignore`), if it has one and
-    /// ignore files are respected.
-    pub(crate) fn level(&self, directory: &Path) -> Option<Gitignore> {
+    /// ignore files are respected: parsed again only if those files changed since last time.
+    pub(crate) fn level(&self, directory: &Path) -> Option<Level> {
         if !self.respect_ignore_files {
             return None;
         }
-        let mut builder = GitignoreBuilder::new(directory);
-        let mut any = false;
-        for name in [".gitignore", ".ignore"] {
-            let file = directory.join(name);
-            if file.is_file() {
-                any = true;
-                if let Some(error) = builder.add(&file) {
-                    tracing::debug!(file = %file.display(), %error, "part of an ignore file was skipped");
-                }
+        let window = self.ignore_cache.racy_window;
+        let stamps = IGNORE_FILES.map(|name| Stamp::of(&directory.join(name), window));
+        let mut cache = self
+            .ignore_cache
+            .levels
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(cached) = cache.get(directory) {
+            let racy = stamps.iter().flatten().any(|stamp| stamp.racy);
+            if cached.stamps == stamps && !racy {
+                return cached.level.clone();
             }
         }
-        if !any {
-            return None;
+        // Parsed under the lock: two checks of one changed directory parse it once.
+        let level = parse_level(directory, &stamps).map(Arc::new);
+        if cache.len() >= IGNORE_CACHE_DIRECTORIES {
+            cache.clear();
         }
-        builder
-            .build()
-            .inspect_err(|error| {
-                tracing::warn!(directory = %directory.display(), %error, "ignore files not usable");
-            })
-            .ok()
+        cache.insert(
+            directory.to_path_buf(),
+            CachedLevel {
+                stamps,
+                level: level.clone(),
+            },
+        );
+        level
     }
 
     /// The matchers that apply above the root `root`: the enclosing git repository's
     /// `.git/info/exclude` and the ignore files from its top down to the root's parent.
-    pub(crate) fn base_levels(&self, root: &Path) -> Vec<Gitignore> {
+    pub(crate) fn base_levels(&self, root: &Path) -> Vec<Level> {
         if !self.respect_ignore_files {
             return Vec::new();
         }
@@ -202,7 +307,7 @@ impl Rules {
                 tracing::debug!(file = %exclude.display(), %error, "part of an ignore file was skipped");
             }
             if let Ok(matcher) = builder.build() {
-                levels.push(matcher);
+                levels.push(Arc::new(matcher));
             }
         }
         let mut above: Vec<&Path> = root
@@ -216,9 +321,37 @@ impl Rules {
     }
 }
 
+/// The matcher of the ignore files of `directory` that `stamps` say exist, if any.
+fn parse_level(
+    directory: &Path,
+    stamps: &[Option<Stamp>; IGNORE_FILES.len()],
+) -> Option<Gitignore> {
+    let mut builder = GitignoreBuilder::new(directory);
+    let mut any = false;
+    for (name, stamp) in IGNORE_FILES.iter().zip(stamps) {
+        if stamp.is_none() {
+            continue;
+        }
+        any = true;
+        let file = directory.join(name);
+        if let Some(error) = builder.add(&file) {
+            tracing::debug!(file = %file.display(), %error, "part of an ignore file was skipped");
+        }
+    }
+    if !any {
+        return None;
+    }
+    builder
+        .build()
+        .inspect_err(|error| {
+            tracing::warn!(directory = %directory.display(), %error, "ignore files not usable");
+        })
+        .ok()
+}
+
 /// Whether the matchers `levels` (shallowest first, all of ancestors of `path`) ignore `path`.
 pub(crate) fn is_ignored<'a>(
-    levels: impl DoubleEndedIterator<Item = &'a Gitignore>,
+    levels: impl DoubleEndedIterator<Item = &'a Level>,
     path: &Path,
     is_dir: bool,
 ) -> bool {
@@ -242,14 +375,14 @@ pub(crate) fn is_ignored<'a>(
 pub(crate) fn check_relative(
     rules: &Rules,
     root: &Path,
-    base: &[Gitignore],
+    base: &[Level],
     relative: &Path,
     last_is_dir: bool,
-) -> Option<Vec<Gitignore>> {
+) -> Option<Vec<Level>> {
     if rules.any_component_is_special(relative) {
         return None;
     }
-    let mut levels: Vec<Gitignore> = Vec::new();
+    let mut levels: Vec<Level> = Vec::new();
     let mut directory = root.to_path_buf();
     levels.extend(rules.level(&directory));
     let components: Vec<Component<'_>> = relative.components().collect();
@@ -283,6 +416,7 @@ mod tests {
         Rules {
             secrets: SecretMatcher::new(&patterns, &exceptions).unwrap(),
             respect_ignore_files: true,
+            ignore_cache: IgnoreCache::default(),
         }
     }
 
@@ -318,5 +452,46 @@ mod tests {
         ] {
             check(relative, special);
         }
+    }
+
+    fn ignores(level: Option<&Level>, name: &str) -> bool {
+        level.is_some_and(|level| level.matched(Path::new(name), false).is_ignore())
+    }
+
+    #[test]
+    fn ignore_levels_are_reused_until_their_files_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rules = rules();
+        rules.ignore_cache.racy_window = std::time::Duration::ZERO;
+        let gitignore = dir.path().join(".gitignore");
+        assert!(rules.level(dir.path()).is_none());
+        std::fs::write(&gitignore, "*.log\n").unwrap();
+        let first = rules.level(dir.path()).expect("a matcher");
+        let again = rules.level(dir.path()).expect("a matcher");
+        assert!(Arc::ptr_eq(&first, &again), "parsed once");
+        assert!(ignores(Some(&first), "a.log"));
+        std::fs::write(&gitignore, "*.txt\n*.md\n").unwrap();
+        let changed = rules.level(dir.path()).expect("a matcher");
+        assert!(!Arc::ptr_eq(&first, &changed), "parsed again");
+        assert!(ignores(Some(&changed), "a.md") && !ignores(Some(&changed), "a.log"));
+        std::fs::write(dir.path().join(".ignore"), "*.log\n").unwrap();
+        assert!(ignores(rules.level(dir.path()).as_ref(), "a.log"));
+        std::fs::remove_file(&gitignore).unwrap();
+        std::fs::remove_file(dir.path().join(".ignore")).unwrap();
+        assert!(rules.level(dir.path()).is_none());
+    }
+
+    #[test]
+    fn an_edit_within_the_racy_window_is_seen_even_at_the_same_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = rules();
+        let gitignore = dir.path().join(".gitignore");
+        std::fs::write(&gitignore, "*.log\n").unwrap();
+        assert!(ignores(rules.level(dir.path()).as_ref(), "a.log"));
+        // Same length: where file times are coarse (one clock tick), only the racy rule
+        // tells this edit from the first version.
+        std::fs::write(&gitignore, "*.txt\n").unwrap();
+        let level = rules.level(dir.path());
+        assert!(ignores(level.as_ref(), "a.txt") && !ignores(level.as_ref(), "a.log"));
     }
 }

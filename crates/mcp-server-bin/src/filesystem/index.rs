@@ -12,11 +12,10 @@ use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use ignore::gitignore::Gitignore;
 use mcp_resources_core::resource::{Annotations, Resource, ResourceTemplate, Timestamp};
 use mcp_resources_core::uri::ResourceUri;
 
-use super::exclude::{Rules, check_relative, is_ignored};
+use super::exclude::{Level, Rules, check_relative, is_ignored};
 use super::uri::{file_uri, slash_path};
 
 /// The index: canonical URI to metadata, in URI order. Keys are looked up and ranged over as
@@ -33,7 +32,7 @@ pub(crate) struct Root {
     /// `file://` followed by `path_prefix`.
     pub(crate) uri_prefix: String,
     /// The ignore matchers that apply above the root, shallowest first.
-    pub(crate) base: Vec<Gitignore>,
+    pub(crate) base: Vec<Level>,
     /// The ranged-read template of this root.
     pub(crate) template: ResourceTemplate,
 }
@@ -123,7 +122,7 @@ impl Walker<'_> {
         path: &Path,
         relative: &Path,
         file_type: FileType,
-        levels: &mut Vec<Gitignore>,
+        levels: &mut Vec<Level>,
         scan: &mut Scan,
     ) {
         if file_type.is_dir() {
@@ -142,7 +141,7 @@ impl Walker<'_> {
         &self,
         path: &Path,
         relative: &Path,
-        levels: &mut Vec<Gitignore>,
+        levels: &mut Vec<Level>,
         scan: &mut Scan,
     ) {
         let entries = match fs::read_dir(path) {

@@ -245,6 +245,7 @@ impl FilesystemProvider {
         let rules = Rules {
             secrets: SecretMatcher::new(&config.secret_patterns, &config.secret_exceptions)?,
             respect_ignore_files: config.respect_ignore_files,
+            ignore_cache: exclude::IgnoreCache::default(),
         };
         let roots = canonical_roots(&config.roots)?
             .into_iter()
