@@ -510,10 +510,10 @@ impl Shared {
         uri: &ResourceUri,
         part: read::Part,
     ) -> Result<Option<Vec<Contents>>, ProviderError> {
-        let Some((root, path)) = read::resolve(&self.rules, &self.roots, uri) else {
+        let Some((root, path, known)) = read::resolve(&self.rules, &self.roots, uri) else {
             return Ok(None);
         };
-        let contents = read::read_file(root, &path, uri, part, self.max_read_bytes)?;
+        let contents = read::read_file(root, &path, known, uri, part, self.max_read_bytes)?;
         Ok(contents.map(|contents| vec![contents]))
     }
 }

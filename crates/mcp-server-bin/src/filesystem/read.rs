@@ -11,8 +11,11 @@
 //!    `..`, `.` or empty segment);
 //! 4. that path is not excluded (`.git`, secret patterns, ignore files), component by component;
 //! 5. joined under the root and canonicalized (symlinks resolved), it is still below the root,
-//!    and the resolved path is not excluded either;
-//! 6. it is a regular file, looked at both before opening it and on the opened handle.
+//!    and the resolved path is not excluded either; the root is canonical already, so when no
+//!    component below it is a symlink (one `lstat` each) the joined path is the canonical one,
+//!    and only a path through a symlink is resolved in full;
+//! 6. it is a regular file, looked at both before opening it (the `lstat` of the last
+//!    component, or a `stat` of the resolved path) and on the opened handle.
 //!
 //! What remains is the race of a local process swapping a path component for a symlink between
 //! those checks and the open; the provider guards against remote clients, not against local
@@ -100,11 +103,14 @@ pub(crate) fn narrow(part: Part, range: Option<ByteRange>) -> Part {
 
 /// The served root of `uri` and the canonical path of the regular, non-excluded file it names,
 /// or `None` (see the module documentation for the checks).
+///
+/// With the path comes the `lstat` metadata of its last component when no symlink was met on
+/// the way (it is then the file's own).
 pub(crate) fn resolve<'r>(
     rules: &Rules,
     roots: &'r [Root],
     uri: &ResourceUri,
-) -> Option<(&'r Root, PathBuf)> {
+) -> Option<(&'r Root, PathBuf, Option<fs::Metadata>)> {
     if uri.scheme() != "file" || uri.authority() != Some("") {
         return None;
     }
@@ -114,7 +120,11 @@ pub(crate) fn resolve<'r>(
         .find(|root| path.starts_with(&root.path_prefix))?;
     let relative = decode_relative(&path[root.path_prefix.len()..])?;
     check_relative(rules, &root.path, &root.base, &relative, false)?;
-    let canonical = fs::canonicalize(root.path.join(&relative)).ok()?;
+    let joined = root.path.join(&relative);
+    if let Some(metadata) = no_symlink_below(&root.path, &relative)? {
+        return Some((root, joined, Some(metadata)));
+    }
+    let canonical = fs::canonicalize(&joined).ok()?;
     let canonical_relative = canonical.strip_prefix(&root.path).ok()?;
     if canonical_relative.as_os_str().is_empty() {
         return None;
@@ -122,7 +132,24 @@ pub(crate) fn resolve<'r>(
     if canonical_relative != relative {
         check_relative(rules, &root.path, &root.base, canonical_relative, false)?;
     }
-    Some((root, canonical))
+    Some((root, canonical, None))
+}
+
+/// Walks `relative` (plain downward components) below the canonical `root` with `lstat`:
+/// `None` when a component is missing, `Some(None)` when one is a symlink (the path must be
+/// resolved in full), else `Some(Some(metadata))` of the last component.
+fn no_symlink_below(root: &Path, relative: &Path) -> Option<Option<fs::Metadata>> {
+    let mut path = root.to_path_buf();
+    let mut last = None;
+    for component in relative.components() {
+        path.push(component);
+        let metadata = fs::symlink_metadata(&path).ok()?;
+        if metadata.file_type().is_symlink() {
+            return Some(None);
+        }
+        last = Some(metadata);
+    }
+    Some(last)
 }
 
 /// Reads `part` of the file at `path` (already resolved) for the request `uri`, within `limit`
@@ -130,12 +157,18 @@ pub(crate) fn resolve<'r>(
 pub(crate) fn read_file(
     root: &Root,
     path: &Path,
+    known: Option<fs::Metadata>,
     uri: &ResourceUri,
     part: Part,
     limit: u64,
 ) -> Result<Option<Contents>, ProviderError> {
-    // Looked at before opening, so that a FIFO or a device never blocks the open.
-    if !fs::metadata(path).is_ok_and(|metadata| metadata.is_file()) {
+    // Looked at before opening, so that a FIFO or a device never blocks the open; `known` is
+    // the file's own metadata when resolving it took one already.
+    let is_file = match known {
+        Some(metadata) => metadata.is_file(),
+        None => fs::metadata(path).is_ok_and(|metadata| metadata.is_file()),
+    };
+    if !is_file {
         return Ok(None);
     }
     let Ok(mut file) = File::open(path) else {
