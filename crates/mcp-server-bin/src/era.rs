@@ -35,7 +35,7 @@
 use mcp_types::jsonrpc::Request;
 use mcp_types::{Era, ProtocolVersion, meta, method};
 use serde::Deserialize;
-use serde::de::IgnoredAny;
+use serde_json::value::RawValue;
 
 /// What [`route_stdio`] needs to know about one decoded stdio line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -158,33 +158,38 @@ pub fn route_http(message: HttpMessage<'_>) -> HttpRoute {
 /// Whether `request.params._meta` has `io.modelcontextprotocol/protocolVersion` (whatever its
 /// value: the modern adapter validates it).
 pub fn has_modern_meta(request: &Request) -> bool {
-    modern_meta_version(request).is_some()
+    let Some(raw) = request.params.as_deref() else {
+        return false;
+    };
+    // Every legacy request pays for this test: without the key's text (and without an escape
+    // that could spell it differently) there is nothing to parse.
+    let text = raw.get();
+    if !text.contains(meta::PROTOCOL_VERSION) && !text.contains('\\') {
+        return false;
+    }
+    meta_version_value(raw).is_some()
 }
 
 /// The string value of `request.params._meta["io.modelcontextprotocol/protocolVersion"]`;
 /// `Some("")` when the key is there but is not a string (so that it still counts as modern).
 pub fn modern_meta_version(request: &Request) -> Option<String> {
+    let value = meta_version_value(request.params.as_deref()?)?;
+    Some(serde_json::from_str::<String>(value.get()).unwrap_or_default())
+}
+
+/// The raw JSON value of the protocol version key in `params._meta`, if there is one.
+fn meta_version_value(params: &RawValue) -> Option<&RawValue> {
     #[derive(Deserialize)]
-    struct Params {
-        #[serde(rename = "_meta")]
-        meta: Option<MetaVersion>,
+    struct Params<'a> {
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<MetaVersion<'a>>,
     }
     #[derive(Deserialize)]
-    struct MetaVersion {
-        #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
-        version: Option<VersionValue>,
-    }
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum VersionValue {
-        Text(String),
-        Other(IgnoredAny),
+    struct MetaVersion<'a> {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
+        version: Option<&'a RawValue>,
     }
     const _: &str = meta::PROTOCOL_VERSION;
-    let raw = request.params.as_deref()?;
-    let params: Params = serde_json::from_str(raw.get()).ok()?;
-    match params.meta?.version? {
-        VersionValue::Text(text) => Some(text),
-        VersionValue::Other(_) => Some(String::new()),
-    }
+    let params: Params<'_> = serde_json::from_str(params.get()).ok()?;
+    params.meta?.version
 }

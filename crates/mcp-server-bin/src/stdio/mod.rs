@@ -425,12 +425,15 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         if self.modern_ids.contains_key(exchange.request_id()) {
             return Some("a request with this id is already in flight".to_owned());
         }
+        if !exchange.is_listen() {
+            return None;
+        }
         let listening = self
             .exchanges
             .values()
             .filter(|modern| modern.subscriber.is_some())
             .count();
-        (exchange.is_listen() && listening >= MAX_LISTEN_STREAMS)
+        (listening >= MAX_LISTEN_STREAMS)
             .then(|| format!("at most {MAX_LISTEN_STREAMS} listen streams may be open at once"))
     }
 

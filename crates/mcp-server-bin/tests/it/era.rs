@@ -183,4 +183,20 @@ fn modern_meta_detection() {
         r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"protocolVersion":"2026-07-28"}}"#,
         None,
     );
+    // The key spelled with JSON escapes is the same key (the fast path must not miss it).
+    check(
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28"}}}"#,
+        Some("2026-07-28"),
+    );
+    check(
+        r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/protocol\u0056ersion":"2026-07-28"}}}"#,
+        Some("2026-07-28"),
+    );
+    // The key's text elsewhere than in `_meta` is not enough.
+    check(
+        &format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"uri":"{key}","_meta":null}}}}"#
+        ),
+        None,
+    );
 }
