@@ -11,11 +11,11 @@
 //! output; logs go through `tracing`.
 //!
 //! Bounds: a line longer than [`MAX_LINE_BYTES`] is answered `-32600` and skipped without being
-//! kept; at most 256 queries run at once, beyond which the input is not read until one
-//! finishes (the pipe then holds the client back); at most [`MAX_LISTEN_STREAMS`] listen
-//! streams are open at once, and a modern request reusing the id of one in flight is refused
-//! (`-32600`), as is a batch of more than [`MAX_BATCH_MESSAGES`](crate::MAX_BATCH_MESSAGES)
-//! messages.
+//! kept; once 64 queries are waiting (a query answered when first polled never waits), the
+//! input is not read until one finishes (the pipe then holds the client back); at most
+//! [`MAX_LISTEN_STREAMS`] listen streams are open at once, and a modern request reusing the id
+//! of one in flight is refused (`-32600`), as is a batch of more than
+//! [`MAX_BATCH_MESSAGES`](crate::MAX_BATCH_MESSAGES) messages.
 //!
 //! Cost: on the process's stdio, pipes and sockets are read and written by the loop's own thread
 //! through the runtime's reactor ([`process`]), so a request costs one `read` and one `write`
@@ -58,10 +58,10 @@ use crate::server::{Server, Shared};
 /// How long queries still running at shutdown may take to finish before they are dropped.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
-/// How many queries may run at once; past it the input is not read until one finishes, so a
+/// How many queries may wait at once; past it the input is not read until one finishes, so a
 /// client sending faster than the server answers is held back by the pipe instead of piling up
-/// work in memory.
-const MAX_QUERIES_IN_FLIGHT: usize = 256;
+/// work (and answers being read: up to this many times the largest read) in memory.
+const MAX_QUERIES_IN_FLIGHT: usize = 64;
 
 /// How many `subscriptions/listen` streams one stdio connection may hold open at once; one
 /// more is answered with `-32600` until another ends, so that a client cannot make the server
