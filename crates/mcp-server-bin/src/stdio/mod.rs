@@ -4,9 +4,9 @@
 //! from the input, a finished query, a subscriber with changes waiting, and shutdown. Each line
 //! is decoded, routed by [`era::route_stdio`](crate::era::route_stdio) to the process's legacy
 //! `Session` (made on `initialize`) or to a new modern `Exchange`, and the adapter's outputs
-//! are carried out at once: messages are written to a buffered writer, queries are pushed into
-//! a `FuturesUnordered` polled by the same task (no task or thread per request), cancellations
-//! abort their query. The writer is flushed whenever the loop has nothing more ready to do, so
+//! are carried out at once: messages are written to a buffered writer, queries are polled and,
+//! if they have to wait, pushed into a `FuturesUnordered` polled by the same task (no task or
+//! thread per request), cancellations abort their query. The writer is flushed whenever the loop has nothing more ready to do, so
 //! a burst of requests costs few writes. Nothing but protocol messages is ever written to the
 //! output; logs go through `tracing`.
 //!
