@@ -62,6 +62,7 @@ const SUBSCRIPTION_SESSIONS: usize = 100;
 const SUBSCRIPTIONS_PER_SESSION: usize = 1_000;
 /// The fan-out scenario: streams opened on one server.
 const FANOUT_STREAMS: usize = 10_000;
+const FANOUT_STREAMS_TEXT: &str = "10,000";
 /// The legacy protocol revision used on the wire.
 const LEGACY: &str = "2025-11-25";
 /// The modern protocol revision.
@@ -285,12 +286,11 @@ impl Scenario {
                 self.transport.label()
             ),
             Workload::FanOut { era } => format!(
-                "fan-out of one file change to {FANOUT_STREAMS} {}, {}",
+                "fan-out of one file change to {FANOUT_STREAMS_TEXT} {}, Streamable HTTP",
                 match era {
                     Era::Modern => "subscriptions/listen streams (modern)",
                     Era::Legacy => "legacy sessions with a GET stream and resources/subscribe",
                 },
-                self.transport.label()
             ),
             Workload::ListPage => {
                 "one resources/list page of 100 out of 1,000 / 100,000 / 1,000,000 resources, in-process".to_owned()
@@ -620,7 +620,7 @@ fn file_uri_prefix(dir: &Path) -> Result<String, String> {
                 canonical.display()
             )
         })?;
-    Ok(format!("file://{text}/"))
+    Ok(format!("file://{}/", text.trim_end_matches('/')))
 }
 
 /// The `mcp-resources` configuration of the workload: no files, 1,000 static resources and a
@@ -1773,40 +1773,51 @@ fn ratio(numerator: f64, denominator: f64) -> String {
     }
 }
 
-fn render_fanout(out: &mut String, scenario: &Scenario, changes: &[fanout::FanOut]) {
-    let pick = |field: fn(&fanout::FanOut) -> f64| median(changes.iter().map(field).collect());
-    let max =
-        |field: fn(&fanout::FanOut) -> f64| changes.iter().map(field).fold(f64::NAN, f64::max);
+/// One section for the fan-out scenarios, a row per era.
+fn render_fanouts(out: &mut String, fanouts: &BTreeMap<Scenario, Vec<fanout::FanOut>>) {
     let _ = writeln!(
         out,
-        "## {}\n\n\
-         The driver (`bench-fanout`, release, one tokio thread) holds every stream on its own connection and \
+        "## Fan-out of one file change to {} streams, Streamable HTTP on 127.0.0.1\n\n\
+         mcp-resources serves 1,000 files of 1 KiB with its watcher on (`mcp-resources serve --http … <dir>`); \
+         every stream subscribes to the same file: modern, one `subscriptions/listen` POST per stream with \
+         `resourceSubscriptions` (an SSE stream, open once acknowledged); legacy, one session per stream \
+         (`initialize`, `resources/subscribe`, then the GET SSE stream). \
+         The driver (`bench-fanout`, release, one tokio thread, one connection per stream) \
          checks every notification (method, URI and, modern, the stream's `subscriptionId` tag); \
          it rewrites the file and times, from the end of the write, the first and the last \
          notification it reads. The watcher debounces (150 ms), so file write → notification includes that wait; \
-         first → last is the fan-out proper (target: under 20 ms). \
-         CPU is the server's for the whole change, per notification. \
+         first → last is the fan-out proper (target: under 20 ms; the max over all changes in brackets). \
+         CPU is the server's for the whole change, per notification; the driver's own CPU time per change \
+         is given to show how much of the window it needed (both share the 2 cores). Peak RSS is the server's \
+         `VmHWM` with every stream open. \
          rmcp is not measured: it keeps no subscriptions (its `subscribe` handler is the application's to write).\n\n\
-         | server | changes | streams open in s | write → first ms | write → last ms | first → last ms (max) | CPU µs/notification | peak RSS MiB |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|",
-        scenario.title()
+         | server | changes | streams open in s | write → first ms | write → last ms | first → last ms (max) | CPU µs/notification | driver CPU ms/change | peak RSS MiB |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        FANOUT_STREAMS_TEXT
     );
-    let label = match scenario.workload {
-        Workload::FanOut { era } => Subject::Ours(era).label(),
-        _ => "–",
-    };
-    let _ = writeln!(
-        out,
-        "| {label} | {} | {:.1} | {:.1} | {:.1} | {:.1} ({:.1}) | {:.2} | {:.1} |\n",
-        changes.len(),
-        pick(|change| change.setup_s),
-        pick(|change| change.write_to_first_ms),
-        pick(|change| change.write_to_last_ms),
-        pick(fanout::FanOut::first_to_last_ms),
-        max(fanout::FanOut::first_to_last_ms),
-        pick(|change| change.cpu_us_per_notification),
-        max(|change| change.peak_rss_mib),
-    );
+    for (scenario, changes) in fanouts.iter().rev() {
+        let pick = |field: fn(&fanout::FanOut) -> f64| median(changes.iter().map(field).collect());
+        let max =
+            |field: fn(&fanout::FanOut) -> f64| changes.iter().map(field).fold(f64::NAN, f64::max);
+        let label = match scenario.workload {
+            Workload::FanOut { era } => Subject::Ours(era).label(),
+            _ => "–",
+        };
+        let _ = writeln!(
+            out,
+            "| {label} | {} | {:.1} | {:.1} | {:.1} | {:.1} ({:.1}) | {:.2} | {:.1} | {:.1} |",
+            changes.len(),
+            pick(|change| change.setup_s),
+            pick(|change| change.write_to_first_ms),
+            pick(|change| change.write_to_last_ms),
+            pick(fanout::FanOut::first_to_last_ms),
+            max(fanout::FanOut::first_to_last_ms),
+            pick(|change| change.cpu_us_per_notification),
+            pick(|change| change.driver_cpu_ms),
+            max(|change| change.peak_rss_mib),
+        );
+    }
+    out.push('\n');
 }
 
 fn render_report(plan: &Plan, command: &str, results: &Results, took: Duration) -> String {
@@ -1892,22 +1903,23 @@ fn render_report(plan: &Plan, command: &str, results: &Results, took: Duration) 
         }
         out.push('\n');
     }
-    for (scenario, changes) in &results.fanouts {
-        render_fanout(&mut out, scenario, changes);
+    if !results.fanouts.is_empty() {
+        render_fanouts(&mut out, &results.fanouts);
     }
     if !results.pages.is_empty() {
         pages::render(&mut out, &results.pages);
     }
     let _ = writeln!(
         out,
-        "## Not measured yet\n\n\
-         - The filesystem provider as the source of the 1,000 resources (only `[[resources]]` entries).\n\
-         - Fan-out of one change to 10,000 listen/subscribe streams (no stream is opened: the \
-         subscriptions scenario holds 100,000 subscriptions without a GET stream; modern-era \
-         `subscriptions/listen` is not measured).\n\
-         - One list page out of 1,000,000 resources in-process.\n\
-         - SSE replies (every HTTP figure here is with JSON replies).\n\
-         - A floor for the list walk (the floor only answers reads)."
+        "## Not measured yet, and caveats\n\n\
+         - mcp-resources never answers a plain POST with SSE (only when a notification precedes the response), so its SSE \
+         figures are with a `progressToken` on every read: two events per reply against one for rmcp and the floor.\n\
+         - Fan-out times are those at which the driver read each notification; the driver shares the 2 cores with the \
+         server, and when the server wrote the last notification is not observable from outside. The fan-out is measured \
+         over Streamable HTTP only (not stdio, where one client holds at most 64 listen streams).\n\
+         - The list walk is measured over the configuration's resources only (not over the filesystem provider, not with SSE \
+         replies); the SSE scenarios serve the configuration's resources only.\n\
+         - The in-process list page is the core's engine over an in-memory provider (no filesystem provider, no transport)."
     );
     out
 }
@@ -1984,6 +1996,75 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn scenarios_have_distinct_titles_and_only_selects_them() {
+        let scenarios = all_scenarios();
+        let titles: std::collections::BTreeSet<String> =
+            scenarios.iter().map(Scenario::title).collect();
+        assert_eq!(titles.len(), scenarios.len());
+        let files = scenarios
+            .iter()
+            .filter(|scenario| scenario.title().contains("1,000 files"))
+            .count();
+        assert_eq!(files, 4);
+        let fanouts = scenarios
+            .iter()
+            .filter(|scenario| scenario.title().contains("fan-out"))
+            .count();
+        assert_eq!(fanouts, 2);
+        assert_eq!(
+            FANOUT_STREAMS_TEXT.replace(',', "").parse::<usize>(),
+            Ok(FANOUT_STREAMS)
+        );
+        // The floor answers the list walk as well as reads; only mcp-resources keeps
+        // subscriptions.
+        let walk = Scenario {
+            workload: Workload::ListWalk,
+            transport: Transport::Stdio,
+        };
+        assert!(walk.subjects().contains(&Subject::Floor));
+        let fanout = Scenario {
+            workload: Workload::FanOut { era: Era::Modern },
+            transport: Transport::Http,
+        };
+        assert_eq!(fanout.subjects(), vec![Subject::Ours(Era::Modern)]);
+    }
+
+    #[test]
+    fn sse_replies_and_progress_tokens() {
+        let body = ": primed\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":3,\"progress\":1}}\n\n\
+                    data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"text\":\"resource 0003\"}}\n\n";
+        assert_eq!(
+            check_reply(sse_response(body).expect("a response"), "resource "),
+            Ok(3)
+        );
+        assert!(sse_response("data: {\"method\":\"x\"}\n\n").is_err());
+        for era in [Era::Legacy, Era::Modern] {
+            let body = request_body_with_meta(
+                era,
+                3,
+                "resources/read",
+                r#""uri":"mem:///r/0003""#,
+                r#""progressToken":3"#,
+            );
+            let value: Value = serde_json::from_str(&body).expect("valid JSON");
+            assert_eq!(value["params"]["_meta"]["progressToken"], 3);
+            assert_eq!(value["params"]["uri"], "mem:///r/0003");
+        }
+    }
+
+    #[test]
+    fn file_uris_are_the_canonical_path() {
+        let uris = Uris {
+            prefix: "file:///tmp/files/r".to_owned(),
+            suffix: ".txt",
+        };
+        assert_eq!(uris.at(1_007), "file:///tmp/files/r0007.txt");
+        assert_eq!(Uris::memory().at(12), "mem:///r/0012");
+        assert_eq!(file_uri_prefix(Path::new("/")), Ok("file:///".to_owned()));
+        assert!(file_uri_prefix(Path::new("/no/such/bench/folder")).is_err());
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use axum::serve::ListenerExt as _;
 use rmcp::model::{
     ErrorData, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
@@ -120,7 +121,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 config,
             );
             let router = axum::Router::new().nest_service("/mcp", service);
-            let listener = tokio::net::TcpListener::bind(*addr).await?;
+            // TCP_NODELAY, as the floor and the driver set it: without it, a reply written in
+            // several pieces (an SSE stream's head and chunks) waits for delayed ACKs.
+            let listener = tokio::net::TcpListener::bind(*addr).await?.tap_io(|stream| {
+                let _ = stream.set_nodelay(true);
+            });
             axum::serve(listener, router).await?;
         }
         _ => {

@@ -35,6 +35,9 @@ pub(super) struct FanOut {
     pub(super) cpu_us_per_notification: f64,
     /// The server's peak RSS with every stream open.
     pub(super) peak_rss_mib: f64,
+    /// The driver's own CPU time for the change (reading and checking every notification), to
+    /// show whether it, rather than the server, set the pace.
+    pub(super) driver_cpu_ms: f64,
 }
 
 impl FanOut {
@@ -150,10 +153,11 @@ fn measure_started(
     for change in 0..plan.fanout_changes {
         // Let the watcher settle between changes (its debounce is 150 ms).
         std::thread::sleep(Duration::from_millis(500));
-        let before = cpu_ns(pid)?;
+        let driver_pid = driver.child.id();
+        let (before, driver_before) = (cpu_ns(pid)?, cpu_ns(driver_pid)?);
         driver.command("change")?;
         let report = driver.line()?;
-        let after = cpu_ns(pid)?;
+        let (after, driver_after) = (cpu_ns(pid)?, cpu_ns(driver_pid)?);
         if report.get("received").and_then(Value::as_u64) != Some(FANOUT_STREAMS as u64) {
             return Err(format!("a change did not reach every stream: {report}"));
         }
@@ -170,15 +174,17 @@ fn measure_started(
             write_to_last_ms: millis("write_to_last_us")?,
             cpu_us_per_notification: (after - before) as f64 / 1e3 / FANOUT_STREAMS as f64,
             peak_rss_mib: peak_rss_mib(pid)?,
+            driver_cpu_ms: (driver_after - driver_before) as f64 / 1e6,
         };
         eprintln!(
             "  change {}: write → first {:>7.1} ms, write → last {:>7.1} ms, first → last {:>7.1} ms, \
-             cpu {:>5.1} µs/notification, rss {:>6.1} MiB, late {}",
+             cpu {:>5.1} µs/notification (driver {:>6.1} ms), rss {:>6.1} MiB, late {}",
             change + 1,
             figures.write_to_first_ms,
             figures.write_to_last_ms,
             figures.first_to_last_ms(),
             figures.cpu_us_per_notification,
+            figures.driver_cpu_ms,
             figures.peak_rss_mib,
             report.get("late").and_then(Value::as_u64).unwrap_or(0)
         );

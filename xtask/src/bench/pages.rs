@@ -151,6 +151,19 @@ fn micros(text: &str) -> Option<f64> {
     Some(value * scale)
 }
 
+/// `1000000` as `1,000,000`.
+fn thousands(number: usize) -> String {
+    let digits = number.to_string();
+    let mut text = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            text.push(',');
+        }
+        text.push(digit);
+    }
+    text
+}
+
 /// The section of `BENCHMARKS.md`.
 pub(super) fn render(out: &mut String, pages: &[Page]) {
     let _ = writeln!(
@@ -167,7 +180,7 @@ pub(super) fn render(out: &mut String, pages: &[Page]) {
         let _ = writeln!(
             out,
             "| {} | {:.2} | {:.2} | {:.2} | {} | {} |",
-            page.total,
+            thousands(page.total),
             page.fastest_us,
             page.median_us,
             page.mean_us,
@@ -190,6 +203,9 @@ Timer precision: 20 ns
 pagination                   fastest       │ slowest       │ median        │ mean          │ samples │ iters
 ├─ list_page_of_100                        │               │               │               │         │
 │  ├─ 1000                   10.2 µs       │ 25.1 µs       │ 10.8 µs       │ 11.2 µs       │ 200     │ 200
+│  │                         max alloc:    │               │               │               │         │
+│  │                           308         │ 308           │ 308           │ 308           │         │
+│  │                           70.51 KB    │ 70.51 KB      │ 70.51 KB      │ 70.51 KB      │         │
 │  │                         alloc:        │               │               │               │         │
 │  │                           12          │ 12            │ 13            │ 12            │         │
 │  │                           1.2 KB      │ 1.2 KB        │ 1.2 KB        │ 1.2 KB        │         │
@@ -208,5 +224,8 @@ pagination                   fastest       │ slowest       │ median        �
         assert!((pages[1].median_us - 0.9).abs() < 1e-9);
         assert_eq!(pages[1].allocations, None);
         assert_eq!(micros("3 furlongs"), None);
+        assert_eq!(thousands(1_000_000), "1,000,000");
+        assert_eq!(thousands(100_000), "100,000");
+        assert_eq!(thousands(999), "999");
     }
 }
