@@ -123,9 +123,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             let router = axum::Router::new().nest_service("/mcp", service);
             // TCP_NODELAY, as the floor and the driver set it: without it, a reply written in
             // several pieces (an SSE stream's head and chunks) waits for delayed ACKs.
-            let listener = tokio::net::TcpListener::bind(*addr).await?.tap_io(|stream| {
-                let _ = stream.set_nodelay(true);
-            });
+            let listener = tokio::net::TcpListener::bind(*addr)
+                .await?
+                .tap_io(|stream| {
+                    let _ = stream.set_nodelay(true);
+                });
             axum::serve(listener, router).await?;
         }
         _ => {
