@@ -4,9 +4,12 @@
 //!
 //! **Layer:** tooling. It builds the release binary and the bench-only programs of
 //! `bench/rmcp-anchor` (their own cargo workspace, never a dependency of the product), writes a
-//! configuration serving 1,000 text resources of 1 KiB (`mem:///r/0000`…) plus a template,
-//! starts every server as a child process on loopback, and drives it with a load driver of its
-//! own: pipelined JSON lines on stdio, keep-alive HTTP/1.1 connections over raw TCP. Server CPU
+//! configuration serving 1,000 text resources of 1 KiB (`mem:///r/0000`…) plus a template, and
+//! the same texts as 1,000 files for the filesystem provider, starts every server as a child
+//! process on loopback, and drives it with a load driver of its own: pipelined JSON lines on
+//! stdio, keep-alive HTTP/1.1 connections over raw TCP (JSON or SSE replies). The fan-out of one
+//! change to 10,000 streams is driven by a release-built driver ([`fanout`]), and the
+//! in-process list page is the core's own divan bench ([`pages`]). Server CPU
 //! time comes from the server process's own scheduler statistics (the sum of
 //! `/proc/<pid>/task/*/schedstat`, nanoseconds), peak RSS from `VmHWM` in
 //! `/proc/<pid>/status`. It never links the product crates, and it kills every process it starts
