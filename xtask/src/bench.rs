@@ -1794,8 +1794,9 @@ fn render_fanouts(out: &mut String, fanouts: &BTreeMap<Scenario, Vec<fanout::Fan
          is given to show how much of the window it needed (both share the 2 cores). Peak RSS is the server's \
          `VmHWM` with every stream open. \
          rmcp is not measured: it keeps no subscriptions (its `subscribe` handler is the application's to write).\n\n\
-         | server | changes | streams open in s | write → first ms | write → last ms | first → last ms (max) | CPU µs/notification | driver CPU ms/change | peak RSS MiB |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|",
+         Extra notifications: beyond one per stream and change, over all changes (counted, not timed).\n\n\
+         | server | changes | streams open in s | write → first ms | write → last ms | first → last ms (max) | CPU µs/notification | driver CPU ms/change | peak RSS MiB | extra notifications |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         FANOUT_STREAMS_TEXT
     );
     for (scenario, changes) in fanouts.iter().rev() {
@@ -1808,7 +1809,7 @@ fn render_fanouts(out: &mut String, fanouts: &BTreeMap<Scenario, Vec<fanout::Fan
         };
         let _ = writeln!(
             out,
-            "| {label} | {} | {:.1} | {:.1} | {:.1} | {:.1} ({:.1}) | {:.2} | {:.1} | {:.1} |",
+            "| {label} | {} | {:.1} | {:.1} | {:.1} | {:.1} ({:.1}) | {:.2} | {:.1} | {:.1} | {} |",
             changes.len(),
             pick(|change| change.setup_s),
             pick(|change| change.write_to_first_ms),
@@ -1818,6 +1819,7 @@ fn render_fanouts(out: &mut String, fanouts: &BTreeMap<Scenario, Vec<fanout::Fan
             pick(|change| change.cpu_us_per_notification),
             pick(|change| change.driver_cpu_ms),
             max(|change| change.peak_rss_mib),
+            changes.iter().map(|change| change.extra).sum::<u64>(),
         );
     }
     out.push('\n');

@@ -19,8 +19,8 @@
 //! Lines with the xtask, one JSON object each: it prints `{"ready":N,"setup_ms":…}` once every
 //! stream is open; then for every `change` line read on stdin it rewrites FILE and prints
 //! `{"received":N,"write_to_first_us":…,"write_to_last_us":…,"late":…}` once every stream got
-//! its notification (`late`: notifications of an earlier change seen since); `quit` or the end
-//! of stdin ends it. Any failure prints `{"error":"…"}` and exits with status 1. Setup and
+//! its notification (`late`: notifications of an earlier change seen since); `quit` prints
+//! `{"late":…}` (those seen since the last change) and ends it, as does the end of stdin. Any failure prints `{"error":"…"}` and exits with status 1. Setup and
 //! every change are bounded in time.
 
 use std::net::Ipv4Addr;
@@ -158,7 +158,18 @@ async fn drive(target: Arc<Target>, streams: usize, file: &std::path::Path) -> R
     let mut seen = vec![false; streams];
     while let Ok(Some(command)) = commands.next_line().await {
         match command.trim() {
-            "quit" => break,
+            "quit" => {
+                let mut late = 0;
+                while let Ok((index, event)) = inbox.try_recv() {
+                    match event {
+                        Event::Notified(_) => late += 1,
+                        Event::Failed(error) => return Err(format!("stream {index}: {error}")),
+                        Event::Open => {}
+                    }
+                }
+                println!("{}", json!({ "late": late }));
+                break;
+            }
             "change" => {}
             other => return Err(format!("unknown command {other:?}")),
         }
