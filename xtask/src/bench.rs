@@ -4,9 +4,12 @@
 //!
 //! **Layer:** tooling. It builds the release binary and the bench-only programs of
 //! `bench/rmcp-anchor` (their own cargo workspace, never a dependency of the product), writes a
-//! configuration serving 1,000 text resources of 1 KiB (`mem:///r/0000`…) plus a template,
-//! starts every server as a child process on loopback, and drives it with a load driver of its
-//! own: pipelined JSON lines on stdio, keep-alive HTTP/1.1 connections over raw TCP. Server CPU
+//! configuration serving 1,000 text resources of 1 KiB (`mem:///r/0000`…) plus a template, and
+//! the same texts as 1,000 files for the filesystem provider, starts every server as a child
+//! process on loopback, and drives it with a load driver of its own: pipelined JSON lines on
+//! stdio, keep-alive HTTP/1.1 connections over raw TCP (JSON or SSE replies). The fan-out of one
+//! change to 10,000 streams is driven by a release-built driver ([`fanout`]), and the
+//! in-process list page is the core's own divan bench ([`pages`]). Server CPU
 //! time comes from the server process's own scheduler statistics (the sum of
 //! `/proc/<pid>/task/*/schedstat`, nanoseconds), peak RSS from `VmHWM` in
 //! `/proc/<pid>/status`. It never links the product crates, and it kills every process it starts
@@ -28,11 +31,17 @@ use serde_json::Value;
 
 use crate::tidy::workspace_root;
 
+mod fanout;
+mod pages;
+
 const USAGE: &str = "usage: cargo xtask bench [--quick]
 
-Builds mcp-resources and bench/rmcp-anchor (the rmcp anchor server and the floor) in release,
-then measures resources/read at concurrency 1 and 32 on stdio and Streamable HTTP (both eras for
-mcp-resources) and the resources/list walk, in interleaved rounds, and writes BENCHMARKS.md.
+Builds mcp-resources and bench/rmcp-anchor (the rmcp anchor server, the floor and the fan-out
+driver) in release, then measures resources/read at concurrency 1 and 32 on stdio and
+Streamable HTTP (JSON and SSE replies, both eras, from the configuration and from the filesystem
+provider), the resources/list walk, 100,000 subscriptions, the fan-out of one change to 10,000
+streams, and one list page out of up to 1,000,000 resources in-process (the core's divan bench),
+in interleaved rounds, and writes BENCHMARKS.md.
 
   --quick            fewer rounds and shorter runs (a few minutes in all)
   --only TEXT        only the scenarios whose title contains TEXT (e.g. \"stdio, concurrency 32\")
@@ -54,6 +63,9 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(20);
 /// limit per subscriber is 1,000).
 const SUBSCRIPTION_SESSIONS: usize = 100;
 const SUBSCRIPTIONS_PER_SESSION: usize = 1_000;
+/// The fan-out scenario: streams opened on one server.
+const FANOUT_STREAMS: usize = 10_000;
+const FANOUT_STREAMS_TEXT: &str = "10,000";
 /// The legacy protocol revision used on the wire.
 const LEGACY: &str = "2025-11-25";
 /// The modern protocol revision.
@@ -76,6 +88,11 @@ struct Plan {
     run_time: Duration,
     /// List walks per run.
     walks: usize,
+    /// Fan-out: runs (a fresh server and 10,000 fresh streams each) and changes per run.
+    fanout_rounds: usize,
+    fanout_changes: usize,
+    /// The in-process list page: divan samples per size.
+    page_samples: usize,
 }
 
 impl Plan {
@@ -91,6 +108,9 @@ impl Plan {
                 count_c32: 20_000,
                 run_time: Duration::from_secs(2),
                 walks: 30,
+                fanout_rounds: 1,
+                fanout_changes: 3,
+                page_samples: 50,
             }
         } else {
             Plan {
@@ -103,6 +123,9 @@ impl Plan {
                 count_c32: 100_000,
                 run_time: Duration::from_secs(5),
                 walks: 200,
+                fanout_rounds: 3,
+                fanout_changes: 5,
+                page_samples: 200,
             }
         }
     }
@@ -197,6 +220,10 @@ impl Subject {
 enum Transport {
     Stdio,
     Http,
+    /// Streamable HTTP where every reply is an SSE body: rmcp and the floor in their SSE mode;
+    /// mcp-resources answers with SSE when a notification precedes the response, so each read
+    /// carries a `progressToken` (its reply: the progress notification, then the result).
+    HttpSse,
 }
 
 impl Transport {
@@ -204,20 +231,37 @@ impl Transport {
         match self {
             Transport::Stdio => "stdio",
             Transport::Http => "Streamable HTTP (JSON replies)",
+            Transport::HttpSse => "Streamable HTTP (SSE replies)",
         }
     }
+}
+
+/// Where mcp-resources takes the 1,000 resources of a read scenario from (rmcp and the floor
+/// always serve them from memory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Source {
+    /// `[[resources]]` entries of the configuration (`mem:///r/0000`…).
+    Config,
+    /// 1,000 files of 1 KiB in a folder, `mcp-resources serve <dir>` (`file://…/r0000.txt`…).
+    Files,
 }
 
 /// What is measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Workload {
     /// `resources/read` of the 1 KiB resources, round robin, at this concurrency.
-    Read { concurrency: usize },
+    Read { source: Source, concurrency: usize },
     /// Full `resources/list` walks with pages of 100, one request at a time.
     ListWalk,
     /// 100,000 `resources/subscribe` over 100 legacy HTTP sessions (1,000 each, the most one
     /// subscriber may hold), 32 connections; mcp-resources only.
     Subscriptions,
+    /// One file rewritten under the served folder (watcher on) with 10,000 streams subscribed
+    /// to it; mcp-resources only.
+    FanOut { era: Era },
+    /// One list page out of 1,000 / 100,000 / 1,000,000 resources, in-process (the core's
+    /// divan bench).
+    ListPage,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -229,10 +273,31 @@ struct Scenario {
 impl Scenario {
     fn title(&self) -> String {
         match self.workload {
-            Workload::Read { concurrency } => format!(
+            Workload::Read {
+                concurrency,
+                source: Source::Config,
+            } => format!(
                 "resources/read, {}, concurrency {concurrency}",
                 self.transport.label()
             ),
+            Workload::Read {
+                concurrency,
+                source: Source::Files,
+            } => format!(
+                "resources/read of 1,000 files (mcp-resources: filesystem provider; rmcp and the floor: \
+                 in memory), {}, concurrency {concurrency}",
+                self.transport.label()
+            ),
+            Workload::FanOut { era } => format!(
+                "fan-out of one file change to {FANOUT_STREAMS_TEXT} {}, Streamable HTTP",
+                match era {
+                    Era::Modern => "subscriptions/listen streams (modern)",
+                    Era::Legacy => "legacy sessions with a GET stream and resources/subscribe",
+                },
+            ),
+            Workload::ListPage => {
+                "one resources/list page of 100 out of 1,000 / 100,000 / 1,000,000 resources, in-process".to_owned()
+            }
             Workload::ListWalk => format!(
                 "resources/list walk (1,000 resources, pages of {PAGE_SIZE}), {}, concurrency 1; figures per page",
                 self.transport.label()
@@ -248,8 +313,11 @@ impl Scenario {
     }
 
     fn subjects(&self) -> Vec<Subject> {
-        if self.workload == Workload::Subscriptions {
-            return vec![Subject::Ours(Era::Legacy)];
+        match self.workload {
+            Workload::Subscriptions => return vec![Subject::Ours(Era::Legacy)],
+            Workload::FanOut { era } => return vec![Subject::Ours(era)],
+            Workload::ListPage => return Vec::new(),
+            Workload::Read { .. } | Workload::ListWalk => {}
         }
         let mut subjects = vec![
             Subject::Ours(Era::Legacy),
@@ -257,9 +325,7 @@ impl Scenario {
             Subject::Ours(Era::Modern),
             Subject::Rmcp(Era::Modern),
         ];
-        if matches!(self.workload, Workload::Read { .. }) {
-            subjects.push(Subject::Floor);
-        }
+        subjects.push(Subject::Floor);
         subjects
     }
 }
@@ -276,10 +342,17 @@ struct Figures {
 
 /// The programs under test and their inputs.
 struct Programs {
+    root: PathBuf,
     ours: PathBuf,
     anchor: PathBuf,
     floor: PathBuf,
+    /// The fan-out driver (`bench/rmcp-anchor/src/bin/bench-fanout.rs`).
+    fanout: PathBuf,
     config: PathBuf,
+    /// The 1,000 files of the filesystem read scenarios (never changed).
+    files: PathBuf,
+    /// The 1,000 files of the fan-out scenario (one of them rewritten).
+    fanout_files: PathBuf,
     logs: PathBuf,
 }
 
@@ -294,6 +367,8 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
     let config = work.join("resources.toml");
     fs::write(&config, config_text())
         .map_err(|error| format!("cannot write {}: {error}", config.display()))?;
+    let files = work.join("files");
+    write_files(&files)?;
 
     eprintln!("bench: building mcp-resources (release)");
     cargo_build(
@@ -318,32 +393,18 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
         Some(&bench_target),
     )?;
     let programs = Programs {
+        root: root.clone(),
         ours: target.join("release/mcp-resources"),
         anchor: bench_target.join("release/rmcp-anchor"),
         floor: bench_target.join("release/bench-floor"),
+        fanout: bench_target.join("release/bench-fanout"),
         config,
+        files,
+        fanout_files: work.join("fanout-files"),
         logs: work.clone(),
     };
 
-    let mut scenarios = Vec::new();
-    for transport in [Transport::Stdio, Transport::Http] {
-        for concurrency in [1, 32] {
-            scenarios.push(Scenario {
-                workload: Workload::Read { concurrency },
-                transport,
-            });
-        }
-    }
-    for transport in [Transport::Stdio, Transport::Http] {
-        scenarios.push(Scenario {
-            workload: Workload::ListWalk,
-            transport,
-        });
-    }
-    scenarios.push(Scenario {
-        workload: Workload::Subscriptions,
-        transport: Transport::Http,
-    });
+    let mut scenarios = all_scenarios();
     if let Some(only) = &plan.only {
         scenarios.retain(|scenario| scenario.title().contains(only.as_str()));
         if scenarios.is_empty() {
@@ -352,9 +413,39 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
     }
 
     let started = Instant::now();
-    let mut results: BTreeMap<Scenario, BTreeMap<Subject, Vec<Figures>>> = BTreeMap::new();
+    let mut results = Results::default();
     for scenario in &scenarios {
         eprintln!("bench: {}", scenario.title());
+        let wanted = |label: &str| {
+            plan.subject
+                .as_ref()
+                .is_none_or(|wanted| label.contains(wanted.as_str()))
+        };
+        match scenario.workload {
+            Workload::FanOut { era } => {
+                if wanted(Subject::Ours(era).label()) {
+                    for round in 0..plan.fanout_rounds {
+                        let changes = fanout::measure(&programs, &plan, era).map_err(|error| {
+                            format!("{} / round {}: {error}", scenario.title(), round + 1)
+                        })?;
+                        results
+                            .fanouts
+                            .entry(*scenario)
+                            .or_default()
+                            .extend(changes);
+                    }
+                }
+                continue;
+            }
+            Workload::ListPage => {
+                if wanted(pages::SUBJECT) {
+                    results.pages = pages::measure(&programs, &plan)
+                        .map_err(|error| format!("{}: {error}", scenario.title()))?;
+                }
+                continue;
+            }
+            Workload::Read { .. } | Workload::ListWalk | Workload::Subscriptions => {}
+        }
         for round in 0..plan.rounds {
             // Interleaved: every subject once per round, in the same order.
             for subject in scenario.subjects() {
@@ -379,6 +470,7 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
                     figures.peak_rss_mib
                 );
                 results
+                    .loads
                     .entry(*scenario)
                     .or_default()
                     .entry(subject)
@@ -407,6 +499,65 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Every scenario of a whole run, in the order they run and are reported.
+fn all_scenarios() -> Vec<Scenario> {
+    let mut scenarios = Vec::new();
+    for source in [Source::Config, Source::Files] {
+        for transport in [Transport::Stdio, Transport::Http] {
+            for concurrency in [1, 32] {
+                scenarios.push(Scenario {
+                    workload: Workload::Read {
+                        concurrency,
+                        source,
+                    },
+                    transport,
+                });
+            }
+        }
+    }
+    for concurrency in [1, 32] {
+        scenarios.push(Scenario {
+            workload: Workload::Read {
+                concurrency,
+                source: Source::Config,
+            },
+            transport: Transport::HttpSse,
+        });
+    }
+    for transport in [Transport::Stdio, Transport::Http] {
+        scenarios.push(Scenario {
+            workload: Workload::ListWalk,
+            transport,
+        });
+    }
+    scenarios.push(Scenario {
+        workload: Workload::Subscriptions,
+        transport: Transport::Http,
+    });
+    for era in [Era::Modern, Era::Legacy] {
+        scenarios.push(Scenario {
+            workload: Workload::FanOut { era },
+            transport: Transport::Http,
+        });
+    }
+    scenarios.push(Scenario {
+        workload: Workload::ListPage,
+        transport: Transport::Stdio,
+    });
+    scenarios
+}
+
+/// Everything one invocation measured.
+#[derive(Default)]
+struct Results {
+    /// Request loads: every run of every subject.
+    loads: BTreeMap<Scenario, BTreeMap<Subject, Vec<Figures>>>,
+    /// Fan-out: every change of every run.
+    fanouts: BTreeMap<Scenario, Vec<fanout::FanOut>>,
+    /// The in-process list page, by total.
+    pages: Vec<pages::Page>,
+}
+
 fn cargo_build(root: &Path, args: &[&str], target_dir: Option<&Path>) -> Result<(), String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
@@ -431,6 +582,48 @@ fn resource_text(index: usize) -> String {
         text.push('x');
     }
     text
+}
+
+/// Writes the 1,000 files of 1 KiB (`r0000.txt`…, the texts of [`resource_text`]) into a fresh
+/// `dir`.
+fn write_files(dir: &Path) -> Result<(), String> {
+    if dir.exists() {
+        fs::remove_dir_all(dir)
+            .map_err(|error| format!("cannot empty {}: {error}", dir.display()))?;
+    }
+    fs::create_dir_all(dir).map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
+    for index in 0..RESOURCE_COUNT {
+        let path = dir.join(file_name(index));
+        fs::write(&path, resource_text(index))
+            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn file_name(index: usize) -> String {
+    format!("r{index:04}.txt")
+}
+
+/// The `file://` URI prefix under which the filesystem provider lists the files of `dir`:
+/// `file://` and the canonical path (the provider canonicalizes its roots and percent-encodes
+/// every byte that is not an RFC 3986 `pchar`; the bench folder is refused when its path would
+/// need encoding, so that the URI is exactly the path).
+fn file_uri_prefix(dir: &Path) -> Result<String, String> {
+    let canonical = fs::canonicalize(dir)
+        .map_err(|error| format!("cannot canonicalize {}: {error}", dir.display()))?;
+    let text = canonical
+        .to_str()
+        .filter(|text| {
+            text.bytes()
+                .all(|byte| byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte))
+        })
+        .ok_or_else(|| {
+            format!(
+                "the bench folder {} has characters a file:// URI would encode; set CARGO_TARGET_DIR to a plain path",
+                canonical.display()
+            )
+        })?;
+    Ok(format!("file://{}/", text.trim_end_matches('/')))
 }
 
 /// The `mcp-resources` configuration of the workload: no files, 1,000 static resources and a
@@ -459,15 +652,25 @@ struct Server {
     log: PathBuf,
 }
 
+/// What mcp-resources serves.
+#[derive(Clone, Copy, Debug)]
+enum Serving<'a> {
+    /// The configuration file of the workload (`[[resources]]` entries, no watching).
+    Config,
+    /// `serve <dir>`: the filesystem provider, with the watcher on or off.
+    Files { dir: &'a Path, watch: bool },
+}
+
 impl Server {
     fn start(
         programs: &Programs,
         subject: Subject,
         transport: Transport,
+        serving: Serving<'_>,
     ) -> Result<Server, String> {
         let port = match transport {
             Transport::Stdio => None,
-            Transport::Http => Some(free_port()?),
+            Transport::Http | Transport::HttpSse => Some(free_port()?),
         };
         let address = port.map(|port| format!("127.0.0.1:{port}"));
         let mut command = match subject {
@@ -477,7 +680,18 @@ impl Server {
                 if let Some(address) = &address {
                     command.args(["--http", address]);
                 }
-                command.arg("--config").arg(&programs.config);
+                match serving {
+                    Serving::Config => {
+                        command.arg("--config").arg(&programs.config);
+                    }
+                    Serving::Files { dir, watch } => {
+                        command.args(["--log-level", "warn", "--no-ignore-files"]);
+                        if !watch {
+                            command.arg("--no-watch");
+                        }
+                        command.arg(dir);
+                    }
+                }
                 command
             }
             Subject::Rmcp(_) | Subject::Floor => {
@@ -487,9 +701,10 @@ impl Server {
                     &programs.floor
                 };
                 let mut command = Command::new(program);
-                match &address {
-                    Some(address) => command.args(["http", address]),
-                    None => command.arg("stdio"),
+                match (&address, transport) {
+                    (Some(address), Transport::HttpSse) => command.args(["http-sse", address]),
+                    (Some(address), _) => command.args(["http", address]),
+                    (None, _) => command.arg("stdio"),
                 };
                 command
             }
@@ -500,7 +715,9 @@ impl Server {
         command.stderr(file);
         match transport {
             Transport::Stdio => command.stdin(Stdio::piped()).stdout(Stdio::piped()),
-            Transport::Http => command.stdin(Stdio::null()).stdout(Stdio::null()),
+            Transport::Http | Transport::HttpSse => {
+                command.stdin(Stdio::null()).stdout(Stdio::null())
+            }
         };
         let mut child = command
             .spawn()
@@ -612,8 +829,27 @@ fn measure(
     scenario: Scenario,
     subject: Subject,
 ) -> Result<Figures, String> {
-    let mut server = Server::start(programs, subject, scenario.transport)?;
-    let result = measure_started(&mut server, plan, scenario, subject);
+    let (serving, uris) = match (scenario.workload, subject) {
+        (
+            Workload::Read {
+                source: Source::Files,
+                ..
+            },
+            Subject::Ours(_),
+        ) => (
+            Serving::Files {
+                dir: &programs.files,
+                watch: false,
+            },
+            Uris {
+                prefix: format!("{}r", file_uri_prefix(&programs.files)?),
+                suffix: ".txt",
+            },
+        ),
+        _ => (Serving::Config, Uris::memory()),
+    };
+    let mut server = Server::start(programs, subject, scenario.transport, serving)?;
+    let result = measure_started(&mut server, plan, scenario, subject, &uris);
     result.map_err(|error| format!("{error}{}", server.log_tail()))
 }
 
@@ -622,6 +858,7 @@ fn measure_started(
     plan: &Plan,
     scenario: Scenario,
     subject: Subject,
+    uris: &Uris,
 ) -> Result<Figures, String> {
     let pid = server.pid();
     let era = subject.era();
@@ -634,9 +871,10 @@ fn measure_started(
                 pid,
             })
         }
-        Transport::Http => Client::Http(HttpClient {
+        Transport::Http | Transport::HttpSse => Client::Http(HttpClient {
             port: server.port.ok_or("the server has no port")?,
             session: None,
+            sse: scenario.transport == Transport::HttpSse,
         }),
     };
     if era == Era::Legacy
@@ -646,15 +884,25 @@ fn measure_started(
         client.initialize()?;
     }
     match scenario.workload {
-        Workload::Read { concurrency } => {
+        Workload::Read { concurrency, .. } => {
             let count = if concurrency == 1 {
                 plan.count_c1
             } else {
                 plan.count_c32
             };
-            client.read_load(era, concurrency, plan.warmup, plan.run_time, 1_000_000)?;
+            let warmup = Phase {
+                count: plan.warmup,
+                limit: plan.run_time,
+                first_id: 1_000_000,
+            };
+            client.read_load(era, concurrency, warmup, uris)?;
             let before = cpu_ns(pid)?;
-            let load = client.read_load(era, concurrency, count, plan.run_time, 10_000_000)?;
+            let measured = Phase {
+                count,
+                limit: plan.run_time,
+                first_id: 10_000_000,
+            };
+            let load = client.read_load(era, concurrency, measured, uris)?;
             let after = cpu_ns(pid)?;
             Ok(load.figures(after - before, peak_rss_mib(pid)?))
         }
@@ -674,6 +922,9 @@ fn measure_started(
             let load = client.subscribe_load(&sessions, SUBSCRIPTIONS_PER_SESSION, 32)?;
             let after = cpu_ns(pid)?;
             Ok(load.figures(after - before, peak_rss_mib(pid)?))
+        }
+        Workload::FanOut { .. } | Workload::ListPage => {
+            Err("not a request load: measured on its own".to_owned())
         }
     }
 }
@@ -706,23 +957,64 @@ impl Load {
     }
 }
 
-/// The JSON-RPC request body for `method` with `params` (an object), in `era`.
+/// The JSON-RPC request body for `method` with `params` (an object's members), in `era`.
 fn request_body(era: Era, id: u64, method: &str, params: &str) -> String {
-    match era {
-        Era::Legacy => {
+    request_body_with_meta(era, id, method, params, "")
+}
+
+/// [`request_body`] with `meta` (members of `params._meta`, e.g. a progress token) added.
+fn request_body_with_meta(era: Era, id: u64, method: &str, params: &str, meta: &str) -> String {
+    let comma = if params.is_empty() { "" } else { "," };
+    match (era, meta.is_empty()) {
+        (Era::Legacy, true) => {
             format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}}}}}"#)
         }
-        Era::Modern => {
-            let comma = if params.is_empty() { "" } else { "," };
+        (Era::Legacy, false) => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{comma}"_meta":{{{meta}}}}}}}"#
+        ),
+        (Era::Modern, _) => {
+            let meta_comma = if meta.is_empty() { "" } else { "," };
             format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{comma}"_meta":{{"io.modelcontextprotocol/protocolVersion":"{MODERN}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{comma}"_meta":{{{meta}{meta_comma}"io.modelcontextprotocol/protocolVersion":"{MODERN}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
             )
         }
     }
 }
 
-fn read_uri(n: u64) -> String {
-    format!("mem:///r/{:04}", n % RESOURCE_COUNT as u64)
+/// The URIs of the 1,000 resources a read scenario goes round robin over:
+/// `{prefix}{index:04}{suffix}`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Uris {
+    prefix: String,
+    suffix: &'static str,
+}
+
+impl Uris {
+    /// `mem:///r/0000`…: the configuration's resources, rmcp's and the floor's.
+    fn memory() -> Uris {
+        Uris {
+            prefix: "mem:///r/".to_owned(),
+            suffix: "",
+        }
+    }
+
+    fn at(&self, n: u64) -> String {
+        format!(
+            "{}{:04}{}",
+            self.prefix,
+            n % RESOURCE_COUNT as u64,
+            self.suffix
+        )
+    }
+}
+
+/// One phase of a read load: at most `count` requests, at most `limit` long, ids from
+/// `first_id`.
+#[derive(Clone, Copy, Debug)]
+struct Phase {
+    count: usize,
+    limit: Duration,
+    first_id: u64,
 }
 
 /// Checks that a reply is a successful result with the expected content, and returns its id.
@@ -761,6 +1053,8 @@ struct StdioClient {
 struct HttpClient {
     port: u16,
     session: Option<String>,
+    /// Reads ask for (and must get) SSE replies.
+    sse: bool,
 }
 
 const INITIALIZE_PARAMS: &str = r#""protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"cargo-xtask-bench","version":"0.0.0"}"#;
@@ -787,7 +1081,11 @@ impl Client {
             Client::Http(client) => {
                 let mut connection = client.connect()?;
                 let reply = connection.post(client, &initialize, "initialize", None)?;
-                check_reply(&reply.body, "protocolVersion")?;
+                if reply.event_stream {
+                    check_reply(sse_response(&reply.body)?, "protocolVersion")?;
+                } else {
+                    check_reply(&reply.body, "protocolVersion")?;
+                }
                 client.session = reply.session;
                 let reply =
                     connection.post(client, initialized, "notifications/initialized", None)?;
@@ -802,18 +1100,17 @@ impl Client {
         }
     }
 
-    /// `count` reads (at most `limit` long) with `concurrency` in flight; ids from `first_id`.
+    /// The reads of `phase` over `uris` with `concurrency` in flight.
     fn read_load(
         &mut self,
         era: Era,
         concurrency: usize,
-        count: usize,
-        limit: Duration,
-        first_id: u64,
+        phase: Phase,
+        uris: &Uris,
     ) -> Result<Load, String> {
         match self {
-            Client::Stdio(client) => client.read_load(era, concurrency, count, limit, first_id),
-            Client::Http(client) => client.read_load(era, concurrency, count, limit, first_id),
+            Client::Stdio(client) => client.read_load(era, concurrency, phase, uris),
+            Client::Http(client) => client.read_load(era, concurrency, phase, uris),
         }
     }
 
@@ -919,10 +1216,14 @@ impl StdioClient {
         &mut self,
         era: Era,
         concurrency: usize,
-        count: usize,
-        limit: Duration,
-        first_id: u64,
+        phase: Phase,
+        uris: &Uris,
     ) -> Result<Load, String> {
+        let Phase {
+            count,
+            limit,
+            first_id,
+        } = phase;
         let (sent_tx, sent_rx) = mpsc::channel::<Sent>();
         let (credit_tx, credit_rx) = mpsc::channel::<()>();
         let (progress_tx, progress_rx) = mpsc::channel::<bool>();
@@ -954,7 +1255,7 @@ impl StdioClient {
                         era,
                         first_id + n,
                         "resources/read",
-                        &format!(r#""uri":"{}""#, read_uri(n)),
+                        &format!(r#""uri":"{}""#, uris.at(n)),
                     );
                     let _ = sent_tx.send(Sent::At(Instant::now()));
                     stdin
@@ -1067,7 +1368,25 @@ impl StdioClient {
 struct Reply {
     status: u16,
     session: Option<String>,
+    /// The body is `text/event-stream`.
+    event_stream: bool,
     body: String,
+}
+
+/// The JSON-RPC response among the events of an SSE body: the one `data` that has an `id`
+/// (notifications before it, such as progress, and empty priming events are passed over).
+fn sse_response(body: &str) -> Result<&str, String> {
+    body.split("\n\n")
+        .flat_map(|event| event.lines())
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(str::trim)
+        .find(|data| data.contains("\"id\""))
+        .ok_or_else(|| {
+            format!(
+                "an SSE body without a response: {}",
+                body.chars().take(300).collect::<String>()
+            )
+        })
 }
 
 /// One keep-alive HTTP/1.1 connection.
@@ -1100,20 +1419,28 @@ impl HttpClient {
         &self,
         era: Era,
         concurrency: usize,
-        count: usize,
-        limit: Duration,
-        first_id: u64,
+        phase: Phase,
+        uris: &Uris,
     ) -> Result<Load, String> {
+        let Phase {
+            count,
+            limit,
+            first_id,
+        } = phase;
         self.on_connections(concurrency, |connection, n, started, latencies| {
             if n >= count || started.elapsed() > limit {
                 return Ok(false);
             }
-            let uri = read_uri(n as u64);
-            let body = request_body(
+            let uri = uris.at(n as u64);
+            let id = first_id + n as u64;
+            // An SSE reply is asked for with a progress token (see `Transport::HttpSse`).
+            let progress = format!(r#""progressToken":{id}"#);
+            let body = request_body_with_meta(
                 era,
-                first_id + n as u64,
+                id,
                 "resources/read",
                 &format!(r#""uri":"{uri}""#),
+                if self.sse { &progress } else { "" },
             );
             connection.timed_post(
                 self,
@@ -1187,6 +1514,7 @@ impl HttpClient {
                         .session
                         .ok_or("initialize answered without Mcp-Session-Id")?,
                 ),
+                sse: false,
             };
             let reply =
                 connection.post(&session, initialized, "notifications/initialized", None)?;
@@ -1256,7 +1584,18 @@ impl Connection {
                 reply.body.chars().take(300).collect::<String>()
             ));
         }
-        check_reply(&reply.body, expect).map(drop)
+        if client.sse != reply.event_stream {
+            return Err(format!(
+                "wanted {} reply, got: {}",
+                if client.sse { "an SSE" } else { "a JSON" },
+                reply.body.chars().take(300).collect::<String>()
+            ));
+        }
+        if reply.event_stream {
+            check_reply(sse_response(&reply.body)?, expect).map(drop)
+        } else {
+            check_reply(&reply.body, expect).map(drop)
+        }
     }
 
     fn post(
@@ -1317,6 +1656,7 @@ impl Connection {
         let mut length = None;
         let mut chunked = false;
         let mut session = None;
+        let mut event_stream = false;
         loop {
             header(&mut line, &mut self.reader)?;
             let text = line.trim_end();
@@ -1333,6 +1673,8 @@ impl Connection {
                 chunked = value.eq_ignore_ascii_case("chunked");
             } else if name.eq_ignore_ascii_case("mcp-session-id") {
                 session = Some(value.to_owned());
+            } else if name.eq_ignore_ascii_case("content-type") {
+                event_stream = value.starts_with("text/event-stream");
             }
         }
         let mut body = Vec::new();
@@ -1361,6 +1703,7 @@ impl Connection {
         Ok(Reply {
             status,
             session,
+            event_stream,
             body,
         })
     }
@@ -1433,12 +1776,56 @@ fn ratio(numerator: f64, denominator: f64) -> String {
     }
 }
 
-fn render_report(
-    plan: &Plan,
-    command: &str,
-    results: &BTreeMap<Scenario, BTreeMap<Subject, Vec<Figures>>>,
-    took: Duration,
-) -> String {
+/// One section for the fan-out scenarios, a row per era.
+fn render_fanouts(out: &mut String, fanouts: &BTreeMap<Scenario, Vec<fanout::FanOut>>) {
+    let _ = writeln!(
+        out,
+        "## Fan-out of one file change to {} streams, Streamable HTTP on 127.0.0.1\n\n\
+         mcp-resources serves 1,000 files of 1 KiB with its watcher on (`mcp-resources serve --http … <dir>`); \
+         every stream subscribes to the same file: modern, one `subscriptions/listen` POST per stream with \
+         `resourceSubscriptions` (an SSE stream, open once acknowledged); legacy, one session per stream \
+         (`initialize`, `resources/subscribe`, then the GET SSE stream). \
+         The driver (`bench-fanout`, release, one tokio thread, one connection per stream) \
+         checks every notification (method, URI and, modern, the stream's `subscriptionId` tag); \
+         it rewrites the file and times, from the end of the write, the first and the last \
+         notification it reads. The watcher debounces (150 ms), so file write → notification includes that wait; \
+         first → last is the fan-out proper (target: under 20 ms; the max over all changes in brackets). \
+         CPU is the server's for the whole change, per notification; the driver's own CPU time per change \
+         is given to show how much of the window it needed (both share the 2 cores). Peak RSS is the server's \
+         `VmHWM` with every stream open. \
+         rmcp is not measured: it keeps no subscriptions (its `subscribe` handler is the application's to write).\n\n\
+         Extra notifications: beyond one per stream and change, over all changes (counted, not timed).\n\n\
+         | server | changes | streams open in s | write → first ms | write → last ms | first → last ms (max) | CPU µs/notification | driver CPU ms/change | peak RSS MiB | extra notifications |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        FANOUT_STREAMS_TEXT
+    );
+    for (scenario, changes) in fanouts.iter().rev() {
+        let pick = |field: fn(&fanout::FanOut) -> f64| median(changes.iter().map(field).collect());
+        let max =
+            |field: fn(&fanout::FanOut) -> f64| changes.iter().map(field).fold(f64::NAN, f64::max);
+        let label = match scenario.workload {
+            Workload::FanOut { era } => Subject::Ours(era).label(),
+            _ => "–",
+        };
+        let _ = writeln!(
+            out,
+            "| {label} | {} | {:.1} | {:.1} | {:.1} | {:.1} ({:.1}) | {:.2} | {:.1} | {:.1} | {} |",
+            changes.len(),
+            pick(|change| change.setup_s),
+            pick(|change| change.write_to_first_ms),
+            pick(|change| change.write_to_last_ms),
+            pick(fanout::FanOut::first_to_last_ms),
+            max(fanout::FanOut::first_to_last_ms),
+            pick(|change| change.cpu_us_per_notification),
+            pick(|change| change.driver_cpu_ms),
+            max(|change| change.peak_rss_mib),
+            changes.iter().map(|change| change.extra).sum::<u64>(),
+        );
+    }
+    out.push('\n');
+}
+
+fn render_report(plan: &Plan, command: &str, results: &Results, took: Duration) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Benchmarks\n");
     let _ = writeln!(
@@ -1446,7 +1833,8 @@ fn render_report(
         "Generated by `{command}` (issue 8); do not edit by hand.\n\n\
          - Date: {}\n- Machine: {}\n- Plan: {} rounds, interleaved (each round runs every server once, \
          a fresh process per run); medians over rounds, each column on its own. Per run: {} warm-up requests, then at most {} \
-         requests (concurrency 1) / {} (concurrency 32) or {:?}, whichever ends first; {} list walks.\n\
+         requests (concurrency 1) / {} (concurrency 32) or {:?}, whichever ends first; {} list walks. \
+         Fan-out: {} run(s) of {} changes each (a fresh server and fresh streams per run); medians over all changes.\n\
          - Took: {:.0} s\n",
         utc_now(),
         machine(),
@@ -1456,24 +1844,31 @@ fn render_report(
         plan.count_c32,
         plan.run_time,
         plan.walks,
+        plan.fanout_rounds,
+        plan.fanout_changes,
         took.as_secs_f64()
     );
     let _ = writeln!(
         out,
         "Workload: 1,000 static text resources of 1 KiB (`mem:///r/0000`…`mem:///r/0999`) plus the template \
          `mem:///t/{{id}}`; reads go round robin over the 1,000. mcp-resources serves them from \
-         `[[resources]]` entries of its configuration (`--no-watch`, log level `warn`); the rmcp anchor \
+         `[[resources]]` entries of its configuration (`--no-watch`, log level `warn`) or, in the scenarios \
+         that say so, from 1,000 files of 1 KiB with the same bytes (`r0000.txt`…, read by their \
+         `file://` URIs) through its filesystem provider (`mcp-resources serve --no-watch --no-ignore-files <dir>`); the rmcp anchor \
          (`bench/rmcp-anchor`, rmcp 3.11 from crates.io) with `stdio_pipes()` and stateless Streamable HTTP \
-         with JSON responses, on both eras (legacy: `initialize` first; modern: `_meta` on every request and \
+         with JSON responses (in the SSE scenarios `json_response = false`, its default), always from memory, on both eras (legacy: `initialize` first; modern: `_meta` on every request and \
          the `Mcp-Method`/`Mcp-Name` headers); the floor (`bench-floor`) parses each request into a typed serde struct and \
-         serializes a typed reply with the same bytes, through a bare pipe loop or a bare hyper handler.\n\n\
+         serializes a typed reply with the same bytes (reads and list pages), through a bare pipe loop or a bare hyper handler \
+         (in the SSE scenarios the same reply as one `data:` event). mcp-resources answers a POST with SSE only when a \
+         notification precedes the response, so in the SSE scenarios every read (to every server) carries \
+         `_meta.progressToken`: its reply is two events (the progress notification, then the result), rmcp's and the floor's one.\n\n\
          Columns: req/s over the measured window; p50/p99 latency seen by the driver (µs); server CPU µs per \
          request from the server's own scheduler statistics (sum of `/proc/<pid>/task/*/schedstat`); peak \
          RSS (`VmHWM`); CPU and RSS ratios = this server's figure / rmcp's on the same era (the floor's / legacy rmcp's); req/s ratio = this server's \
          req/s / the floor's. The driver runs on the same 2 cores as the server, so req/s and latency \
          include contention with it; CPU per request does not.\n"
     );
-    for (scenario, subjects) in results {
+    for (scenario, subjects) in &results.loads {
         let _ = writeln!(out, "## {}\n", scenario.title());
         let _ = writeln!(
             out,
@@ -1513,16 +1908,23 @@ fn render_report(
         }
         out.push('\n');
     }
+    if !results.fanouts.is_empty() {
+        render_fanouts(&mut out, &results.fanouts);
+    }
+    if !results.pages.is_empty() {
+        pages::render(&mut out, &results.pages);
+    }
     let _ = writeln!(
         out,
-        "## Not measured yet\n\n\
-         - The filesystem provider as the source of the 1,000 resources (only `[[resources]]` entries).\n\
-         - Fan-out of one change to 10,000 listen/subscribe streams (no stream is opened: the \
-         subscriptions scenario holds 100,000 subscriptions without a GET stream; modern-era \
-         `subscriptions/listen` is not measured).\n\
-         - One list page out of 1,000,000 resources in-process.\n\
-         - SSE replies (every HTTP figure here is with JSON replies).\n\
-         - A floor for the list walk (the floor only answers reads)."
+        "## Not measured yet, and caveats\n\n\
+         - mcp-resources never answers a plain POST with SSE (only when a notification precedes the response), so its SSE \
+         figures are with a `progressToken` on every read: two events per reply against one for rmcp and the floor.\n\
+         - Fan-out times are those at which the driver read each notification; the driver shares the 2 cores with the \
+         server, and when the server wrote the last notification is not observable from outside. The fan-out is measured \
+         over Streamable HTTP only (not stdio, where one client holds at most 64 listen streams).\n\
+         - The list walk is measured over the configuration's resources only (not over the filesystem provider, not with SSE \
+         replies); the SSE scenarios serve the configuration's resources only.\n\
+         - The in-process list page is the core's engine over an in-memory provider (no filesystem provider, no transport)."
     );
     out
 }
@@ -1599,6 +2001,75 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn scenarios_have_distinct_titles_and_only_selects_them() {
+        let scenarios = all_scenarios();
+        let titles: std::collections::BTreeSet<String> =
+            scenarios.iter().map(Scenario::title).collect();
+        assert_eq!(titles.len(), scenarios.len());
+        let files = scenarios
+            .iter()
+            .filter(|scenario| scenario.title().contains("1,000 files"))
+            .count();
+        assert_eq!(files, 4);
+        let fanouts = scenarios
+            .iter()
+            .filter(|scenario| scenario.title().contains("fan-out"))
+            .count();
+        assert_eq!(fanouts, 2);
+        assert_eq!(
+            FANOUT_STREAMS_TEXT.replace(',', "").parse::<usize>(),
+            Ok(FANOUT_STREAMS)
+        );
+        // The floor answers the list walk as well as reads; only mcp-resources keeps
+        // subscriptions.
+        let walk = Scenario {
+            workload: Workload::ListWalk,
+            transport: Transport::Stdio,
+        };
+        assert!(walk.subjects().contains(&Subject::Floor));
+        let fanout = Scenario {
+            workload: Workload::FanOut { era: Era::Modern },
+            transport: Transport::Http,
+        };
+        assert_eq!(fanout.subjects(), vec![Subject::Ours(Era::Modern)]);
+    }
+
+    #[test]
+    fn sse_replies_and_progress_tokens() {
+        let body = ": primed\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":3,\"progress\":1}}\n\n\
+                    data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"text\":\"resource 0003\"}}\n\n";
+        assert_eq!(
+            check_reply(sse_response(body).expect("a response"), "resource "),
+            Ok(3)
+        );
+        assert!(sse_response("data: {\"method\":\"x\"}\n\n").is_err());
+        for era in [Era::Legacy, Era::Modern] {
+            let body = request_body_with_meta(
+                era,
+                3,
+                "resources/read",
+                r#""uri":"mem:///r/0003""#,
+                r#""progressToken":3"#,
+            );
+            let value: Value = serde_json::from_str(&body).expect("valid JSON");
+            assert_eq!(value["params"]["_meta"]["progressToken"], 3);
+            assert_eq!(value["params"]["uri"], "mem:///r/0003");
+        }
+    }
+
+    #[test]
+    fn file_uris_are_the_canonical_path() {
+        let uris = Uris {
+            prefix: "file:///tmp/files/r".to_owned(),
+            suffix: ".txt",
+        };
+        assert_eq!(uris.at(1_007), "file:///tmp/files/r0007.txt");
+        assert_eq!(Uris::memory().at(12), "mem:///r/0012");
+        assert_eq!(file_uri_prefix(Path::new("/")), Ok("file:///".to_owned()));
+        assert!(file_uri_prefix(Path::new("/no/such/bench/folder")).is_err());
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! The rmcp anchor server of `cargo xtask bench`: the official Rust SDK (`rmcp` 3.x) serving
 //! the bench workload with its fastest settings, `stdio_pipes()` on stdio and stateless
-//! Streamable HTTP with JSON responses.
+//! Streamable HTTP with JSON responses; with `http-sse`, the same service answering every
+//! request with an SSE stream (`json_response = false`), rmcp's default.
 //!
-//! Usage: `rmcp-anchor stdio` or `rmcp-anchor http 127.0.0.1:PORT`.
+//! Usage: `rmcp-anchor stdio`, `rmcp-anchor http 127.0.0.1:PORT` or
+//! `rmcp-anchor http-sse 127.0.0.1:PORT`.
 
 use std::sync::Arc;
 
+use axum::serve::ListenerExt as _;
 use rmcp::model::{
     ErrorData, ListResourceTemplatesResult, ListResourcesResult, PaginatedRequestParams,
     ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
@@ -107,21 +110,32 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
                 .await?;
             running.waiting().await?;
         }
-        ["http", addr] => {
+        [mode @ ("http" | "http-sse"), addr] => {
             let anchor = Anchor::new();
             let config = StreamableHttpServerConfig::default()
                 .with_legacy_session_mode(false)
-                .with_json_response(true);
+                .with_json_response(*mode == "http");
             let service = StreamableHttpService::new(
                 move || Ok(anchor.clone()),
                 Arc::new(LocalSessionManager::default()),
                 config,
             );
             let router = axum::Router::new().nest_service("/mcp", service);
-            let listener = tokio::net::TcpListener::bind(*addr).await?;
+            // TCP_NODELAY, as the floor and the driver set it: without it, a reply written in
+            // several pieces (an SSE stream's head and chunks) waits for delayed ACKs.
+            let listener = tokio::net::TcpListener::bind(*addr)
+                .await?
+                .tap_io(|stream| {
+                    let _ = stream.set_nodelay(true);
+                });
             axum::serve(listener, router).await?;
         }
-        _ => return Err("usage: rmcp-anchor stdio | rmcp-anchor http ADDR".into()),
+        _ => {
+            return Err(
+                "usage: rmcp-anchor stdio | rmcp-anchor http ADDR | rmcp-anchor http-sse ADDR"
+                    .into(),
+            );
+        }
     }
     Ok(())
 }

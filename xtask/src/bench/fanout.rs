@@ -1,0 +1,205 @@
+//! The fan-out scenario of `cargo xtask bench`: one file rewritten under a folder that
+//! `mcp-resources` serves over Streamable HTTP with its watcher on, and 10,000 notification
+//! streams subscribed to that file (modern `subscriptions/listen` streams, or legacy sessions
+//! each with a GET stream and a `resources/subscribe`).
+//!
+//! **Layer:** tooling, part of the bench. The streams are held by the fan-out driver
+//! (`bench/rmcp-anchor/src/bin/bench-fanout.rs`, built in release: one single-threaded tokio
+//! runtime, non-blocking sockets), which checks every notification and reports, per change,
+//! when the first and the last one arrived after the write; this module starts the server and
+//! the driver, asks for the changes one at a time, reads the server's CPU time around each and
+//! its peak RSS at the end. Only mcp-resources is measured: rmcp keeps no subscriptions.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::{
+    Era, FANOUT_STREAMS, Plan, Programs, Server, Serving, Subject, Transport, cpu_ns, file_name,
+    file_uri_prefix, peak_rss_mib, write_files,
+};
+
+/// What one change measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct FanOut {
+    /// How long opening every stream took (the same for every change of a run).
+    pub(super) setup_s: f64,
+    /// From the end of the file write to the first notification read by the driver.
+    pub(super) write_to_first_ms: f64,
+    /// From the end of the file write to the last notification read by the driver.
+    pub(super) write_to_last_ms: f64,
+    /// Server CPU time of the change (the watcher, the hub, every stream's write) per
+    /// notification.
+    pub(super) cpu_us_per_notification: f64,
+    /// The server's peak RSS with every stream open.
+    pub(super) peak_rss_mib: f64,
+    /// The driver's own CPU time for the change (reading and checking every notification), to
+    /// show whether it, rather than the server, set the pace.
+    pub(super) driver_cpu_ms: f64,
+    /// Notifications beyond one per stream for an earlier change, seen before this one (the
+    /// driver counts them, and counts only the first of each stream).
+    pub(super) extra: u64,
+}
+
+impl FanOut {
+    /// From the first notification to the last: the fan-out proper.
+    pub(super) fn first_to_last_ms(&self) -> f64 {
+        self.write_to_last_ms - self.write_to_first_ms
+    }
+}
+
+/// The driver process; killed on drop.
+struct Driver {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Driver {
+    /// The next line the driver prints, as JSON; an `{"error":…}` line is an error.
+    fn line(&mut self) -> Result<Value, String> {
+        let mut line = String::new();
+        let read = self
+            .stdout
+            .read_line(&mut line)
+            .map_err(|error| format!("cannot read from the fan-out driver: {error}"))?;
+        if read == 0 {
+            return Err("the fan-out driver ended without a word".to_owned());
+        }
+        let value: Value = serde_json::from_str(&line)
+            .map_err(|error| format!("the fan-out driver printed {line:?} ({error})"))?;
+        match value.get("error").and_then(Value::as_str) {
+            Some(error) => Err(format!("the fan-out driver failed: {error}")),
+            None => Ok(value),
+        }
+    }
+
+    fn command(&mut self, command: &str) -> Result<(), String> {
+        writeln!(self.stdin, "{command}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|error| format!("cannot write to the fan-out driver: {error}"))
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One run: a fresh folder, a fresh server, 10,000 fresh streams, then the plan's changes.
+pub(super) fn measure(programs: &Programs, plan: &Plan, era: Era) -> Result<Vec<FanOut>, String> {
+    let dir = &programs.fanout_files;
+    write_files(dir)?;
+    let server = Server::start(
+        programs,
+        Subject::Ours(era),
+        Transport::Http,
+        Serving::Files { dir, watch: true },
+    )?;
+    measure_started(programs, plan, era, &server)
+        .map_err(|error| format!("{error}{}", server.log_tail()))
+}
+
+fn measure_started(
+    programs: &Programs,
+    plan: &Plan,
+    era: Era,
+    server: &Server,
+) -> Result<Vec<FanOut>, String> {
+    let dir = &programs.fanout_files;
+    let pid = server.pid();
+    let port = server.port.ok_or("the server has no port")?;
+    let uri = format!("{}{}", file_uri_prefix(dir)?, file_name(0));
+    let file = dir.join(file_name(0));
+    let log = programs.logs.join("fanout-driver.log");
+    let log_file = std::fs::File::create(&log)
+        .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
+    let mut child = Command::new(&programs.fanout)
+        .arg(match era {
+            Era::Modern => "modern",
+            Era::Legacy => "legacy",
+        })
+        .arg(port.to_string())
+        .arg(FANOUT_STREAMS.to_string())
+        .arg(&uri)
+        .arg(&file)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(log_file)
+        .spawn()
+        .map_err(|error| format!("cannot start {}: {error}", programs.fanout.display()))?;
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err("the fan-out driver has no pipes".to_owned());
+    };
+    let mut driver = Driver {
+        child,
+        stdin,
+        stdout: BufReader::new(stdout),
+    };
+    let ready = driver.line()?;
+    if ready.get("ready").and_then(Value::as_u64) != Some(FANOUT_STREAMS as u64) {
+        return Err(format!("the fan-out driver is not ready: {ready}"));
+    }
+    let setup_s = ready
+        .get("setup_ms")
+        .and_then(Value::as_f64)
+        .unwrap_or(f64::NAN)
+        / 1e3;
+    eprintln!("  {FANOUT_STREAMS} streams open in {setup_s:.1} s");
+    let mut changes = Vec::with_capacity(plan.fanout_changes);
+    for change in 0..plan.fanout_changes {
+        // Let the watcher settle between changes (its debounce is 150 ms).
+        std::thread::sleep(Duration::from_millis(500));
+        let driver_pid = driver.child.id();
+        let (before, driver_before) = (cpu_ns(pid)?, cpu_ns(driver_pid)?);
+        driver.command("change")?;
+        let report = driver.line()?;
+        let (after, driver_after) = (cpu_ns(pid)?, cpu_ns(driver_pid)?);
+        if report.get("received").and_then(Value::as_u64) != Some(FANOUT_STREAMS as u64) {
+            return Err(format!("a change did not reach every stream: {report}"));
+        }
+        let millis = |field: &str| {
+            report
+                .get(field)
+                .and_then(Value::as_f64)
+                .map(|micros| micros / 1e3)
+                .ok_or_else(|| format!("the fan-out driver's report has no {field}: {report}"))
+        };
+        let figures = FanOut {
+            setup_s,
+            write_to_first_ms: millis("write_to_first_us")?,
+            write_to_last_ms: millis("write_to_last_us")?,
+            cpu_us_per_notification: (after - before) as f64 / 1e3 / FANOUT_STREAMS as f64,
+            peak_rss_mib: peak_rss_mib(pid)?,
+            driver_cpu_ms: (driver_after - driver_before) as f64 / 1e6,
+            extra: report.get("late").and_then(Value::as_u64).unwrap_or(0),
+        };
+        eprintln!(
+            "  change {}: write → first {:>7.1} ms, write → last {:>7.1} ms, first → last {:>7.1} ms, \
+             cpu {:>5.1} µs/notification (driver {:>6.1} ms), rss {:>6.1} MiB, late {}",
+            change + 1,
+            figures.write_to_first_ms,
+            figures.write_to_last_ms,
+            figures.first_to_last_ms(),
+            figures.cpu_us_per_notification,
+            figures.driver_cpu_ms,
+            figures.peak_rss_mib,
+            figures.extra
+        );
+        changes.push(figures);
+    }
+    // Late notifications of the last change: let them come, then count them.
+    std::thread::sleep(Duration::from_millis(500));
+    driver.command("quit")?;
+    let last = driver.line()?;
+    if let Some(change) = changes.last_mut() {
+        change.extra += last.get("late").and_then(Value::as_u64).unwrap_or(0);
+    }
+    Ok(changes)
+}
