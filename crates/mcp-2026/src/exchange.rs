@@ -156,8 +156,7 @@ impl Exchange {
     pub fn handle_answer(&mut self, ticket: Ticket, answer: Answer, now: Instant) {
         let _ = now;
         let State::Awaiting {
-            ticket: expected,
-            pending,
+            ticket: expected, ..
         } = &self.state
         else {
             return;
@@ -165,7 +164,11 @@ impl Exchange {
         if *expected != ticket {
             return;
         }
-        let pending = pending.clone();
+        // Every arm below finishes the exchange or moves it to `Listening`.
+        let State::Awaiting { pending, .. } = std::mem::replace(&mut self.state, State::Finished)
+        else {
+            return;
+        };
         match (pending, answer) {
             (Pending::ListResources, Answer::Resources(page)) => match page {
                 Ok(page) => {

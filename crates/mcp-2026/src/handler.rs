@@ -19,7 +19,7 @@ use mcp_types::meta::{self, Meta, RequestMeta, RequestMetaError};
 use mcp_types::v2026_07_28 as wire;
 use mcp_types::{ProtocolVersion, method};
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 
 use crate::config::{ModernConfig, Shared};
 use crate::errors::RequestError;
@@ -153,7 +153,7 @@ impl Handler {
                 (Query::ListTemplates { cursor }, Pending::ListTemplates)
             }
             method::RESOURCES_READ => {
-                let params: wire::ReadResourceParams = params(request)?;
+                let params: ReadParams = params(request)?;
                 let uri =
                     ResourceUri::parse(&params.uri).map_err(|error| RequestError::InvalidUri {
                         uri: params.uri.clone(),
@@ -186,6 +186,21 @@ impl Handler {
             pending,
         })
     }
+}
+
+/// [`wire::ReadResourceParams`] as the handler reads them, with the same fields and checks but
+/// `_meta` skipped: [`Handler::check_meta`] has already read it (so it is a valid map), and a
+/// read is the request served most, so it is not built into a map a second time.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReadParams {
+    #[serde(rename = "_meta", default)]
+    _meta: IgnoredAny,
+    uri: String,
+    #[serde(default, rename = "inputResponses")]
+    _input_responses: Option<Meta>,
+    #[serde(default, rename = "requestState")]
+    _request_state: Option<String>,
 }
 
 /// What a valid request turns into.
