@@ -5,9 +5,12 @@
 //! from [`Service::offer`](mcp_resources_core::service::Service::offer). It must never know a
 //! transport or the legacy adapter itself (the legacy versions are only names to list).
 
+use std::sync::Arc;
+
 use mcp_resources_core::service::Offer;
-use mcp_types::ProtocolVersion;
+use mcp_types::jsonrpc::RawValue;
 use mcp_types::v2026_07_28::Implementation;
+use mcp_types::{ProtocolVersion, meta};
 
 /// How the modern adapter presents the server. Every value is valid, so the fields are public.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,5 +59,27 @@ impl ModernConfig {
             }
         }
         versions
+    }
+}
+
+/// What every exchange of one [`Handler`](crate::Handler) shares: the configuration, and what is
+/// encoded once from it rather than for every response.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    /// The configuration the handler was made with.
+    pub(crate) config: Arc<ModernConfig>,
+    /// `{"io.modelcontextprotocol/serverInfo": …}`, the `_meta` of every result, as JSON.
+    pub(crate) result_meta: Box<RawValue>,
+}
+
+impl Shared {
+    pub(crate) fn new(config: Arc<ModernConfig>) -> Shared {
+        let result_meta =
+            serde_json::value::to_raw_value(&meta::server_info_meta(&config.server_info))
+                .expect("invariant: a json map always serializes");
+        Shared {
+            config,
+            result_meta,
+        }
     }
 }

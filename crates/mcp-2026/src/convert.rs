@@ -1,5 +1,7 @@
 //! Core values to 2026-07-28 wire values: resources, templates, contents (blobs base64-encoded
-//! here), caching hints and completions.
+//! here; a read's contents borrowed, with the body of a static resource encoded once and kept in
+//! its [`EncodingMemo`](mcp_resources_core::resource::EncodingMemo)), caching hints and
+//! completions.
 //!
 //! **Layer:** adapter, the `to_wire` side. Every function is a plain conversion with no
 //! decision in it; this module must never know a request, a stream or an error code.
@@ -9,6 +11,8 @@ use base64::engine::general_purpose::STANDARD;
 use mcp_resources_core::cache::{CacheHint, CacheScope};
 use mcp_resources_core::completion::Completion;
 use mcp_resources_core::resource::{self as core, Body, Contents};
+use mcp_types::jsonrpc::RawValue;
+use mcp_types::resources::{BodyRef, ContentsRef, JsonString};
 use mcp_types::v2026_07_28 as wire;
 
 /// The wire caching hints of a core hint.
@@ -51,23 +55,35 @@ pub(crate) fn template(template: core::ResourceTemplate) -> wire::ResourceTempla
     }
 }
 
-/// One entry of a read's `contents`: text as is, bytes base64-encoded.
-pub(crate) fn contents(contents: Contents) -> wire::ResourceContents {
-    let uri = contents.uri.into_string();
-    match contents.body {
-        Body::Text(text) => wire::ResourceContents::Text(wire::TextResourceContents {
-            uri,
-            mime_type: contents.mime_type,
-            text: text.as_ref().to_owned(),
-            meta: None,
-        }),
-        Body::Bytes(bytes) => wire::ResourceContents::Blob(wire::BlobResourceContents {
-            uri,
-            mime_type: contents.mime_type,
-            blob: STANDARD.encode(bytes),
-            meta: None,
-        }),
+/// One entry of a read's `contents`, borrowed from the core's: text as `text`, bytes
+/// base64-encoded as `blob`. A body with an encoding memo (a static resource) is escaped or
+/// base64-encoded once, on its first read; later reads copy the kept JSON string literal.
+pub(crate) fn contents(contents: &Contents) -> ContentsRef<'_> {
+    let body = match (memoized_body(contents), &contents.body) {
+        (Some(literal), Body::Text(_)) => BodyRef::Text(JsonString::Encoded(literal)),
+        (Some(literal), Body::Bytes(_)) => BodyRef::Blob(JsonString::Encoded(literal)),
+        (None, Body::Text(text)) => BodyRef::Text(JsonString::Text(text.as_ref().into())),
+        (None, Body::Bytes(bytes)) => {
+            BodyRef::Blob(JsonString::Text(STANDARD.encode(bytes).into()))
+        }
+    };
+    ContentsRef {
+        uri: contents.uri.as_str(),
+        mime_type: contents.mime_type.as_deref(),
+        body,
     }
+}
+
+/// The body as a JSON string literal (text escaped, bytes in base64), from the contents' memo
+/// when they keep one. The legacy adapter stores exactly the same value of the same type, so
+/// both eras share one encoding per body.
+fn memoized_body(contents: &Contents) -> Option<&RawValue> {
+    contents
+        .memoized_encoding(|body| match body {
+            Body::Text(text) => JsonString::encode(text),
+            Body::Bytes(bytes) => JsonString::encode(&STANDARD.encode(bytes)),
+        })
+        .map(|literal| &**literal)
 }
 
 /// The `completion` object of a result.

@@ -14,13 +14,14 @@ use std::time::Instant;
 
 use mcp_resources_core::service::Answer;
 use mcp_resources_core::subscription::Change;
-use mcp_types::jsonrpc::{self, Notification, Request, RequestId, Response};
+use mcp_types::jsonrpc::{self, Notification, RawValue, Request, RequestId, Response};
 use mcp_types::meta::{self, Meta, ProgressToken, RequestMeta};
 use mcp_types::method;
+use mcp_types::resources::ContentsRef;
 use mcp_types::v2026_07_28::{self as wire, LoggingLevel};
 use serde::Serialize;
 
-use crate::config::ModernConfig;
+use crate::config::Shared;
 use crate::convert;
 use crate::errors::RequestError;
 use crate::output::{Outgoing, Output, Ticket};
@@ -60,7 +61,7 @@ enum State {
 #[derive(Debug)]
 pub struct Exchange {
     id: RequestId,
-    config: Arc<ModernConfig>,
+    shared: Arc<Shared>,
     outputs: VecDeque<Output>,
     state: State,
     http_status: u16,
@@ -72,10 +73,10 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    fn new(config: Arc<ModernConfig>, id: RequestId, meta: Option<&RequestMeta>) -> Exchange {
+    fn new(shared: Arc<Shared>, id: RequestId, meta: Option<&RequestMeta>) -> Exchange {
         Exchange {
             id,
-            config,
+            shared,
             outputs: VecDeque::new(),
             state: State::Finished,
             http_status: 200,
@@ -87,24 +88,21 @@ impl Exchange {
     }
 
     /// An exchange whose only output is the error response for `error`.
-    pub(crate) fn failed(
-        config: Arc<ModernConfig>,
-        id: RequestId,
-        error: &RequestError,
-    ) -> Exchange {
-        let mut exchange = Exchange::new(config, id, None);
+    pub(crate) fn failed(shared: Arc<Shared>, id: RequestId, error: &RequestError) -> Exchange {
+        let mut exchange = Exchange::new(shared, id, None);
         exchange.respond_error(error);
         exchange
     }
 
     /// An exchange answering `server/discover` at once.
     pub(crate) fn answered_discover(
-        config: Arc<ModernConfig>,
+        shared: Arc<Shared>,
         request: Request,
         meta: &RequestMeta,
     ) -> Exchange {
-        let mut exchange = Exchange::new(config, request.id, Some(meta));
-        let offer = exchange.config.offer;
+        let mut exchange = Exchange::new(shared, request.id, Some(meta));
+        let config = &exchange.shared.config;
+        let offer = config.offer;
         let resources = wire::ServerCapabilities {
             resources: Some(mcp_types::capabilities::ResourcesCapability {
                 subscribe: offer.subscribe.then_some(true),
@@ -116,10 +114,10 @@ impl Exchange {
         };
         let result = wire::DiscoverResult {
             result_type: wire::ResultType::COMPLETE,
-            supported_versions: exchange.config.supported_versions(),
+            supported_versions: config.supported_versions(),
             capabilities: resources,
-            instructions: exchange.config.instructions.clone(),
-            ttl_ms: exchange.config.discover_ttl_ms,
+            instructions: config.instructions.clone(),
+            ttl_ms: config.discover_ttl_ms,
             cache_scope: wire::CacheScope::Public,
             meta: Some(exchange.result_meta()),
         };
@@ -129,14 +127,14 @@ impl Exchange {
 
     /// An exchange with one query out.
     pub(crate) fn querying(
-        config: Arc<ModernConfig>,
+        shared: Arc<Shared>,
         request: Request,
         meta: &RequestMeta,
         ticket: Ticket,
         query: mcp_resources_core::service::Query,
         pending: Pending,
     ) -> Exchange {
-        let mut exchange = Exchange::new(config, request.id, Some(meta));
+        let mut exchange = Exchange::new(shared, request.id, Some(meta));
         exchange.listen = matches!(pending, Pending::Listen { .. });
         if exchange.listen {
             // Request-scoped notifications never go on a listen stream.
@@ -158,8 +156,7 @@ impl Exchange {
     pub fn handle_answer(&mut self, ticket: Ticket, answer: Answer, now: Instant) {
         let _ = now;
         let State::Awaiting {
-            ticket: expected,
-            pending,
+            ticket: expected, ..
         } = &self.state
         else {
             return;
@@ -167,7 +164,11 @@ impl Exchange {
         if *expected != ticket {
             return;
         }
-        let pending = pending.clone();
+        // Every arm below finishes the exchange or moves it to `Listening`.
+        let State::Awaiting { pending, .. } = std::mem::replace(&mut self.state, State::Finished)
+        else {
+            return;
+        };
         match (pending, answer) {
             (Pending::ListResources, Answer::Resources(page)) => match page {
                 Ok(page) => {
@@ -198,11 +199,20 @@ impl Exchange {
                     self.finish_with_error(&RequestError::ResourceNotFound { uri });
                 }
                 Ok(output) => {
-                    let contents = output.contents.into_iter().map(convert::contents).collect();
+                    // Borrowed contents (with their memoized encodings) and the `_meta` encoded
+                    // once, written straight into the response.
                     let hints = convert::cache_hints(output.cache);
-                    let mut result = wire::ReadResourceResult::new(contents, hints);
-                    result.meta = Some(self.result_meta());
-                    self.finish_with(&result);
+                    let shared = Arc::clone(&self.shared);
+                    let result = wire::ReadResourceResult {
+                        result_type: wire::ResultType::COMPLETE,
+                        contents: output.contents.iter().map(convert::contents).collect(),
+                        ttl_ms: hints.ttl_ms,
+                        cache_scope: hints.cache_scope,
+                        meta: Some(&*shared.result_meta),
+                    };
+                    let capacity = read_size_hint(&result);
+                    self.progress_done();
+                    self.respond_sized(&result, capacity);
                 }
                 Err(error) => self.finish_with_error(&RequestError::from_read(error, &uri)),
             },
@@ -352,7 +362,7 @@ impl Exchange {
     }
 
     fn acknowledge(&mut self, asked_updates: bool, uris: Vec<String>, list_changes: bool) {
-        let offers_updates = asked_updates && self.config.offer.subscribe;
+        let offers_updates = asked_updates && self.shared.config.offer.subscribe;
         let updates = offers_updates && !uris.is_empty();
         let notifications = wire::SubscriptionFilter {
             tools_list_changed: None,
@@ -377,7 +387,7 @@ impl Exchange {
 
     /// `_meta` of every result: the server identity.
     fn result_meta(&self) -> Meta {
-        meta::server_info_meta(&self.config.server_info)
+        meta::server_info_meta(&self.shared.config.server_info)
     }
 
     fn finish_with<R: Serialize>(&mut self, result: &R) {
@@ -407,7 +417,22 @@ impl Exchange {
     }
 
     fn respond<R: Serialize>(&mut self, result: &R) {
-        let bytes = encode(&Response::success(self.id.clone(), result));
+        self.respond_sized(result, SMALL_MESSAGE);
+    }
+
+    /// Sends the response carrying `result`, written into a buffer of `capacity` bytes to start
+    /// with.
+    fn respond_sized<R: Serialize>(&mut self, result: &R, capacity: usize) {
+        let response = Response::success(self.id.clone(), result);
+        let bytes = jsonrpc::to_vec_with_capacity(&response, capacity).unwrap_or_else(|_| {
+            encode(&Response::<()>::error(
+                Some(self.id.clone()),
+                RequestError::Internal {
+                    public_message: "the result could not be encoded".to_owned(),
+                }
+                .to_error_object(),
+            ))
+        });
         self.send(bytes, true);
         self.state = State::Finished;
     }
@@ -450,6 +475,17 @@ pub fn cancelled_notification(listen_id: &RequestId) -> Outgoing {
         related: Some(listen_id.clone()),
         is_response: false,
     }
+}
+
+/// The buffer a message starts with unless its size is known: serde_json's own default.
+const SMALL_MESSAGE: usize = 128;
+
+/// How many bytes a response carrying the read `result` takes at least, to size its buffer.
+fn read_size_hint(result: &wire::ReadResourceResult<ContentsRef<'_>, &RawValue>) -> usize {
+    let contents: usize = result.contents.iter().map(ContentsRef::size_hint).sum();
+    let meta = result.meta.map_or(0, |meta| meta.get().len());
+    // The envelope, `resultType`, `ttlMs`, `cacheScope` and some room for the id.
+    contents + result.contents.len() + meta + 160
 }
 
 /// Compact JSON. The wire types always serialize (string keys, no fallible `Serialize`); the

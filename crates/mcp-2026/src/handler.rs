@@ -19,9 +19,9 @@ use mcp_types::meta::{self, Meta, RequestMeta, RequestMetaError};
 use mcp_types::v2026_07_28 as wire;
 use mcp_types::{ProtocolVersion, method};
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 
-use crate::config::ModernConfig;
+use crate::config::{ModernConfig, Shared};
 use crate::errors::RequestError;
 use crate::exchange::{Exchange, Pending};
 use crate::headers::{self, RequestHeaders};
@@ -30,7 +30,7 @@ use crate::output::Ticket;
 /// Serves 2026-07-28 requests: one [`Exchange`] per request. Stateless and shareable (`&self`).
 #[derive(Debug)]
 pub struct Handler {
-    config: Arc<ModernConfig>,
+    shared: Arc<Shared>,
     next_ticket: AtomicU64,
 }
 
@@ -38,14 +38,14 @@ impl Handler {
     /// A handler presenting the server as `config` says.
     pub fn new(config: Arc<ModernConfig>) -> Handler {
         Handler {
-            config,
+            shared: Arc::new(Shared::new(config)),
             next_ticket: AtomicU64::new(1),
         }
     }
 
     /// The configuration the handler was made with.
     pub fn config(&self) -> &ModernConfig {
-        &self.config
+        &self.shared.config
     }
 
     /// Starts serving one request (already decoded; the binary has already chosen the modern
@@ -57,7 +57,7 @@ impl Handler {
         let _ = now;
         match self.dispatch(&request) {
             Ok(Dispatch::Discover(meta)) => {
-                Exchange::answered_discover(self.config.clone(), request, &meta)
+                Exchange::answered_discover(self.shared.clone(), request, &meta)
             }
             Ok(Dispatch::Query {
                 meta,
@@ -65,9 +65,9 @@ impl Handler {
                 pending,
             }) => {
                 let ticket = Ticket(self.next_ticket.fetch_add(1, Ordering::Relaxed));
-                Exchange::querying(self.config.clone(), request, &meta, ticket, query, pending)
+                Exchange::querying(self.shared.clone(), request, &meta, ticket, query, pending)
             }
-            Err(error) => Exchange::failed(self.config.clone(), request.id, &error),
+            Err(error) => Exchange::failed(self.shared.clone(), request.id, &error),
         }
     }
 
@@ -82,11 +82,11 @@ impl Handler {
         now: Instant,
     ) -> Exchange {
         if let Err(error) = Handler::check_meta(&request) {
-            return Exchange::failed(self.config.clone(), request.id, &error);
+            return Exchange::failed(self.shared.clone(), request.id, &error);
         }
         if let Err(error) = headers::check(headers, &request) {
             let error = RequestError::from(error);
-            return Exchange::failed(self.config.clone(), request.id, &error);
+            return Exchange::failed(self.shared.clone(), request.id, &error);
         }
         self.start(request, now)
     }
@@ -137,7 +137,7 @@ impl Handler {
         if meta.protocol_version != ProtocolVersion::V2026_07_28 {
             return Err(RequestError::UnsupportedVersion {
                 requested: meta.protocol_version.as_str().to_owned(),
-                supported: self.config.supported_versions(),
+                supported: self.shared.config.supported_versions(),
             });
         }
         let (query, pending) = match request.method.as_str() {
@@ -153,7 +153,7 @@ impl Handler {
                 (Query::ListTemplates { cursor }, Pending::ListTemplates)
             }
             method::RESOURCES_READ => {
-                let params: wire::ReadResourceParams = params(request)?;
+                let params: ReadParams = params(request)?;
                 let uri =
                     ResourceUri::parse(&params.uri).map_err(|error| RequestError::InvalidUri {
                         uri: params.uri.clone(),
@@ -161,7 +161,7 @@ impl Handler {
                     })?;
                 (Query::Read { uri }, Pending::Read { uri: params.uri })
             }
-            method::COMPLETION_COMPLETE if self.config.offer.completions => {
+            method::COMPLETION_COMPLETE if self.shared.config.offer.completions => {
                 complete_query(params(request)?)?
             }
             method::SUBSCRIPTIONS_LISTEN => {
@@ -186,6 +186,21 @@ impl Handler {
             pending,
         })
     }
+}
+
+/// [`wire::ReadResourceParams`] as the handler reads them, with the same fields and checks but
+/// `_meta` skipped: [`Handler::check_meta`] has already read it (so it is a valid map), and a
+/// read is the request served most, so it is not built into a map a second time.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReadParams {
+    #[serde(rename = "_meta", default)]
+    _meta: IgnoredAny,
+    uri: String,
+    #[serde(default, rename = "inputResponses")]
+    _input_responses: Option<Meta>,
+    #[serde(default, rename = "requestState")]
+    _request_state: Option<String>,
 }
 
 /// What a valid request turns into.

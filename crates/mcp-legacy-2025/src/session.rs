@@ -304,11 +304,33 @@ impl Session {
             self.finish_without_response(origin.batch);
             return;
         }
-        let outcome = self.outcome(&pending.purpose, answer);
-        if let Some(token) = origin.progress {
-            self.send_progress(&origin.id, token);
+        let Origin {
+            id,
+            batch,
+            progress,
+        } = origin;
+        if let Some(token) = progress {
+            self.send_progress(&id, token);
         }
-        self.respond(origin.id, origin.batch, outcome);
+        match (&pending.purpose, answer) {
+            // The hot path: the result is written straight into the response, borrowing the
+            // contents (and their memoized encodings) from the answer.
+            (Purpose::Read { uri }, Answer::Read(read)) => match read {
+                Ok(output) => {
+                    let result = wire::read(&output.contents);
+                    let capacity = wire::read_size_hint(&result);
+                    self.respond(id, batch, Ok(&result), capacity);
+                }
+                Err(error) => {
+                    let error = errors::read(&error, uri);
+                    self.respond(id, batch, Err::<(), _>(error), SMALL_MESSAGE);
+                }
+            },
+            (purpose, answer) => {
+                let outcome = self.outcome(purpose, answer);
+                self.respond(id, batch, outcome, SMALL_MESSAGE);
+            }
+        }
     }
 
     /// Feeds the pending subscription changes of this session's subscriber (from
@@ -449,16 +471,26 @@ impl Session {
         let id = request.id.clone();
         if self.in_flight.contains_key(&id) {
             let error = RequestError::DuplicateId(id.clone());
-            self.respond(id, batch, Err(error.to_error_object()));
+            self.respond(
+                id,
+                batch,
+                Err::<(), _>(error.to_error_object()),
+                SMALL_MESSAGE,
+            );
             return;
         }
         match self.dispatch(&request, batch) {
             Ok(Reply::Now(result)) => {
                 let outcome = result.map_err(|error| errors::unserializable(&error));
-                self.respond(id, batch, outcome);
+                self.respond(id, batch, outcome, SMALL_MESSAGE);
             }
             Ok(Reply::Later) => {}
-            Err(error) => self.respond(id, batch, Err(error.to_error_object())),
+            Err(error) => self.respond(
+                id,
+                batch,
+                Err::<(), _>(error.to_error_object()),
+                SMALL_MESSAGE,
+            ),
         }
     }
 
@@ -631,7 +663,8 @@ impl Session {
         self.finish_without_response(batch);
     }
 
-    /// The response to a pending query, from its answer.
+    /// The response to a pending query other than a read (see [`Session::handle_answer`]),
+    /// from its answer.
     fn outcome(&self, purpose: &Purpose, answer: Answer) -> Result<Box<RawValue>, ErrorObject> {
         let shape = Shape::of(
             self.version
@@ -644,9 +677,6 @@ impl Session {
             }
             (Purpose::ListTemplates, Answer::Templates(page)) => {
                 wire::list_templates(page.map_err(|error| errors::list(&error))?, shape)
-            }
-            (Purpose::Read { uri }, Answer::Read(output)) => {
-                wire::read(output.map_err(|error| errors::read(&error, uri))?, shape)
             }
             (Purpose::Complete, Answer::Completion(completion)) => {
                 wire::complete(completion.map_err(|error| errors::complete(&error))?)
@@ -694,15 +724,17 @@ impl Session {
         }
     }
 
-    /// Answers a request: directly, or into its batch.
-    fn respond(
+    /// Answers a request: directly (serializing `outcome` straight into a message of about
+    /// `capacity` bytes), or into its batch.
+    fn respond<R: Serialize>(
         &mut self,
         id: RequestId,
         batch: Option<Slot>,
-        outcome: Result<Box<RawValue>, ErrorObject>,
+        outcome: Result<R, ErrorObject>,
+        capacity: usize,
     ) {
         let Some(slot) = batch else {
-            self.send_response(Some(id), outcome);
+            self.send_response_sized(Some(id), outcome, capacity);
             return;
         };
         let response = to_response(Some(id), outcome);
@@ -720,7 +752,7 @@ impl Session {
         self.flush_batch(slot.batch);
     }
 
-    fn push_batch_response(&mut self, slot: Slot, response: &Response) {
+    fn push_batch_response<R: Serialize>(&mut self, slot: Slot, response: &Response<R>) {
         // Responses of our wire types always serialize.
         if let (Ok(raw), Some(state)) = (wire::raw(response), self.batches.get_mut(&slot.batch)) {
             state.responses.push((slot.index, raw));
@@ -762,9 +794,22 @@ impl Session {
         id: Option<RequestId>,
         outcome: Result<Box<RawValue>, ErrorObject>,
     ) {
+        self.send_response_sized(id, outcome, SMALL_MESSAGE);
+    }
+
+    fn send_response_sized<R: Serialize>(
+        &mut self,
+        id: Option<RequestId>,
+        outcome: Result<R, ErrorObject>,
+        capacity: usize,
+    ) {
         let response = to_response(id.clone(), outcome);
-        // Responses of our wire types always serialize.
-        if let Ok(bytes) = jsonrpc::to_vec(&response) {
+        let bytes = jsonrpc::to_vec_with_capacity(&response, capacity).or_else(|error| {
+            let failure = to_response::<()>(id.clone(), Err(errors::unserializable(&error)));
+            jsonrpc::to_vec(&failure)
+        });
+        // An error object always serializes.
+        if let Ok(bytes) = bytes {
             self.outputs.push_back(Output::Send(Outgoing {
                 bytes,
                 related: id,
@@ -773,6 +818,9 @@ impl Session {
         }
     }
 }
+
+/// The buffer a message starts with unless its size is known: serde_json's own default.
+const SMALL_MESSAGE: usize = 128;
 
 /// How a request is answered.
 enum Reply {
@@ -793,7 +841,7 @@ fn parse_uri(text: &str) -> Result<ResourceUri, RequestError> {
     })
 }
 
-fn to_response(id: Option<RequestId>, outcome: Result<Box<RawValue>, ErrorObject>) -> Response {
+fn to_response<R>(id: Option<RequestId>, outcome: Result<R, ErrorObject>) -> Response<R> {
     Response {
         id,
         outcome: match outcome {

@@ -4,20 +4,21 @@
 //! shape of [`mcp_types`] (2025-11-25), then narrowed with the revision modules' `From`
 //! conversions (`into_version`) to what the negotiated version knows: no `title` or `_meta`
 //! before 2025-06-18, no `icons` before 2025-11-25, no `lastModified` before 2025-06-18. Blobs
-//! are base64-encoded here, and nowhere else. This module must never know the session state,
-//! JSON-RPC ids or the engine's errors.
+//! are base64-encoded here, and nowhere else. A read borrows the core's contents
+//! ([`ContentsRef`]) and writes a body that is read again and again from the JSON string literal
+//! kept in its [`EncodingMemo`](mcp_resources_core::resource::EncodingMemo), encoded on its first
+//! read. This module must never know the session state, JSON-RPC ids or the engine's errors.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use mcp_resources_core::completion::Completion as CoreCompletion;
-use mcp_resources_core::engine::ReadOutput;
 use mcp_resources_core::pagination::Page;
 use mcp_resources_core::resource as core;
 use mcp_resources_core::service::Offer;
 use mcp_types::capabilities::{JsonObject, ResourcesCapability, ServerCapabilities};
 use mcp_types::completion::{CompleteResult, Completion};
 use mcp_types::lifecycle::{Implementation, InitializeResult};
-use mcp_types::resources as wire;
+use mcp_types::resources::{self as wire, BodyRef, ContentsRef, JsonString};
 use mcp_types::{ProtocolVersion, v2024_11_05, v2025_06_18};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -114,23 +115,35 @@ pub(crate) fn template(template: core::ResourceTemplate) -> wire::ResourceTempla
     }
 }
 
-/// Core contents in the newest wire shape: text as `text`, bytes base64-encoded as `blob`.
-pub(crate) fn contents(contents: core::Contents) -> wire::ResourceContents {
-    let uri = contents.uri.into_string();
-    match contents.body {
-        core::Body::Text(text) => wire::ResourceContents::Text(wire::TextResourceContents {
-            uri,
-            mime_type: contents.mime_type,
-            text: text.to_string(),
-            meta: None,
-        }),
-        core::Body::Bytes(bytes) => wire::ResourceContents::Blob(wire::BlobResourceContents {
-            uri,
-            mime_type: contents.mime_type,
-            blob: BASE64.encode(bytes),
-            meta: None,
-        }),
+/// One entry of a read's `contents`, borrowed from the core's: text as `text`, bytes
+/// base64-encoded as `blob`. A body with an encoding memo (a static resource) is escaped or
+/// base64-encoded once, on its first read; later reads copy the kept JSON string literal.
+pub(crate) fn contents(contents: &core::Contents) -> ContentsRef<'_> {
+    let body = match (memoized_body(contents), &contents.body) {
+        (Some(literal), core::Body::Text(_)) => BodyRef::Text(JsonString::Encoded(literal)),
+        (Some(literal), core::Body::Bytes(_)) => BodyRef::Blob(JsonString::Encoded(literal)),
+        (None, core::Body::Text(text)) => BodyRef::Text(JsonString::Text(text.as_ref().into())),
+        (None, core::Body::Bytes(bytes)) => {
+            BodyRef::Blob(JsonString::Text(BASE64.encode(bytes).into()))
+        }
+    };
+    ContentsRef {
+        uri: contents.uri.as_str(),
+        mime_type: contents.mime_type.as_deref(),
+        body,
     }
+}
+
+/// The body as a JSON string literal (text escaped, bytes in base64), from the contents' memo
+/// when they keep one. The modern adapter stores exactly the same value of the same type, so
+/// both eras share one encoding per body.
+fn memoized_body(contents: &core::Contents) -> Option<&RawValue> {
+    contents
+        .memoized_encoding(|body| match body {
+            core::Body::Text(text) => JsonString::encode(text),
+            core::Body::Bytes(bytes) => JsonString::encode(&BASE64.encode(bytes)),
+        })
+        .map(|literal| &**literal)
 }
 
 /// The `resources/list` result for `shape`.
@@ -167,16 +180,20 @@ pub(crate) fn list_templates(
     }
 }
 
-/// The `resources/read` result for `shape`.
-pub(crate) fn read(output: ReadOutput, shape: Shape) -> Result<Box<RawValue>, serde_json::Error> {
-    let newest = wire::ReadResourceResult {
-        contents: output.contents.into_iter().map(contents).collect(),
+/// The `resources/read` result, borrowing the contents. It is the same in every shape: contents
+/// never carry `_meta` here, and nothing else differs.
+pub(crate) fn read(contents: &[core::Contents]) -> wire::ReadResourceResult<ContentsRef<'_>> {
+    wire::ReadResourceResult {
+        contents: contents.iter().map(self::contents).collect(),
         meta: None,
-    };
-    match shape {
-        Shape::Original => raw(&newest.into_version::<v2024_11_05::ResourceContents>()),
-        Shape::Titled | Shape::Newest => raw(&newest),
     }
+}
+
+/// How many bytes a response carrying `result` takes at least, to size its buffer at once.
+pub(crate) fn read_size_hint(result: &wire::ReadResourceResult<ContentsRef<'_>>) -> usize {
+    let contents: usize = result.contents.iter().map(ContentsRef::size_hint).sum();
+    // `{"jsonrpc":"2.0","id":…,"result":{"contents":[…]}}` and some room for the id.
+    contents + result.contents.len() + 96
 }
 
 /// The `completion/complete` result (the same shape in every legacy version).
@@ -287,13 +304,54 @@ mod tests {
         );
     }
 
+    fn read_json(contents: &[core::Contents]) -> String {
+        serde_json::to_string(&read(contents)).unwrap()
+    }
+
     #[test]
     fn bytes_are_base64_encoded_into_blob() {
         let uri = ResourceUri::parse("mem:///b").unwrap();
-        let wire = contents(core::Contents::bytes(uri, vec![0u8, 1, 2, 255]));
-        let wire::ResourceContents::Blob(blob) = wire else {
-            panic!("expected a blob, got {wire:?}");
+        let bytes = core::Contents::bytes(uri, vec![0u8, 1, 2, 255]);
+        let expected = r#"{"contents":[{"uri":"mem:///b","blob":"AAEC/w=="}]}"#;
+        assert_eq!(read_json(std::slice::from_ref(&bytes)), expected);
+        let memoized = bytes.with_encoding_memo();
+        for _ in 0..2 {
+            assert_eq!(read_json(std::slice::from_ref(&memoized)), expected);
+        }
+        assert!(memoized.encoding.is_filled());
+    }
+
+    #[test]
+    fn a_memoized_body_is_written_exactly_as_a_fresh_one() {
+        let uri = ResourceUri::parse("mem:///t").unwrap();
+        let text = core::Contents::text(uri, "a \"quoted\" line\n\u{1}é\u{2028}")
+            .with_mime_type("text/plain");
+        let fresh = read_json(std::slice::from_ref(&text));
+        let newest: wire::ReadResourceResult = wire::ReadResourceResult {
+            contents: vec![wire::ResourceContents::Text(wire::TextResourceContents {
+                uri: "mem:///t".to_owned(),
+                mime_type: Some("text/plain".to_owned()),
+                text: "a \"quoted\" line\n\u{1}é\u{2028}".to_owned(),
+                meta: None,
+            })],
+            meta: None,
         };
-        assert_eq!(blob.blob, "AAEC/w==");
+        assert_eq!(fresh, serde_json::to_string(&newest).unwrap());
+        let memoized = text.with_encoding_memo();
+        let first = read_json(std::slice::from_ref(&memoized));
+        let second = read_json(std::slice::from_ref(&memoized.clone()));
+        assert_eq!(
+            (first.as_str(), second.as_str()),
+            (fresh.as_str(), fresh.as_str())
+        );
+    }
+
+    #[test]
+    fn a_replaced_body_is_never_answered_from_the_memo() {
+        let uri = ResourceUri::parse("mem:///t").unwrap();
+        let mut contents = core::Contents::text(uri, "old").with_encoding_memo();
+        assert!(read_json(std::slice::from_ref(&contents)).contains(r#""text":"old""#));
+        contents.body = core::Body::Text("new".into());
+        assert!(read_json(std::slice::from_ref(&contents)).contains(r#""text":"new""#));
     }
 }

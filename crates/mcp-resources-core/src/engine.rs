@@ -53,7 +53,7 @@ use crate::policy::{Action, AllowAll, Policy, Principal};
 use crate::provider::{
     BoxFuture, CompletionRequest, ListRequest, Provider, ProviderError, ReadRequest,
 };
-use crate::resource::{ByteRange, Contents, Resource, ResourceTemplate};
+use crate::resource::{ByteRange, Contents, EncodingMemo, Resource, ResourceTemplate};
 use crate::template::{TemplateIndex, UriTemplate, Variables};
 use crate::uri::ResourceUri;
 
@@ -281,7 +281,12 @@ impl EngineBuilder {
                     .sum(),
                 cache: entry.cache_policy.hint(default_ttl, policy_depends),
                 resource: entry.resource,
-                contents: entry.contents,
+                // Read again and again: the adapters encode each body once.
+                contents: entry
+                    .contents
+                    .into_iter()
+                    .map(Contents::with_encoding_memo)
+                    .collect(),
             })
             .collect();
         statics.sort_by(|a, b| a.resource.uri.as_str().cmp(b.resource.uri.as_str()));
@@ -812,6 +817,7 @@ fn slice_contents(contents: &[Contents], range: ByteRange) -> Option<Vec<Content
                 uri: contents.uri.clone(),
                 mime_type: contents.mime_type.clone(),
                 body,
+                encoding: EncodingMemo::disabled(),
             })
         })
         .collect()

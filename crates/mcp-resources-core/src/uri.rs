@@ -29,6 +29,7 @@ use std::borrow::Borrow;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::str::FromStr;
+use std::sync::Arc;
 
 use fluent_uri::normalize::{NormalizeError, Normalizer};
 use fluent_uri::{ParseErrorKind, Uri};
@@ -141,7 +142,8 @@ pub enum UriError {
 /// ```
 #[derive(Clone)]
 pub struct ResourceUri {
-    text: String,
+    /// Shared: a URI is cloned into every read's contents and every subscription.
+    text: Arc<str>,
     /// Byte offset of the `:` after the scheme.
     scheme_end: usize,
     authority: Option<(usize, usize)>,
@@ -208,31 +210,53 @@ impl ResourceUri {
         if let Some(index) = find_encoded_nul(input) {
             return Err(UriError::EncodedNul { index });
         }
+        if is_canonical(&parsed) {
+            // Most URIs a client sends are already canonical (they were listed so): the
+            // normalizer would give the input back, at the cost of two buffers.
+            return Ok(ResourceUri::from_parts(
+                parsed.as_str(),
+                parsed.scheme().as_str(),
+                parsed.authority().map(|authority| authority.as_str()),
+                parsed.path().as_str(),
+                parsed.query().map(|query| query.as_str()),
+            ));
+        }
+        ResourceUri::normalized(&parsed)
+    }
+
+    /// The canonical form of `parsed`, through the normalizer.
+    fn normalized(parsed: &Uri<&str>) -> Result<ResourceUri, UriError> {
         let normalized = Normalizer::new()
             .allow_path_underflow(false)
-            .normalize(&parsed)
+            .normalize(parsed)
             .map_err(|error| match error {
                 NormalizeError::PathUnderflow => UriError::PathAboveRoot,
             })?;
-        Ok(ResourceUri::from_normalized(&normalized))
+        Ok(ResourceUri::from_parts(
+            normalized.as_str(),
+            normalized.scheme().as_str(),
+            normalized.authority().map(|authority| authority.as_str()),
+            normalized.path().as_str(),
+            normalized.query().map(|query| query.as_str()),
+        ))
     }
 
-    fn from_normalized(normalized: &Uri<String>) -> ResourceUri {
-        let text = normalized.as_str();
+    /// The URI `text` in canonical form, from its components (each a part of `text`).
+    fn from_parts(
+        text: &str,
+        scheme: &str,
+        authority: Option<&str>,
+        path: &str,
+        query: Option<&str>,
+    ) -> ResourceUri {
         let offset_of = |part: &str| part.as_ptr() as usize - text.as_ptr() as usize;
         let range_of = |part: &str| (offset_of(part), offset_of(part) + part.len());
-        let scheme_end = normalized.scheme().as_str().len();
-        let authority = normalized
-            .authority()
-            .map(|authority| range_of(authority.as_str()));
-        let path = range_of(normalized.path().as_str());
-        let query = normalized.query().map(|query| range_of(query.as_str()));
         ResourceUri {
-            text: text.to_owned(),
-            scheme_end,
-            authority,
-            path,
-            query,
+            text: text.into(),
+            scheme_end: scheme.len(),
+            authority: authority.map(range_of),
+            path: range_of(path),
+            query: query.map(range_of),
         }
     }
 
@@ -243,7 +267,7 @@ impl ResourceUri {
 
     /// The canonical form, by value.
     pub fn into_string(self) -> String {
-        self.text
+        self.text.as_ref().to_owned()
     }
 
     /// The scheme, lowercase, without the `:`.
@@ -277,6 +301,28 @@ fn has_scheme(input: &str) -> bool {
         .next()
         .is_some_and(|first| first.is_ascii_alphabetic())
         && bytes.all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'+' | b'-' | b'.'))
+}
+
+/// Whether normalizing `parsed` (a URI without a fragment) would give it back unchanged: no
+/// percent-encoding anywhere (the only thing the normalizer rewrites in the user info, path and
+/// query), a lowercase scheme, a lowercase registered-name or IPv4 host without a port (an IP
+/// literal is rewritten, a port may be dropped), and no dot segment in an absolute path.
+fn is_canonical(parsed: &Uri<&str>) -> bool {
+    let text = parsed.as_str();
+    let lowercase = |part: &str| !part.bytes().any(|byte| byte.is_ascii_uppercase());
+    let authority_is_canonical = parsed.authority().is_none_or(|authority| {
+        let host = authority.host();
+        authority.port().is_none() && !host.starts_with('[') && lowercase(host)
+    });
+    let path = parsed.path().as_str();
+    let path_is_canonical = !path.starts_with('/')
+        || !path
+            .split('/')
+            .any(|segment| segment == "." || segment == "..");
+    !text.contains('%')
+        && lowercase(parsed.scheme().as_str())
+        && authority_is_canonical
+        && path_is_canonical
 }
 
 fn find_encoded_nul(input: &str) -> Option<usize> {
@@ -314,13 +360,13 @@ impl Hash for ResourceUri {
 
 impl PartialEq<str> for ResourceUri {
     fn eq(&self, other: &str) -> bool {
-        self.text == other
+        *self.text == *other
     }
 }
 
 impl PartialEq<&str> for ResourceUri {
     fn eq(&self, other: &&str) -> bool {
-        self.text == *other
+        *self.text == **other
     }
 }
 
@@ -366,6 +412,36 @@ impl Borrow<str> for ResourceUri {
 
 impl From<ResourceUri> for String {
     fn from(uri: ResourceUri) -> String {
-        uri.text
+        uri.into_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// The shortcut for URIs that are already canonical gives what the normalizer gives.
+        #[test]
+        fn the_canonical_shortcut_agrees_with_the_normalizer(
+            input in "[a-zA-Z][a-zA-Z0-9+.-]{0,4}:(//([a-z]{1,3}@)?([a-zA-Z0-9.-]{0,8}|\\[::[0-9A-F]{1,4}\\])(:[0-9]{0,3})?)?(/([a-zA-Z0-9~-]{0,4}|\\.|\\.\\.|%[0-9a-fA-F]{2})){0,5}(\\?[a-zA-Z0-9=&.%]{0,6})?",
+        ) {
+            let parsed = ResourceUri::parse(&input);
+            if let Ok(uri) = Uri::parse(input.as_str()) {
+                if find_encoded_nul(&input).is_none() && has_scheme(&input) {
+                    let normalized = ResourceUri::normalized(&uri);
+                    prop_assert_eq!(&parsed, &normalized, "{}", input);
+                    if let (Ok(a), Ok(b)) = (&parsed, &normalized) {
+                        prop_assert_eq!(
+                            (a.scheme(), a.authority(), a.path(), a.query()),
+                            (b.scheme(), b.authority(), b.path(), b.query())
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -5,9 +5,17 @@
 //! ...) define the older item shapes and convert from the ones here, dropping what the older
 //! version does not know. The modern results (with `resultType`, `ttlMs`, `cacheScope`) live in
 //! [`crate::v2026_07_28`]. This module must never know where resources come from.
+//!
+//! For sending, [`ContentsRef`] is a borrowed view of one entry of `contents` that writes the
+//! same JSON as [`ResourceContents`] without owning or copying the text, and whose text or blob
+//! may be a JSON string literal encoded once before ([`JsonString::Encoded`]).
+
+use std::borrow::Cow;
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
 
 use crate::meta::Meta;
 
@@ -182,6 +190,93 @@ pub enum ResourceContents<T = TextResourceContents, B = BlobResourceContents> {
     Text(T),
     /// Has `blob`.
     Blob(B),
+}
+
+/// A JSON string to send, borrowed: text escaped as it is written, or a JSON string literal
+/// encoded before (for a body sent again and again, escaped once).
+#[derive(Debug, Clone)]
+pub enum JsonString<'a> {
+    /// Text, escaped when written (owned when it was made for this message, such as the base64
+    /// of a blob read afresh).
+    Text(Cow<'a, str>),
+    /// A JSON string literal, quotes and escapes included (from [`JsonString::encode`]),
+    /// written verbatim.
+    Encoded(&'a RawValue),
+}
+
+impl JsonString<'_> {
+    /// `text` as a JSON string literal, ready for [`JsonString::Encoded`].
+    pub fn encode(text: &str) -> Box<RawValue> {
+        serde_json::value::to_raw_value(text)
+            .expect("invariant: a string always serializes to json")
+    }
+
+    /// How many bytes it takes on the wire: exact when encoded, at least when it is text.
+    pub fn size_hint(&self) -> usize {
+        match self {
+            JsonString::Text(text) => text.len() + 2,
+            JsonString::Encoded(literal) => literal.get().len(),
+        }
+    }
+}
+
+impl Serialize for JsonString<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            JsonString::Text(text) => serializer.serialize_str(text),
+            JsonString::Encoded(literal) => literal.serialize(serializer),
+        }
+    }
+}
+
+/// The body of a [`ContentsRef`]: `text`, or `blob` (already base64).
+#[derive(Debug, Clone)]
+pub enum BodyRef<'a> {
+    /// Written as `text`.
+    Text(JsonString<'a>),
+    /// Written as `blob`: the base64 of the bytes.
+    Blob(JsonString<'a>),
+}
+
+/// One entry of `contents`, borrowed, for sending: writes exactly what
+/// [`TextResourceContents`] or [`BlobResourceContents`] write for the same values without
+/// `_meta` (so in every version's shape), without owning or copying the text.
+#[derive(Debug, Clone)]
+pub struct ContentsRef<'a> {
+    /// The URI of this content.
+    pub uri: &'a str,
+    /// MIME type.
+    pub mime_type: Option<&'a str>,
+    /// The text or the blob.
+    pub body: BodyRef<'a>,
+}
+
+impl ContentsRef<'_> {
+    /// How many bytes it takes on the wire, to size an output buffer: never less than it takes
+    /// when the body is encoded, a little less when text must still be escaped.
+    pub fn size_hint(&self) -> usize {
+        let body = match &self.body {
+            BodyRef::Text(text) | BodyRef::Blob(text) => text.size_hint(),
+        };
+        // `{"uri":"","mimeType":"","text":}`
+        32 + self.uri.len() + self.mime_type.map_or(0, str::len) + body
+    }
+}
+
+impl Serialize for ContentsRef<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let fields = if self.mime_type.is_some() { 3 } else { 2 };
+        let mut object = serializer.serialize_struct("ResourceContents", fields)?;
+        object.serialize_field("uri", self.uri)?;
+        if let Some(mime_type) = self.mime_type {
+            object.serialize_field("mimeType", mime_type)?;
+        }
+        match &self.body {
+            BodyRef::Text(text) => object.serialize_field("text", text)?,
+            BodyRef::Blob(blob) => object.serialize_field("blob", blob)?,
+        }
+        object.end()
+    }
 }
 
 /// The `"type": "resource_link"` tag of a [`ResourceLink`].

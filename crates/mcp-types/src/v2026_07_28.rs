@@ -252,25 +252,29 @@ impl ListResourceTemplatesResult {
 }
 
 /// Complete result of `resources/read` (cacheable).
+///
+/// Generic over the contents and the `_meta` so that a server can send borrowed contents
+/// ([`crate::resources::ContentsRef`]) and a `_meta` encoded once (a `RawValue`); the defaults
+/// are the owned shapes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ReadResourceResult {
+pub struct ReadResourceResult<C = ResourceContents, M = Meta> {
     /// Always `complete` (an interim answer is an [`InputRequiredResult`]).
     pub result_type: ResultType,
     /// One or more contents.
-    pub contents: Vec<ResourceContents>,
+    pub contents: Vec<C>,
     /// Freshness in milliseconds.
     pub ttl_ms: u64,
     /// Who may reuse it (`private` whenever the answer depends on the caller).
     pub cache_scope: CacheScope,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
+    pub meta: Option<M>,
 }
 
-impl ReadResourceResult {
-    /// A complete read result with its caching hints.
-    pub fn new(contents: Vec<ResourceContents>, hints: CacheHints) -> Self {
+impl<C> ReadResourceResult<C> {
+    /// A complete read result with its caching hints (and no `_meta`).
+    pub fn new(contents: Vec<C>, hints: CacheHints) -> Self {
         ReadResourceResult {
             result_type: ResultType::COMPLETE,
             contents,

@@ -206,3 +206,39 @@ fn changes_fed_before_the_acknowledgment_follow_it() {
         "acknowledged first, then the held change of an acknowledged kind, once"
     );
 }
+
+/// The error a `resources/read` with these params (besides a valid `_meta`) is answered with,
+/// or `query` when it goes to the service.
+fn read_params_check(params: &str, expect: &str) {
+    let json = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}{params}}}}}"#
+    );
+    let mut exchange = start(&json);
+    let outcome = match exchange.poll_output() {
+        Some(Output::Query { .. }) => "query".to_owned(),
+        Some(Output::Send(outgoing)) => {
+            let message: Value = serde_json::from_slice(&outgoing.bytes).expect("json");
+            let error = &message["error"];
+            format!("{} {}", error["code"], error["data"].as_str().unwrap_or(""))
+        }
+        other => panic!("unexpected {other:?}"),
+    };
+    assert!(outcome.starts_with(expect), "{params}: {outcome}");
+}
+
+#[test]
+fn read_params_are_checked_field_by_field() {
+    read_params_check(r#","uri":"test://static-text""#, "query");
+    read_params_check(
+        r#","uri":"test://static-text","requestState":"s","inputResponses":{}"#,
+        "query",
+    );
+    read_params_check("", "-32602");
+    read_params_check(r#","uri":5"#, "-32602");
+    read_params_check(r#","uri":"test://static-text","requestState":5"#, "-32602");
+    read_params_check(
+        r#","uri":"test://static-text","inputResponses":[]"#,
+        "-32602",
+    );
+    read_params_check(r#","uri":"not a uri""#, "-32602");
+}

@@ -349,3 +349,14 @@ impl Serialize for Message {
 pub fn to_vec<T: Serialize + ?Sized>(message: &T) -> Result<Vec<u8>, serde_json::Error> {
     serde_json::to_vec(message)
 }
+
+/// [`to_vec`] into a buffer of `capacity` bytes to start with: for a message whose size is
+/// known roughly beforehand (a read of a large body), so that it is written without growing.
+pub fn to_vec_with_capacity<T: Serialize + ?Sized>(
+    message: &T,
+    capacity: usize,
+) -> Result<Vec<u8>, serde_json::Error> {
+    let mut bytes = Vec::with_capacity(capacity);
+    serde_json::to_writer(&mut bytes, message)?;
+    Ok(bytes)
+}

@@ -199,3 +199,73 @@ fn capabilities_per_version() {
         "completions extensions logging resources"
     );
 }
+
+/// A borrowed entry of `contents`, with its body escaped as written and encoded beforehand,
+/// against the JSON of the owned newest shape and of the 2024-11-05 shape.
+fn check_contents_ref(mime_type: Option<&str>, body: &str, blob: bool) {
+    use mcp_types::resources::{BodyRef, ContentsRef, JsonString};
+    let owned = if blob {
+        resources::ResourceContents::Blob(resources::BlobResourceContents {
+            uri: "mem:///x".to_owned(),
+            mime_type: mime_type.map(str::to_owned),
+            blob: body.to_owned(),
+            meta: None,
+        })
+    } else {
+        resources::ResourceContents::Text(resources::TextResourceContents {
+            uri: "mem:///x".to_owned(),
+            mime_type: mime_type.map(str::to_owned),
+            text: body.to_owned(),
+            meta: None,
+        })
+    };
+    let expect = serde_json::to_string(&owned).unwrap();
+    let original: v2024_11_05::ResourceContents = match owned {
+        resources::ResourceContents::Text(text) => resources::ResourceContents::Text(text.into()),
+        resources::ResourceContents::Blob(blob) => resources::ResourceContents::Blob(blob.into()),
+    };
+    assert_eq!(serde_json::to_string(&original).unwrap(), expect);
+    let literal = JsonString::encode(body);
+    for string in [JsonString::Text(body.into()), JsonString::Encoded(&literal)] {
+        let view = ContentsRef {
+            uri: "mem:///x",
+            mime_type,
+            body: if blob {
+                BodyRef::Blob(string)
+            } else {
+                BodyRef::Text(string)
+            },
+        };
+        let written = serde_json::to_string(&view).unwrap();
+        assert_eq!(written, expect);
+        if let JsonString::Encoded(_) = string_of(&view) {
+            assert!(view.size_hint() >= written.len(), "{written}");
+        }
+    }
+}
+
+#[test]
+fn borrowed_contents_write_the_json_of_the_owned_shapes() {
+    let bodies = [
+        "",
+        "plain",
+        "a \"quoted\" line\n\ttab \\ slash",
+        "\u{1}\u{1f}é中\u{2028}🦀",
+    ];
+    for body in bodies {
+        for mime_type in [None, Some("text/plain")] {
+            check_contents_ref(mime_type, body, false);
+        }
+    }
+    check_contents_ref(Some("image/png"), "AAEC/w==", true);
+    check_contents_ref(None, "", true);
+}
+
+fn string_of<'a>(
+    view: &'a mcp_types::resources::ContentsRef<'a>,
+) -> &'a mcp_types::resources::JsonString<'a> {
+    match &view.body {
+        mcp_types::resources::BodyRef::Text(string)
+        | mcp_types::resources::BodyRef::Blob(string) => string,
+    }
+}
