@@ -1,6 +1,7 @@
 //! The Streamable HTTP transport: one MCP endpoint (`/mcp` by default) serving both protocol
 //! eras, as an axum [`Router`] to mount into any app ([`Server::router`]) or served on its own
-//! ([`Server::serve_http`]).
+//! ([`Server::serve_http`], which runs the same handler on hyper's HTTP/1.1 connections
+//! directly: no router, no per-request service clone).
 //!
 //! **Layer:** server, HTTP transport. Every request goes through the same checks, in the order
 //! of DIGEST §5.3:
