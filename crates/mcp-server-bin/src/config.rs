@@ -67,6 +67,10 @@ pub struct RawConfig {
     pub server_name: Option<String>,
     /// Guidance for the client's model, given in `initialize` and `server/discover`.
     pub instructions: Option<String>,
+    /// HTTP: how many threads serve connections. Default 1: one thread serves them all,
+    /// without a hand-off between threads per request (the cheapest for a local server);
+    /// more spread connections over that many threads for many busy clients.
+    pub http_threads: Option<usize>,
     /// Resources served besides the files: fixed text or blobs, and templated text
     /// (`[[resources]]` entries).
     pub resources: Option<Vec<crate::resources_config::RawResource>>,
@@ -141,6 +145,7 @@ impl RawConfig {
             watch: over.watch.or(self.watch),
             server_name: over.server_name.or(self.server_name),
             instructions: over.instructions.or(self.instructions),
+            http_threads: over.http_threads.or(self.http_threads),
             resources: over.resources.or(self.resources),
         }
     }
@@ -262,6 +267,8 @@ pub struct Config {
     pub server_name: String,
     /// Guidance for the client's model.
     pub instructions: Option<String>,
+    /// How many threads serve HTTP connections (1: a single-threaded runtime).
+    pub http_threads: NonZeroUsize,
     /// Resources served besides the files.
     pub resources: Vec<crate::resources_config::RawResource>,
 }
@@ -306,6 +313,9 @@ pub enum ConfigError {
         "paths is empty: name at least one directory, or leave it out to serve the current one"
     )]
     NoPaths,
+    /// `http_threads` is zero.
+    #[error("http_threads must be at least 1")]
+    ZeroHttpThreads,
     /// `server_name` is empty.
     #[error("server_name must not be empty")]
     EmptyServerName,
@@ -367,6 +377,8 @@ impl Config {
             watch: raw.watch.unwrap_or(true),
             server_name,
             instructions: raw.instructions,
+            http_threads: NonZeroUsize::new(raw.http_threads.unwrap_or(1))
+                .ok_or(ConfigError::ZeroHttpThreads)?,
             resources: raw.resources.unwrap_or_default(),
         })
     }

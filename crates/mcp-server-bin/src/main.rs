@@ -47,11 +47,18 @@ fn serve(log_flag: Option<String>, args: &ServeArgs) -> ExitCode {
     if let Err(error) = install_logging(log_flag, &config.log_level) {
         return fail(&*error);
     }
-    // stdio is served by one task: a single-threaded runtime spares it every cross-thread
-    // wake-up (file reads still run on the blocking pool). HTTP serves many connections.
+    // A single-threaded runtime spares every request the hand-offs between worker threads
+    // (a wake-up of the other worker, its futex and epoll calls), and each thread its stack
+    // and malloc arena: stdio is one task, and HTTP by default runs all its connections on
+    // one thread too. File reads still run on the blocking pool. `http_threads` above 1 is a
+    // multi-threaded runtime with that many workers, for many busy clients.
     let mut builder = match config.http {
-        Some(_) => tokio::runtime::Builder::new_multi_thread(),
-        None => tokio::runtime::Builder::new_current_thread(),
+        Some(_) if config.http_threads.get() > 1 => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            builder.worker_threads(config.http_threads.get());
+            builder
+        }
+        _ => tokio::runtime::Builder::new_current_thread(),
     };
     let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
