@@ -41,6 +41,7 @@ CONFIGURATION FILE (TOML):
         watch = true                    # --no-watch sets false
         server_name = \"mcp-resources\"
         instructions = \"Project documentation.\"
+        http_threads = 1                # threads serving HTTP connections
 
 LOGGING:
     Logs go to stderr only (stdout carries the protocol). The filter is, first found:
@@ -136,6 +137,10 @@ pub(crate) struct ServeArgs {
     /// Guidance for the client's model, given in initialize and server/discover.
     #[arg(long, value_name = "TEXT")]
     pub(crate) instructions: Option<String>,
+
+    /// Threads serving HTTP connections [default: 1, one thread for all of them].
+    #[arg(long, value_name = "N")]
+    pub(crate) http_threads: Option<usize>,
 }
 
 impl ServeArgs {
@@ -156,6 +161,7 @@ impl ServeArgs {
             watch: self.no_watch.then_some(false),
             server_name: self.server_name.clone(),
             instructions: self.instructions.clone(),
+            http_threads: self.http_threads,
             resources: None,
         }
     }

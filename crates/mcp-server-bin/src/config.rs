@@ -67,6 +67,10 @@ pub struct RawConfig {
     pub server_name: Option<String>,
     /// Guidance for the client's model, given in `initialize` and `server/discover`.
     pub instructions: Option<String>,
+    /// HTTP: how many threads serve connections. Default 1: one thread serves them all,
+    /// without a hand-off between threads per request (the cheapest for a local server);
+    /// more spread connections over that many threads for many busy clients.
+    pub http_threads: Option<usize>,
     /// Resources served besides the files: fixed text or blobs, and templated text
     /// (`[[resources]]` entries).
     pub resources: Option<Vec<crate::resources_config::RawResource>>,
@@ -104,10 +108,23 @@ impl RawConfig {
 
     /// Parses TOML text, without resolving paths.
     ///
+    /// A file with many `[[resources]]` tables is parsed one table at a time: the TOML parser
+    /// builds a tree of the whole document before deserializing it, several times the size of
+    /// the text, and that tree was the server's peak memory with a thousand resources. The
+    /// tables are found with the TOML lexer, so a `[[resources]]` line inside a multi-line
+    /// string is text, not a header. Whenever the split does not apply (another table header)
+    /// or any part fails to parse, the whole document is parsed at once, so errors and
+    /// results are those of one parse.
+    ///
     /// # Errors
     ///
     /// The TOML error (syntax, a wrong type, an unknown key).
     pub fn from_toml(text: &str) -> Result<RawConfig, toml::de::Error> {
+        if let Some(headers) = resources_headers(text) {
+            if let Some(raw) = from_split(text, &headers) {
+                return Ok(raw);
+            }
+        }
         toml::from_str(text)
     }
 
@@ -128,6 +145,7 @@ impl RawConfig {
             watch: over.watch.or(self.watch),
             server_name: over.server_name.or(self.server_name),
             instructions: over.instructions.or(self.instructions),
+            http_threads: over.http_threads.or(self.http_threads),
             resources: over.resources.or(self.resources),
         }
     }
@@ -137,6 +155,86 @@ impl RawConfig {
         let schema = schemars::schema_for!(RawConfig);
         serde_json::to_string_pretty(&schema).unwrap_or_else(|_| "{}".to_owned())
     }
+}
+
+/// One `[[resources]]` table on its own.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OneResourceTable {
+    resources: Vec<crate::resources_config::RawResource>,
+}
+
+/// The parts of `text` before and between the `headers` (offsets of `[[resources]]` lines),
+/// each parsed on its own; `None` when any part fails or the parts do not make one document.
+fn from_split(text: &str, headers: &[usize]) -> Option<RawConfig> {
+    let first = headers.first().copied().unwrap_or(text.len());
+    let mut raw: RawConfig = toml::from_str(text.get(..first)?).ok()?;
+    if headers.is_empty() {
+        return Some(raw);
+    }
+    if raw.resources.is_some() {
+        // `resources` given both as a key and as tables: the whole parse says why that fails.
+        return None;
+    }
+    let mut resources = Vec::with_capacity(headers.len());
+    for (number, &start) in headers.iter().enumerate() {
+        let end = headers.get(number + 1).copied().unwrap_or(text.len());
+        let table: OneResourceTable = toml::from_str(text.get(start..end)?).ok()?;
+        resources.extend(table.resources);
+    }
+    raw.resources = Some(resources);
+    Some(raw)
+}
+
+/// The byte offsets of the `[[resources]]` header lines of a TOML document, found with the
+/// TOML lexer (strings and comments are single tokens, so their contents never look like a
+/// header); `None` when the document has another table header, which the split does not
+/// handle.
+fn resources_headers(text: &str) -> Option<Vec<usize>> {
+    use toml_parser::lexer::TokenKind;
+    let source = toml_parser::Source::new(text);
+    let mut headers = Vec::new();
+    // Brackets and braces opened inside values, where `[` at a line start is no header.
+    let mut depth = 0_usize;
+    let mut line_start = true;
+    let mut previous = TokenKind::Newline;
+    for token in source.lex() {
+        let kind = token.kind();
+        match kind {
+            TokenKind::Whitespace | TokenKind::Comment => continue,
+            TokenKind::Newline => {
+                line_start = true;
+                continue;
+            }
+            TokenKind::LeftSquareBracket | TokenKind::LeftCurlyBracket
+                if depth > 0 || previous == TokenKind::Equals =>
+            {
+                depth += 1;
+            }
+            TokenKind::RightSquareBracket | TokenKind::RightCurlyBracket if depth > 0 => {
+                depth -= 1;
+            }
+            TokenKind::LeftSquareBracket if line_start => {
+                let start = token.span().start();
+                let line = text.get(start..)?.lines().next().unwrap_or_default();
+                let header: String = line
+                    .split('#')
+                    .next()
+                    .unwrap_or_default()
+                    .chars()
+                    .filter(|c| !matches!(c, ' ' | '\t'))
+                    .collect();
+                if header != "[[resources]]" || line.contains(['"', '\'']) {
+                    return None;
+                }
+                headers.push(start);
+            }
+            _ => {}
+        }
+        line_start = false;
+        previous = kind;
+    }
+    Some(headers)
 }
 
 /// The validated configuration the server runs with.
@@ -169,6 +267,8 @@ pub struct Config {
     pub server_name: String,
     /// Guidance for the client's model.
     pub instructions: Option<String>,
+    /// How many threads serve HTTP connections (1: a single-threaded runtime).
+    pub http_threads: NonZeroUsize,
     /// Resources served besides the files.
     pub resources: Vec<crate::resources_config::RawResource>,
 }
@@ -213,6 +313,9 @@ pub enum ConfigError {
         "paths is empty: name at least one directory, or leave it out to serve the current one"
     )]
     NoPaths,
+    /// `http_threads` is zero.
+    #[error("http_threads must be at least 1")]
+    ZeroHttpThreads,
     /// `server_name` is empty.
     #[error("server_name must not be empty")]
     EmptyServerName,
@@ -274,7 +377,59 @@ impl Config {
             watch: raw.watch.unwrap_or(true),
             server_name,
             instructions: raw.instructions,
+            http_threads: NonZeroUsize::new(raw.http_threads.unwrap_or(1))
+                .ok_or(ConfigError::ZeroHttpThreads)?,
             resources: raw.resources.unwrap_or_default(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{RawConfig, resources_headers};
+
+    /// Parses `text` as the server does and as one whole document, and compares both; `split`
+    /// says whether the one-table-at-a-time path applies.
+    fn check(text: &str, split: bool) {
+        assert_eq!(
+            resources_headers(text).is_some(),
+            split,
+            "split of {text:?}"
+        );
+        let whole = toml::from_str::<RawConfig>(text).map_err(|error| error.to_string());
+        let ours = RawConfig::from_toml(text).map_err(|error| error.to_string());
+        assert_eq!(ours, whole, "{text:?}");
+    }
+
+    #[test]
+    fn tables_parsed_one_at_a_time_give_the_whole_document() {
+        check("page_size = 5\n", true);
+        check(
+            "paths = [\n  \"a\",\n  \"b\",\n]\n# [[resources]] in a comment\n\
+             [[resources]]\nuri = 'a://1'\ntext = 'one'\n\n  [[ resources ]] # two\nuri = 'a://2'\n\
+             text = \"\"\"\n[[resources]]\nuri = 'a://3'\n\"\"\"\n",
+            true,
+        );
+        check("[[resources]]\nuri = 'a://1'\ntext = '''\n[x]\n'''\n", true);
+        check("x = [\n[1],\n]\n", true);
+    }
+
+    #[test]
+    fn anything_else_is_parsed_whole() {
+        // Another table header.
+        check(
+            "[[resources]]\nuri = 'a://1'\n[resources.text]\nx = 1\n",
+            false,
+        );
+        check("[other]\nx = 1\n", false);
+        check("[\"resources\"]\nuri = 'a://1'\n", false);
+        // Errors come from the whole parse, with its positions.
+        check(
+            "page_size = 5\n[[resources]]\nuri = 'a://1'\nuri = 'a://2'\n",
+            true,
+        );
+        check("[[resources]]\nuri = 'a://1'\nnope = 1\n", true);
+        check("resources = []\n[[resources]]\nuri = 'a://1'\n", true);
+        check("page_size = 'x'\n[[resources]]\nuri = 'a://1'\n", true);
     }
 }

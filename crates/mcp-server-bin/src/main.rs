@@ -18,6 +18,7 @@ use mcp_server_bin::config::{Config, RawConfig};
 use mcp_server_bin::filesystem::{FilesystemProvider, FsConfig};
 use mcp_server_bin::{HttpOptions, Server};
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::LevelFilter;
 
 use crate::cli::{Cli, Command, ServeArgs};
 
@@ -46,11 +47,18 @@ fn serve(log_flag: Option<String>, args: &ServeArgs) -> ExitCode {
     if let Err(error) = install_logging(log_flag, &config.log_level) {
         return fail(&*error);
     }
-    // stdio is served by one task: a single-threaded runtime spares it every cross-thread
-    // wake-up (file reads still run on the blocking pool). HTTP serves many connections.
+    // A single-threaded runtime spares every request the hand-offs between worker threads
+    // (a wake-up of the other worker, its futex and epoll calls), and each thread its stack
+    // and malloc arena: stdio is one task, and HTTP by default runs all its connections on
+    // one thread too. File reads still run on the blocking pool. `http_threads` above 1 is a
+    // multi-threaded runtime with that many workers, for many busy clients.
     let mut builder = match config.http {
-        Some(_) => tokio::runtime::Builder::new_multi_thread(),
-        None => tokio::runtime::Builder::new_current_thread(),
+        Some(_) if config.http_threads.get() > 1 => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            builder.worker_threads(config.http_threads.get());
+            builder
+        }
+        _ => tokio::runtime::Builder::new_current_thread(),
     };
     let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
@@ -82,28 +90,54 @@ fn load_config(
     Ok(Config::from_raw(raw)?)
 }
 
-/// Logs to stderr: `--log-level`, else `RUST_LOG`, else the configured filter.
+/// Logs to stderr: `--log-level`, else `RUST_LOG`, else the configured filter. A bare level
+/// (`warn`) is a plain level filter; anything else is parsed as `tracing` directives.
 fn install_logging(
     log_flag: Option<String>,
     configured: &str,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let filter = match log_flag {
-        Some(flag) => EnvFilter::try_new(flag)?,
+    let directives = match log_flag {
+        Some(flag) => flag,
         None => match std::env::var(EnvFilter::DEFAULT_ENV) {
-            Ok(value) if !value.trim().is_empty() => EnvFilter::try_new(value)?,
-            _ => EnvFilter::try_new(configured)?,
+            Ok(value) if !value.trim().is_empty() => value,
+            _ => configured.to_owned(),
         },
     };
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let builder = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .try_init()
-        .map_err(|error| -> Box<dyn std::error::Error> { error })?;
-    Ok(())
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    let installed = match bare_level(&directives) {
+        Some(level) => builder.with_max_level(level).try_init(),
+        None => builder
+            .with_env_filter(EnvFilter::try_new(&directives)?)
+            .try_init(),
+    };
+    installed.map_err(|error| -> Box<dyn std::error::Error> { error })
 }
 
-async fn run(config: Config) -> Result<(), Box<dyn std::error::Error>> {
+/// `off`, `error`, `warn`, `info`, `debug` or `trace` (any case) as a level filter: the same
+/// filter as those directives, without building a directive filter.
+fn bare_level(directives: &str) -> Option<LevelFilter> {
+    let directives = directives.trim();
+    [
+        LevelFilter::OFF,
+        LevelFilter::ERROR,
+        LevelFilter::WARN,
+        LevelFilter::INFO,
+        LevelFilter::DEBUG,
+        LevelFilter::TRACE,
+    ]
+    .into_iter()
+    .find(|level| level.to_string().eq_ignore_ascii_case(directives))
+}
+
+async fn run(mut config: Config) -> Result<(), Box<dyn std::error::Error>> {
+    // The configured resources first, consuming their raw entries: with a large configuration
+    // their texts would otherwise be held twice, raw and loaded, for the server's lifetime.
+    let resources = mcp_server_bin::resources_config::ConfiguredResources::load_owned(
+        std::mem::take(&mut config.resources),
+        std::path::Path::new(""),
+    )?;
     let fs_config = FsConfig {
         roots: config.paths.clone(),
         secret_patterns: config.secret_patterns.clone(),
@@ -126,11 +160,7 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         .page_size(config.page_size)
         .max_read_bytes(config.max_read_bytes)
         .provider(Arc::new(provider.clone()));
-    builder = mcp_server_bin::resources_config::ConfiguredResources::load(
-        &config.resources,
-        std::path::Path::new(""),
-    )?
-    .add_to(builder);
+    builder = resources.add_to(builder);
     if let Some(instructions) = &config.instructions {
         builder = builder.instructions(instructions.clone());
     }

@@ -65,7 +65,9 @@ pub struct RawResource {
     /// `blob_file`, none otherwise.
     pub mime_type: Option<String>,
     /// The contents as text. In a templated entry, `{name}` is replaced by the variable `name`.
-    pub text: Option<String>,
+    /// Shared, so that a fixed resource serves this very text: a large configuration is held
+    /// once, not once as read and again as served.
+    pub text: Option<Arc<str>>,
     /// The contents as bytes, written in standard base64 (fixed resources only).
     pub blob: Option<String>,
     /// A UTF-8 file whose text is the contents, read once at start-up; relative to the
@@ -190,8 +192,34 @@ impl ConfiguredResources {
         entries: &[RawResource],
         base_dir: &Path,
     ) -> Result<ConfiguredResources, ResourcesConfigError> {
-        let mut loaded = ConfiguredResources::default();
-        for (position, entry) in entries.iter().enumerate() {
+        ConfiguredResources::load_each(entries, base_dir)
+    }
+
+    /// Like [`ConfiguredResources::load`], consuming the entries: each one is dropped as soon as
+    /// it is loaded, so that its text is never held twice for long (the server's peak memory
+    /// with a large configuration).
+    ///
+    /// # Errors
+    ///
+    /// The first [`ResourcesConfigError`] found, naming the entry by its position.
+    pub fn load_owned(
+        entries: Vec<RawResource>,
+        base_dir: &Path,
+    ) -> Result<ConfiguredResources, ResourcesConfigError> {
+        ConfiguredResources::load_each(entries, base_dir)
+    }
+
+    fn load_each<E: std::borrow::Borrow<RawResource>>(
+        entries: impl IntoIterator<Item = E, IntoIter: ExactSizeIterator>,
+        base_dir: &Path,
+    ) -> Result<ConfiguredResources, ResourcesConfigError> {
+        let entries = entries.into_iter();
+        let mut loaded = ConfiguredResources {
+            statics: Vec::with_capacity(entries.len()),
+            templates: Vec::new(),
+        };
+        for (position, entry) in entries.enumerate() {
+            let entry = entry.borrow();
             let index = position + 1;
             match (&entry.uri, &entry.uri_template) {
                 (Some(uri), None) => loaded
@@ -233,7 +261,7 @@ impl ConfiguredResources {
 
 /// The one body an entry gives, still unread.
 enum RawBody<'a> {
-    Text(&'a str),
+    Text(&'a Arc<str>),
     Blob(&'a str),
     TextFile(&'a Path),
     BlobFile(&'a Path),
@@ -312,7 +340,7 @@ fn load_static(
     let body = raw_body(index, entry)?;
     let mime_type = mime_type(entry, &body);
     let mut contents = match body {
-        RawBody::Text(text) => Contents::text(uri.clone(), text),
+        RawBody::Text(text) => Contents::text(uri.clone(), Arc::clone(text)),
         RawBody::TextFile(path) => {
             Contents::text(uri.clone(), read_text_file(index, base_dir, path)?)
         }
@@ -353,7 +381,7 @@ fn load_template(
     let body = raw_body(index, entry)?;
     let mime_type = mime_type(entry, &body);
     let text = match body {
-        RawBody::Text(text) => text.to_owned(),
+        RawBody::Text(text) => text.to_string(),
         RawBody::TextFile(path) => read_text_file(index, base_dir, path)?,
         RawBody::Blob(_) | RawBody::BlobFile(_) => {
             return Err(ResourcesConfigError::BlobTemplate { index });

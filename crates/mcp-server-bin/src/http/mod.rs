@@ -1,6 +1,7 @@
 //! The Streamable HTTP transport: one MCP endpoint (`/mcp` by default) serving both protocol
 //! eras, as an axum [`Router`] to mount into any app ([`Server::router`]) or served on its own
-//! ([`Server::serve_http`]).
+//! ([`Server::serve_http`], which runs the same handler on hyper's HTTP/1.1 connections
+//! directly: no router, no per-request service clone).
 //!
 //! **Layer:** server, HTTP transport. Every request goes through the same checks, in the order
 //! of DIGEST §5.3:
@@ -129,12 +130,7 @@ impl Server {
     /// ```
     pub fn router(&self, options: HttpOptions) -> Router {
         let path = options.path.clone();
-        let state = HttpState {
-            shared: Arc::clone(&self.shared),
-            options: Arc::new(options),
-            sessions: Arc::default(),
-            principal: Arc::new(Principal::anonymous()),
-        };
+        let state = self.http_state(options);
         Router::new()
             .route(&path, axum::routing::any(endpoint))
             .with_state(state)
@@ -146,7 +142,7 @@ impl Server {
     ///
     /// # Errors
     ///
-    /// When `addr` cannot be bound, or accepting connections fails.
+    /// When `addr` cannot be bound.
     pub async fn serve_http(self, addr: SocketAddr, options: HttpOptions) -> std::io::Result<()> {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         self.serve_http_on(listener, options).await
@@ -155,9 +151,14 @@ impl Server {
     /// Like [`Server::serve_http`], on a listener bound already (for example to port 0, to
     /// learn the port from [`tokio::net::TcpListener::local_addr`] first).
     ///
+    /// Each connection is served by hyper's HTTP/1.1 connection on a task of its own, calling
+    /// the endpoint directly: no router, no per-request service clone. A failed `accept` (the
+    /// process is out of file descriptors, say) is logged and retried after a pause rather than
+    /// ending the server.
+    ///
     /// # Errors
     ///
-    /// When accepting connections fails.
+    /// None today: the result leaves room for a listener that can fail for good.
     pub async fn serve_http_on(
         self,
         listener: tokio::net::TcpListener,
@@ -166,16 +167,99 @@ impl Server {
         if let Ok(addr) = listener.local_addr() {
             tracing::info!(%addr, path = %options.path, "serving MCP over Streamable HTTP");
         }
-        let router = self.router(options);
+        let state = Arc::new(self.http_state(options));
         let shutdown = self.shared.shutdown.clone();
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move { shutdown.cancelled().await })
-            .await
+        // Every connection task holds a sender; once they are all gone, `recv` says so.
+        let (open, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
+        loop {
+            let stream = tokio::select! {
+                biased;
+                () = shutdown.cancelled() => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(error) => {
+                        accept_failed(&error).await;
+                        continue;
+                    }
+                },
+            };
+            // Replies are written whole; waiting for more to coalesce only adds latency.
+            let _ = stream.set_nodelay(true);
+            let state = Arc::clone(&state);
+            let open = open.clone();
+            tokio::spawn(async move {
+                serve_connection(state, stream).await;
+                drop(open);
+            });
+        }
+        drop(listener);
+        drop(open);
+        let _ = all_closed.recv().await;
+        Ok(())
+    }
+
+    fn http_state(&self, options: HttpOptions) -> HttpState {
+        HttpState {
+            shared: Arc::clone(&self.shared),
+            options: Arc::new(options),
+            sessions: Arc::default(),
+            principal: Arc::new(Principal::anonymous()),
+        }
     }
 }
 
-/// The one handler of the endpoint.
+/// A failed `accept`: a connection that went away before it was accepted is skipped; anything
+/// else (out of file descriptors, say) is logged and retried a moment later.
+async fn accept_failed(error: &std::io::Error) {
+    use std::io::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset | ErrorKind::ConnectionRefused
+    ) {
+        return;
+    }
+    tracing::warn!(%error, "cannot accept a connection; retrying in a second");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+}
+
+/// Serves one HTTP/1.1 connection until the client closes it, or, once the server shuts down,
+/// until its request in progress is answered.
+async fn serve_connection(state: Arc<HttpState>, stream: tokio::net::TcpStream) {
+    let shutdown = state.shared.shutdown.clone();
+    let service =
+        hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+            let state = Arc::clone(&state);
+            async move {
+                // The one route: anything else is `404`, as from the router.
+                if request.uri().path() != state.options.path {
+                    return Ok(reply::status(StatusCode::NOT_FOUND));
+                }
+                let request = request.map(axum::body::Body::new);
+                Ok::<_, std::convert::Infallible>(handle(&state, request).await)
+            }
+        });
+    let connection = hyper::server::conn::http1::Builder::new()
+        .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+    tokio::pin!(connection);
+    let result = tokio::select! {
+        result = connection.as_mut() => result,
+        () = shutdown.cancelled() => {
+            connection.as_mut().graceful_shutdown();
+            connection.await
+        }
+    };
+    if let Err(error) = result {
+        tracing::debug!(%error, "connection ended with an error");
+    }
+}
+
+/// The one handler of the endpoint, as a [`Router`] route.
 async fn endpoint(State(state): State<HttpState>, request: axum::extract::Request) -> Response {
+    handle(&state, request).await
+}
+
+/// Answers one request to the endpoint (whichever path it came by).
+async fn handle(state: &HttpState, request: axum::extract::Request) -> Response {
     let (parts, body) = request.into_parts();
     if let Some(origin) = parts.headers.get(header::ORIGIN) {
         if !guard::origin_allowed(origin.as_bytes(), &state.options.allowed_origins) {
@@ -200,9 +284,9 @@ async fn endpoint(State(state): State<HttpState>, request: axum::extract::Reques
         }
     }
     match parts.method {
-        Method::POST => post(&state, &parts.headers, body).await,
-        Method::GET => get(&state, &parts.headers),
-        Method::DELETE => delete(&state, &parts.headers),
+        Method::POST => post(state, &parts.headers, body).await,
+        Method::GET => get(state, &parts.headers),
+        Method::DELETE => delete(state, &parts.headers),
         _ => method_not_allowed(),
     }
 }

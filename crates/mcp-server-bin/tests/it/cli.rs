@@ -34,6 +34,7 @@ fn help_documents_commands_flags_and_config() {
         "--secret-pattern",
         "--server-name",
         "--instructions",
+        "--http-threads",
         "RUST_LOG",
         "mcp-resources serve --http 127.0.0.1:8080",
         "page_size = 100",
@@ -72,6 +73,7 @@ fn config_schema_lists_every_key() {
         "watch",
         "server_name",
         "instructions",
+        "http_threads",
     ] {
         assert!(properties.contains_key(key), "schema lacks {key}");
     }
@@ -122,6 +124,7 @@ fn config_validation() {
                 && config.watch
                 && config.respect_ignore_files
                 && config.server_name == "mcp-resources"
+                && config.http_threads.get() == 1
                 && config
                     .secret_patterns
                     .iter()
@@ -142,6 +145,11 @@ fn config_validation() {
         }),
     );
     check("page_size = 0", Err("page_size must be at least 1"));
+    check(
+        "http_threads = 4",
+        Ok(|config| config.http_threads.get() == 4),
+    );
+    check("http_threads = 0", Err("http_threads must be at least 1"));
     check(
         "max_read_bytes = 0",
         Err("max_read_bytes must be at least 1"),
