@@ -50,8 +50,9 @@ fn serve(log_flag: Option<String>, args: &ServeArgs) -> ExitCode {
     // A single-threaded runtime spares every request the hand-offs between worker threads
     // (a wake-up of the other worker, its futex and epoll calls), and each thread its stack
     // and malloc arena: stdio is one task, and HTTP by default runs all its connections on
-    // one thread too. File reads still run on the blocking pool. `http_threads` above 1 is a
-    // multi-threaded runtime with that many workers, for many busy clients.
+    // one thread too. Reads of files over 64 KiB still run on the blocking pool.
+    // `http_threads` above 1 is a multi-threaded runtime with that many workers, for many
+    // busy clients.
     let mut builder = match config.http {
         Some(_) if config.http_threads.get() > 1 => {
             let mut builder = tokio::runtime::Builder::new_multi_thread();
