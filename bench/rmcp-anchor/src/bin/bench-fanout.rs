@@ -20,8 +20,9 @@
 //! stream is open; then for every `change` line read on stdin it rewrites FILE and prints
 //! `{"received":N,"write_to_first_us":…,"write_to_last_us":…,"late":…}` once every stream got
 //! its notification (`late`: notifications of an earlier change seen since); `quit` prints
-//! `{"late":…}` (those seen since the last change) and ends it, as does the end of stdin. Any failure prints `{"error":"…"}` and exits with status 1. Setup and
-//! every change are bounded in time.
+//! `{"late":…}` (those seen since the last change) and ends it, as does the end of stdin. Any
+//! failure prints `{"error":"…"}` and exits with status 1. Setup and every change are bounded
+//! in time.
 
 use std::net::Ipv4Addr;
 use std::sync::Arc;
@@ -104,6 +105,20 @@ fn main() {
     }
 }
 
+/// Counts the notifications already waiting (those of an earlier change that came after it
+/// was complete); a stream that failed fails the run.
+fn drain_late(inbox: &mut mpsc::UnboundedReceiver<(usize, Event)>) -> Result<usize, String> {
+    let mut late = 0;
+    while let Ok((index, event)) = inbox.try_recv() {
+        match event {
+            Event::Notified(_) => late += 1,
+            Event::Failed(error) => return Err(format!("stream {index}: {error}")),
+            Event::Open => {}
+        }
+    }
+    Ok(late)
+}
+
 async fn drive(target: Arc<Target>, streams: usize, file: &std::path::Path) -> Result<(), String> {
     let (events, mut inbox) = mpsc::unbounded_channel::<(usize, Event)>();
     let setup = Arc::new(Semaphore::new(SETUP_PARALLEL));
@@ -159,14 +174,7 @@ async fn drive(target: Arc<Target>, streams: usize, file: &std::path::Path) -> R
     while let Ok(Some(command)) = commands.next_line().await {
         match command.trim() {
             "quit" => {
-                let mut late = 0;
-                while let Ok((index, event)) = inbox.try_recv() {
-                    match event {
-                        Event::Notified(_) => late += 1,
-                        Event::Failed(error) => return Err(format!("stream {index}: {error}")),
-                        Event::Open => {}
-                    }
-                }
+                let late = drain_late(&mut inbox)?;
                 println!("{}", json!({ "late": late }));
                 break;
             }
@@ -175,14 +183,7 @@ async fn drive(target: Arc<Target>, streams: usize, file: &std::path::Path) -> R
         }
         change += 1;
         // Notifications of an earlier change that came after it was complete.
-        let mut late = 0;
-        while let Ok((index, event)) = inbox.try_recv() {
-            match event {
-                Event::Notified(_) => late += 1,
-                Event::Failed(error) => return Err(format!("stream {index}: {error}")),
-                Event::Open => {}
-            }
-        }
+        let mut late = drain_late(&mut inbox)?;
         seen.fill(false);
         let mut text = format!("changed {change:06} ");
         while text.len() < 1024 {
