@@ -2,13 +2,14 @@
 //! with a floor (what transport and JSON alone cost), on the same workload, in interleaved
 //! rounds, with medians written to `BENCHMARKS.md` (issue 8).
 //!
-//! **Layer:** tooling. It builds the release binary and the bench-only programs of
-//! `bench/rmcp-anchor` (their own cargo workspace, never a dependency of the product), writes a
+//! **Layer:** tooling. It builds our binary and the bench-only programs of `bench/rmcp-anchor`
+//! (their own cargo workspace, never a dependency of the product) with the same [`PROFILE`]
+//! (release, fat LTO, one codegen unit: what a deployment ships), writes a
 //! configuration serving 1,000 text resources of 1 KiB (`mem:///r/0000`…) plus a template, and
 //! the same texts as 1,000 files for the filesystem provider, starts every server as a child
 //! process on loopback, and drives it with a load driver of its own: pipelined JSON lines on
 //! stdio, keep-alive HTTP/1.1 connections over raw TCP (JSON or SSE replies). The fan-out of one
-//! change to 10,000 streams is driven by a release-built driver ([`fanout`]), and the
+//! change to 10,000 streams is driven by a driver built the same way ([`fanout`]), and the
 //! in-process list page is the core's own divan bench ([`pages`]). Server CPU
 //! time comes from the server process's own scheduler statistics (the sum of
 //! `/proc/<pid>/task/*/schedstat`, nanoseconds), peak RSS from `VmHWM` in
@@ -37,7 +38,8 @@ mod pages;
 const USAGE: &str = "usage: cargo xtask bench [--quick]
 
 Builds mcp-resources and bench/rmcp-anchor (the rmcp anchor server, the floor and the fan-out
-driver) in release, then measures resources/read at concurrency 1 and 32 on stdio and
+driver) with the `dist` profile (release with fat LTO and one codegen unit, the same for every
+program), then measures resources/read at concurrency 1 and 32 on stdio and
 Streamable HTTP (JSON and SSE replies, both eras, from the configuration and from the filesystem
 provider), the resources/list walk, 100,000 subscriptions, the fan-out of one change to 10,000
 streams, and one list page out of up to 1,000,000 resources in-process (the core's divan bench),
@@ -50,6 +52,9 @@ in interleaved rounds, and writes BENCHMARKS.md.
 With --only or --subject the report is printed but BENCHMARKS.md is left as it is: it always
 holds a whole run.";
 
+/// The cargo profile every benched program is built with, defined alike in the workspace's and
+/// in `bench/rmcp-anchor`'s `Cargo.toml`: release with fat LTO and one codegen unit.
+const PROFILE: &str = "dist";
 /// How many static resources are served, and their size.
 const RESOURCE_COUNT: usize = 1000;
 const RESOURCE_BYTES: usize = 1024;
@@ -370,12 +375,13 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
     let files = work.join("files");
     write_files(&files)?;
 
-    eprintln!("bench: building mcp-resources (release)");
+    eprintln!("bench: building mcp-resources (profile {PROFILE})");
     cargo_build(
         &root,
         &[
             "build",
-            "--release",
+            "--profile",
+            PROFILE,
             "--package",
             "mcp-server-bin",
             "--bin",
@@ -383,21 +389,21 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
         ],
         None,
     )?;
-    eprintln!("bench: building bench/rmcp-anchor (release)");
+    eprintln!("bench: building bench/rmcp-anchor (profile {PROFILE})");
     let bench_target = target.join("bench");
     let manifest = root.join("bench/rmcp-anchor/Cargo.toml");
     let manifest = manifest.to_string_lossy();
     cargo_build(
         &root,
-        &["build", "--release", "--manifest-path", &manifest],
+        &["build", "--profile", PROFILE, "--manifest-path", &manifest],
         Some(&bench_target),
     )?;
     let programs = Programs {
         root: root.clone(),
-        ours: target.join("release/mcp-resources"),
-        anchor: bench_target.join("release/rmcp-anchor"),
-        floor: bench_target.join("release/bench-floor"),
-        fanout: bench_target.join("release/bench-fanout"),
+        ours: target.join(PROFILE).join("mcp-resources"),
+        anchor: bench_target.join(PROFILE).join("rmcp-anchor"),
+        floor: bench_target.join(PROFILE).join("bench-floor"),
+        fanout: bench_target.join(PROFILE).join("bench-fanout"),
         config,
         files,
         fanout_files: work.join("fanout-files"),
@@ -1785,7 +1791,7 @@ fn render_fanouts(out: &mut String, fanouts: &BTreeMap<Scenario, Vec<fanout::Fan
          every stream subscribes to the same file: modern, one `subscriptions/listen` POST per stream with \
          `resourceSubscriptions` (an SSE stream, open once acknowledged); legacy, one session per stream \
          (`initialize`, `resources/subscribe`, then the GET SSE stream). \
-         The driver (`bench-fanout`, release, one tokio thread, one connection per stream) \
+         The driver (`bench-fanout`, profile `dist`, one tokio thread, one connection per stream) \
          checks every notification (method, URI and, modern, the stream's `subscriptionId` tag); \
          it rewrites the file and times, from the end of the write, the first and the last \
          notification it reads. The watcher debounces (150 ms), so file write → notification includes that wait; \
@@ -1831,7 +1837,8 @@ fn render_report(plan: &Plan, command: &str, results: &Results, took: Duration) 
     let _ = writeln!(
         out,
         "Generated by `{command}` (issue 8); do not edit by hand.\n\n\
-         - Date: {}\n- Machine: {}\n- Plan: {} rounds, interleaved (each round runs every server once, \
+         - Date: {}\n- Machine: {}\n- Build: every program with the cargo profile `{PROFILE}` (release with \
+         `lto = \"fat\"`, `codegen-units = 1`), ours and the anchor's alike\n- Plan: {} rounds, interleaved (each round runs every server once, \
          a fresh process per run); medians over rounds, each column on its own. Per run: {} warm-up requests, then at most {} \
          requests (concurrency 1) / {} (concurrency 32) or {:?}, whichever ends first; {} list walks. \
          Fan-out: {} run(s) of {} changes each (a fresh server and fresh streams per run); medians over all changes.\n\

@@ -55,12 +55,21 @@ pub(crate) fn host_allowed(host: &[u8], allowed: &[String]) -> bool {
     })
 }
 
-/// `host[:port]` → `host`; `[v6]:port` and `[v6]` → `v6`.
+/// `host[:port]` → `host`; `[v6]:port` and `[v6]` → `v6`. A bracketed address followed by
+/// anything but a port is returned whole, brackets and all, so it never reads as an address.
 fn strip_port(authority: &str) -> &str {
     if let Some(bracketed) = authority.strip_prefix('[') {
-        return bracketed
-            .split_once(']')
-            .map_or(bracketed, |(address, _)| address);
+        return match bracketed.split_once(']') {
+            Some((address, "")) => address,
+            Some((address, rest))
+                if rest
+                    .strip_prefix(':')
+                    .is_some_and(|port| port.bytes().all(|b| b.is_ascii_digit())) =>
+            {
+                address
+            }
+            _ => authority,
+        };
     }
     match authority.rsplit_once(':') {
         // A bare IPv6 address has several colons and no port.
@@ -116,6 +125,9 @@ mod tests {
         check_host("127.8.9.10", &[], true);
         check_host("[::1]:3000", &[], true);
         check_host("[::1]", &[], true);
+        check_host("[::1]junk", &[], false);
+        check_host("[::1]:80x", &[], false);
+        check_host("[::1]evil.example.com:80", &[], false);
         check_host("evil.example.com", &[], false);
         check_host("evil.example.com:80", &[], false);
         check_host("localhost.evil.example.com", &[], false);
@@ -132,6 +144,7 @@ mod tests {
         check_origin("http://localhost:5173", &[], true);
         check_origin("https://127.0.0.1", &[], true);
         check_origin("http://[::1]:80", &[], true);
+        check_origin("http://[::1]junk", &[], false);
         check_origin("http://evil.example.com", &[], false);
         check_origin("http://localhost.evil.example.com", &[], false);
         check_origin("null", &[], false);
