@@ -9,8 +9,6 @@
 //! what serde writes (the tests compare both). A URI or string id that would need escaping takes
 //! the serde path. This module never knows an exchange or a transport.
 
-use std::io::Write as _;
-
 use mcp_types::jsonrpc::RequestId;
 use mcp_types::meta::SUBSCRIPTION_ID;
 use mcp_types::method;
@@ -60,8 +58,7 @@ pub(crate) fn resource_updated(uri: &str, listen_id: &RequestId) -> Option<Vec<u
     bytes.extend_from_slice(SUBSCRIPTION_ID.as_bytes());
     bytes.extend_from_slice(b"\":");
     match listen_id {
-        // Writing into a vector cannot fail.
-        RequestId::Number(number) => write!(bytes, "{number}").ok()?,
+        RequestId::Number(number) => write_integer(&mut bytes, *number),
         RequestId::String(id) => {
             bytes.push(b'"');
             bytes.extend_from_slice(id.as_bytes());
@@ -70,6 +67,26 @@ pub(crate) fn resource_updated(uri: &str, listen_id: &RequestId) -> Option<Vec<u
     }
     bytes.extend_from_slice(TAIL.as_bytes());
     Some(bytes)
+}
+
+/// Appends `number` in decimal, as serde writes it (without `fmt`'s machinery).
+fn write_integer(bytes: &mut Vec<u8>, number: i64) {
+    if number < 0 {
+        bytes.push(b'-');
+    }
+    let mut magnitude = number.unsigned_abs();
+    let mut digits = [0_u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        // A remainder below 10 always fits in a byte.
+        digits[start] = b'0' + u8::try_from(magnitude % 10).unwrap_or(0);
+        magnitude /= 10;
+        if magnitude == 0 {
+            break;
+        }
+    }
+    bytes.extend_from_slice(&digits[start..]);
 }
 
 #[cfg(test)]
@@ -116,6 +133,9 @@ mod tests {
             true,
         );
         check("mem:///r/0000", RequestId::Number(i64::MAX), true);
+        check("mem:///r/0000", RequestId::Number(0), true);
+        check("mem:///r/0000", RequestId::Number(-10), true);
+        check("mem:///r/0000", RequestId::Number(1_000_000), true);
         check("file:///caf%C3%A9/é/日本.txt", text("listen-1"), true);
         check("x:/a b?c=d&e#f", text(""), true);
         check("file:///a\"b", RequestId::Number(1), false);
