@@ -276,6 +276,12 @@ impl Exchange {
                     self.notify(method::NOTIFICATION_RESOURCES_LIST_CHANGED, &params);
                 }
                 Change::ResourceUpdated(uri) if updates => {
+                    // Written directly (the same bytes, without serde's costs) unless the URI or
+                    // the id needs escaping: one change is encoded by every listen stream.
+                    if let Some(bytes) = crate::notification::resource_updated(&uri, &self.id) {
+                        self.send(bytes, false);
+                        continue;
+                    }
                     let params = wire::ResourceUpdatedNotificationParams {
                         uri: uri.as_ref().to_owned(),
                         meta: Some(meta::subscription_meta(&self.id)),

@@ -131,6 +131,7 @@ pub mod errors;
 mod exchange;
 mod handler;
 pub mod headers;
+mod notification;
 mod output;
 
 mod convert;

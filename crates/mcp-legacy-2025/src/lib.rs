@@ -122,6 +122,7 @@
 //! ```
 
 mod errors;
+mod notification;
 mod session;
 mod wire;
 

@@ -361,6 +361,16 @@ impl Session {
                     self.send_notification(method::NOTIFICATION_RESOURCES_LIST_CHANGED, params);
                 }
                 Change::ResourceUpdated(uri) if self.config.offer.subscribe => {
+                    // Written directly (the same bytes, without serde's costs) unless the URI
+                    // needs escaping: one change is encoded by every subscribed session.
+                    if let Some(bytes) = crate::notification::resource_updated(&uri) {
+                        self.outputs.push_back(Output::Send(Outgoing {
+                            bytes,
+                            related: None,
+                            is_response: false,
+                        }));
+                        continue;
+                    }
                     let params = ResourceUpdatedNotificationParams {
                         uri: uri.to_string(),
                         meta: None,

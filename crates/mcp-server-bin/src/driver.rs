@@ -4,10 +4,16 @@
 //! **Layer:** server, shared by the stdio and HTTP transports. An adapter's `Output::Query` is
 //! run here as a future that owns everything it needs ([`answer`]); when the hub says a
 //! subscriber has changes waiting, [`Wakers::wake`] calls the wake function its transport
-//! registered. This module never parses or writes a message and never knows an era.
+//! registered. A [`Signal`] (changes waiting) and a [`Latch`] (shutdown, session end) are the
+//! cheap wake-ups the HTTP streams poll: a wait on them lives as long as the stream and its poll
+//! takes no lock. This module never parses or writes a message and never knows an era.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
+
+use futures_util::task::AtomicWaker;
 
 use mcp_resources_core::policy::Principal;
 use mcp_resources_core::service::{Answer, Query, QueryContext, Service};
@@ -18,10 +24,14 @@ use crate::server::Shared;
 /// A wake function: tells one transport task that a subscriber has changes to drain.
 pub(crate) type Wake = Arc<dyn Fn() + Send + Sync>;
 
+/// A hasher for subscriber identifiers: the hub hands them out, so no client can choose them to
+/// collide, and a fan-out hashes one per subscriber.
+type IdHasher = foldhash::fast::FixedState;
+
 /// Subscriber → the wake function of the transport task that serves it.
 #[derive(Default)]
 pub(crate) struct Wakers {
-    table: Mutex<HashMap<SubscriberId, Wake>>,
+    table: Mutex<HashMap<SubscriberId, Wake, IdHasher>>,
 }
 
 impl std::fmt::Debug for Wakers {
@@ -43,27 +53,163 @@ impl Wakers {
         self.lock().remove(&subscriber);
     }
 
-    /// Wakes each of `subscribers` that has a wake function. The functions are called without
-    /// the table's lock held.
+    /// Wakes each of `subscribers` that has a wake function. The functions are called with the
+    /// table's lock held, which spares a fan-out a reference count taken and dropped per
+    /// subscriber: a wake function only raises a signal or sends on a channel, and must never
+    /// call back into this table.
     pub(crate) fn wake(&self, subscribers: &[SubscriberId]) {
         if subscribers.is_empty() {
             return;
         }
-        let wakes: Vec<Wake> = {
-            let table = self.lock();
-            subscribers
-                .iter()
-                .filter_map(|subscriber| table.get(subscriber).cloned())
-                .collect()
-        };
-        for wake in wakes {
-            wake();
+        let table = self.lock();
+        for subscriber in subscribers {
+            if let Some(wake) = table.get(subscriber) {
+                wake();
+            }
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SubscriberId, Wake>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SubscriberId, Wake, IdHasher>> {
         // Every method leaves the table whole, so a poisoned lock holds consistent data.
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A level-triggered wake-up polled by one stream: [`Signal::raise`] sets it and wakes the task
+/// that last polled it; [`Signal::poll_take`] clears it. Unlike a `Notify`, waiting on it
+/// allocates nothing, takes no lock and needs no future re-created at every poll; a raise with
+/// no task waiting is kept until taken.
+#[derive(Debug, Default)]
+pub(crate) struct Signal {
+    raised: AtomicBool,
+    waker: AtomicWaker,
+}
+
+impl Signal {
+    /// Sets the signal and wakes the task waiting on it, if any.
+    pub(crate) fn raise(&self) {
+        self.raised.store(true, Ordering::Release);
+        self.waker.wake();
+    }
+
+    /// Whether the signal was raised since it was last taken (clearing it); otherwise the task
+    /// of `context` is woken by the next raise.
+    pub(crate) fn poll_take(&self, context: &Context<'_>) -> Poll<()> {
+        if self.raised.swap(false, Ordering::Acquire) {
+            return Poll::Ready(());
+        }
+        self.waker.register(context.waker());
+        // A raise between the swap and the registration woke nobody: look again.
+        if self.raised.swap(false, Ordering::Acquire) {
+            return Poll::Ready(());
+        }
+        Poll::Pending
+    }
+
+    /// A wake function that raises this signal.
+    pub(crate) fn wake_function(self: &Arc<Self>) -> Wake {
+        let signal = Arc::clone(self);
+        Arc::new(move || signal.raise())
+    }
+}
+
+/// A one-way flag many tasks wait on: once [`Latch::set`], it stays set and every waiter is woken.
+///
+/// It replaces a `CancellationToken` where thousands of streams wait on one event (server
+/// shutdown) and poll it at every wake-up: checking a [`LatchWait`] is one atomic load while
+/// its task's waker is unchanged, where a token takes two locks.
+#[derive(Debug, Default)]
+pub(crate) struct Latch {
+    set: AtomicBool,
+    waiters: Mutex<Waiters>,
+}
+
+#[derive(Debug, Default)]
+struct Waiters {
+    next_key: u64,
+    wakers: HashMap<u64, Waker, IdHasher>,
+}
+
+impl Latch {
+    /// Sets the latch and wakes every waiter. Later calls do nothing more.
+    pub(crate) fn set(&self) {
+        self.set.store(true, Ordering::Release);
+        let wakers = std::mem::take(&mut self.lock().wakers);
+        for waker in wakers.into_values() {
+            waker.wake();
+        }
+    }
+
+    /// Whether the latch is set.
+    pub(crate) fn is_set(&self) -> bool {
+        self.set.load(Ordering::Acquire)
+    }
+
+    /// A wait on this latch, to poll or await until it is set.
+    pub(crate) fn wait(self: &Arc<Self>) -> LatchWait {
+        LatchWait {
+            latch: Arc::clone(self),
+            registered: None,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Waiters> {
+        // Every method leaves the table whole, so a poisoned lock holds consistent data.
+        self.waiters.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A wait on a [`Latch`]: ready once it is set. It registers its task's waker at the first poll
+/// and again only when polled from another task; dropping it unregisters.
+#[derive(Debug)]
+pub(crate) struct LatchWait {
+    latch: Arc<Latch>,
+    /// The key of the registered waker, and a copy of it to tell whether it changed.
+    registered: Option<(u64, Waker)>,
+}
+
+impl Future for LatchWait {
+    type Output = ();
+
+    fn poll(self: std::pin::Pin<&mut Self>, context: &mut Context<'_>) -> Poll<()> {
+        let wait = self.get_mut();
+        if wait.latch.is_set() {
+            return Poll::Ready(());
+        }
+        let current = context.waker();
+        if wait
+            .registered
+            .as_ref()
+            .is_some_and(|(_, waker)| waker.will_wake(current))
+        {
+            return Poll::Pending;
+        }
+        {
+            let mut waiters = wait.latch.lock();
+            let key = match &wait.registered {
+                Some((key, _)) => *key,
+                None => {
+                    let key = waiters.next_key;
+                    waiters.next_key += 1;
+                    key
+                }
+            };
+            waiters.wakers.insert(key, current.clone());
+            wait.registered = Some((key, current.clone()));
+        }
+        // Set between the first look and the registration: `set` may have missed this waker.
+        if wait.latch.is_set() {
+            return Poll::Ready(());
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for LatchWait {
+    fn drop(&mut self) {
+        if let Some((key, _)) = self.registered.take() {
+            self.latch.lock().wakers.remove(&key);
+        }
     }
 }
 
@@ -117,4 +263,55 @@ pub(crate) async fn answer(
         subscriber,
     };
     service.answer(context, query).await
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::poll_fn;
+    use std::pin::Pin;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_latch_wakes_every_waiter_and_stays_set() {
+        let latch = Arc::new(Latch::default());
+        let waiters: Vec<_> = (0..3)
+            .map(|_| tokio::spawn(latch.wait()))
+            .collect::<Vec<_>>();
+        tokio::task::yield_now().await;
+        assert_eq!(latch.lock().wakers.len(), 3, "each waiter registered once");
+        latch.set();
+        for waiter in waiters {
+            waiter.await.unwrap();
+        }
+        latch.wait().await;
+        assert!(latch.lock().wakers.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_dropped_latch_wait_unregisters() {
+        let latch = Arc::new(Latch::default());
+        let mut wait = latch.wait();
+        let polled = poll_fn(|context| Poll::Ready(Pin::new(&mut wait).poll(context))).await;
+        assert!(polled.is_pending());
+        assert_eq!(latch.lock().wakers.len(), 1);
+        drop(wait);
+        assert!(latch.lock().wakers.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_signal_keeps_a_raise_until_taken() {
+        let signal = Arc::new(Signal::default());
+        (signal.wake_function())();
+        let take = || poll_fn(|context| Poll::Ready(signal.poll_take(context)));
+        assert!(take().await.is_ready(), "raised before anyone waited");
+        assert!(take().await.is_pending(), "taken once");
+        let waiter = {
+            let signal = Arc::clone(&signal);
+            tokio::spawn(async move { poll_fn(|context| signal.poll_take(context)).await })
+        };
+        tokio::task::yield_now().await;
+        signal.raise();
+        waiter.await.unwrap();
+    }
 }

@@ -25,7 +25,7 @@ use mcp_resources_core::uri::ResourceUri;
 use mcp_types::lifecycle::Implementation;
 use tokio_util::sync::CancellationToken;
 
-use crate::driver::Wakers;
+use crate::driver::{Latch, Wakers};
 
 /// The default `ttlMs` of a modern `server/discover` result: one hour.
 const DISCOVER_TTL_MS: u64 = 3_600_000;
@@ -279,6 +279,7 @@ impl ServerBuilder {
                 modern: Handler::new(Arc::new(modern)),
                 wakers: Wakers::default(),
                 shutdown: CancellationToken::new(),
+                closing: Arc::default(),
                 stdio_principal: Arc::new(self.stdio_principal),
             }),
         })
@@ -306,6 +307,8 @@ pub(crate) struct Shared {
     pub(crate) wakers: Wakers,
     /// Cancelled once, when the server is asked to shut down.
     pub(crate) shutdown: CancellationToken,
+    /// Set with `shutdown`: what the many HTTP streams and connections wait on, cheaper to poll.
+    pub(crate) closing: Arc<Latch>,
     /// The principal of every stdio request.
     pub(crate) stdio_principal: Arc<Principal>,
 }
@@ -337,6 +340,7 @@ impl Server {
     /// Asks every transport serving this server to shut down gracefully: open listen streams
     /// get their final result, then the transports stop. Returns at once.
     pub fn shutdown(&self) {
+        self.shared.closing.set();
         self.shared.shutdown.cancel();
     }
 

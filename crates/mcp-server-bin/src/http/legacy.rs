@@ -16,9 +16,10 @@
 //! era (see [`crate::era`]) and builds no protocol message itself beyond those transport
 //! errors.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
@@ -32,10 +33,9 @@ use mcp_types::error::INVALID_REQUEST;
 use mcp_types::jsonrpc::{DecodeError, ErrorObject, Incoming, Message, RequestId};
 use mcp_types::method;
 use mcp_types::notifications::CancelledNotificationParams;
-use tokio::sync::{Notify, mpsc};
-use tokio_util::sync::CancellationToken;
+use tokio::sync::mpsc;
 
-use crate::driver::{self, SubscriberGuard};
+use crate::driver::{self, Latch, LatchWait, Signal, SubscriberGuard};
 use crate::http::{HttpState, reply, sse};
 use crate::server::Shared;
 
@@ -73,7 +73,7 @@ impl Sessions {
         table.retain(|_, session| {
             let keep = !session.expired(idle_timeout);
             if !keep {
-                session.closed.cancel();
+                session.closed.set();
             }
             keep
         });
@@ -90,7 +90,7 @@ impl Sessions {
         let removed = self.lock().remove(id);
         match removed {
             Some(session) => {
-                session.closed.cancel();
+                session.closed.set();
                 true
             }
             None => false,
@@ -104,10 +104,10 @@ pub(crate) struct LegacyHttpSession {
     shared: Arc<Shared>,
     principal: Arc<Principal>,
     subscriber: SubscriberGuard,
-    /// Woken by the hub when this session's subscriber has changes waiting.
-    changes: Arc<Notify>,
-    /// Cancelled by DELETE: the GET stream ends.
-    closed: CancellationToken,
+    /// Raised by the hub when this session's subscriber has changes waiting.
+    changes: Arc<Signal>,
+    /// Set by DELETE (and expiry): the GET stream ends.
+    closed: Arc<Latch>,
     /// When a request last named this session.
     last_used: Mutex<Instant>,
     state: Mutex<SessionState>,
@@ -163,18 +163,14 @@ pub(crate) fn classify(incoming: &Incoming) -> PostKind {
 impl LegacyHttpSession {
     fn new(shared: &Arc<Shared>, principal: Arc<Principal>) -> Result<Arc<Self>, getrandom::Error> {
         let id = mint_session_id()?;
-        let changes = Arc::new(Notify::new());
-        let wake = {
-            let changes = Arc::clone(&changes);
-            Arc::new(move || changes.notify_one())
-        };
+        let changes = Arc::new(Signal::default());
         Ok(Arc::new(LegacyHttpSession {
             id,
             shared: Arc::clone(shared),
             principal,
-            subscriber: SubscriberGuard::new(shared, wake),
+            subscriber: SubscriberGuard::new(shared, changes.wake_function()),
             changes,
-            closed: CancellationToken::new(),
+            closed: Arc::default(),
             last_used: Mutex::new(Instant::now()),
             state: Mutex::new(SessionState {
                 session: Session::new(Arc::clone(&shared.legacy)),
@@ -497,50 +493,62 @@ pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) ->
         generation
     };
     // Changes that arrived while no stream was open are waiting in the hub.
-    session.changes.notify_one();
-    let stream = GetStream {
+    session.changes.raise();
+    let stream = GetStream::new(
         session,
         generation,
         receiver,
-        shutdown: state.shared.shutdown.clone(),
-        keep_alive: state.options.keep_alive,
-    };
-    reply::event_stream(Body::from_stream(stream.into_stream()))
+        &state.shared.closing,
+        state.options.keep_alive,
+    );
+    reply::event_stream(Body::from_stream(stream))
 }
 
+/// The body of a session's GET stream. Its waits (shutdown, session end, messages, changes,
+/// keep-alive) live as long as the stream and are polled in place, so a wake-up costs no
+/// future, allocation or waiter registration.
 struct GetStream {
     session: Arc<LegacyHttpSession>,
     generation: u64,
     receiver: mpsc::UnboundedReceiver<Bytes>,
-    shutdown: CancellationToken,
-    keep_alive: std::time::Duration,
+    /// Frames taken from the session while delivering changes, sent before the channel's.
+    frames: VecDeque<Bytes>,
+    shutdown: LatchWait,
+    closed: LatchWait,
+    ticker: tokio::time::Interval,
 }
 
 impl GetStream {
-    fn into_stream(self) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> {
-        let period = self.keep_alive;
-        let ticker = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-        futures_util::stream::unfold((self, ticker), |(mut stream, mut ticker)| async move {
-            loop {
-                let session = Arc::clone(&stream.session);
-                tokio::select! {
-                    biased;
-                    () = stream.shutdown.cancelled() => return None,
-                    () = session.closed.cancelled() => return None,
-                    frame = stream.receiver.recv() => {
-                        return frame.map(|frame| (Ok(frame), (stream, ticker)));
-                    }
-                    () = session.changes.notified() => stream.deliver_changes(),
-                    _ = ticker.tick() => return Some((Ok(sse::keep_alive()), (stream, ticker))),
-                }
-            }
-        })
+    fn new(
+        session: Arc<LegacyHttpSession>,
+        generation: u64,
+        receiver: mpsc::UnboundedReceiver<Bytes>,
+        shutdown: &Arc<Latch>,
+        keep_alive: Duration,
+    ) -> GetStream {
+        let closed = session.closed.wait();
+        GetStream {
+            session,
+            generation,
+            receiver,
+            frames: VecDeque::new(),
+            shutdown: shutdown.wait(),
+            closed,
+            ticker: tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive),
+        }
     }
 
-    /// Drains the hub for this session and feeds the session; the notifications it sends come
-    /// back through the stream's channel.
-    fn deliver_changes(&self) {
-        let session = &self.session;
+    /// Drains the hub for this session and feeds the session. The notifications it sends go
+    /// straight to this stream's queue, not through its channel (whose send would wake this
+    /// very task once more): behind the frames already in the channel, which only a holder of
+    /// the session's lock sends to, so the order is the session's.
+    fn deliver_changes(&mut self) {
+        let GetStream {
+            session,
+            receiver,
+            frames,
+            ..
+        } = self;
         let mut state = session.lock();
         let changes = session
             .shared
@@ -550,9 +558,51 @@ impl GetStream {
             return;
         }
         state.session.handle_changes(changes, Instant::now());
-        // Changes only produce messages, all unsolicited: they go to this stream's channel.
-        let queries = session.drain(&mut state, None);
-        debug_assert!(queries.is_empty(), "subscription changes produced a query");
+        while let Ok(frame) = receiver.try_recv() {
+            frames.push_back(frame);
+        }
+        // Changes only produce messages, all unsolicited; anything else is routed as usual.
+        while let Some(output) = state.session.poll_output() {
+            match output {
+                Output::Send(outgoing) if outgoing.related.is_none() && !outgoing.is_response => {
+                    frames.push_back(sse::message(&outgoing.bytes));
+                }
+                Output::Send(outgoing) => route_message(&mut state, outgoing, None),
+                Output::Query { .. } | Output::Cancel { .. } => {
+                    debug_assert!(false, "subscription changes produced a query");
+                }
+            }
+        }
+    }
+}
+
+impl futures_util::Stream for GetStream {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let stream = self.get_mut();
+        loop {
+            // In this order: shutdown, session end, messages, changes, keep-alive.
+            if Pin::new(&mut stream.shutdown).poll(context).is_ready()
+                || Pin::new(&mut stream.closed).poll(context).is_ready()
+            {
+                return Poll::Ready(None);
+            }
+            if let Some(frame) = stream.frames.pop_front() {
+                return Poll::Ready(Some(Ok(frame)));
+            }
+            if let Poll::Ready(frame) = stream.receiver.poll_recv(context) {
+                return Poll::Ready(frame.map(Ok));
+            }
+            if stream.session.changes.poll_take(context).is_ready() {
+                stream.deliver_changes();
+                continue;
+            }
+            if stream.ticker.poll_tick(context).is_ready() {
+                return Poll::Ready(Some(Ok(sse::keep_alive())));
+            }
+            return Poll::Pending;
+        }
     }
 }
 
@@ -585,18 +635,19 @@ mod tests {
         *session.last_used.lock().unwrap() = long_ago;
         let (sender, receiver) = mpsc::unbounded_channel();
         session.lock().stream = Some((0, sender));
-        let stream = GetStream {
-            session: Arc::clone(&session),
-            generation: 0,
+        let stream = GetStream::new(
+            Arc::clone(&session),
+            0,
             receiver,
-            shutdown: CancellationToken::new(),
-            keep_alive: Duration::from_secs(15),
-        };
+            &Arc::default(),
+            Duration::from_secs(15),
+        );
         (session, stream)
     }
 
-    #[test]
-    fn a_session_idles_from_when_its_get_stream_closed() {
+    /// In a runtime: a stream's keep-alive ticker needs its timer.
+    #[tokio::test]
+    async fn a_session_idles_from_when_its_get_stream_closed() {
         let idle = Duration::from_secs(60);
         let (session, stream) = streaming_session(idle);
         assert!(!session.expired(idle), "an open GET stream keeps it alive");

@@ -225,7 +225,9 @@ async fn accept_failed(error: &std::io::Error) {
 /// Serves one HTTP/1.1 connection until the client closes it, or, once the server shuts down,
 /// until its request in progress is answered.
 async fn serve_connection(state: Arc<HttpState>, stream: tokio::net::TcpStream) {
-    let shutdown = state.shared.shutdown.clone();
+    // Polled at every wake-up of the connection (each notification of a stream it carries):
+    // a latch wait, not a token's, which takes two locks per poll.
+    let shutdown = state.shared.closing.wait();
     let service =
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             let state = Arc::clone(&state);
@@ -243,7 +245,7 @@ async fn serve_connection(state: Arc<HttpState>, stream: tokio::net::TcpStream) 
     tokio::pin!(connection);
     let result = tokio::select! {
         result = connection.as_mut() => result,
-        () = shutdown.cancelled() => {
+        () = shutdown => {
             connection.as_mut().graceful_shutdown();
             connection.await
         }

@@ -9,18 +9,19 @@
 //! Server shutdown ends a listen stream with its graceful result. This module never decides an
 //! era and never looks at `Mcp-Session-Id` or `Last-Event-ID`.
 
+use std::collections::VecDeque;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::task::{Context, Poll};
+use std::time::Instant;
 
 use axum::body::{Body, Bytes};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use mcp_2026::{Exchange, Output, RequestHeaders};
 use mcp_types::jsonrpc::Request;
-use tokio::sync::Notify;
-use tokio_util::sync::CancellationToken;
 
-use crate::driver::{self, SubscriberGuard};
+use crate::driver::{self, LatchWait, Signal, SubscriberGuard};
 use crate::http::{HttpState, reply, sse};
 
 /// Serves one modern request.
@@ -61,17 +62,13 @@ pub(crate) async fn request(state: &HttpState, headers: &HeaderMap, request: Req
 /// `subscriptions/listen`: a subscriber of its own, the acknowledgment first, then the tagged
 /// notifications, keep-alive comments in between, the graceful result at shutdown.
 async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
-    let changes = Arc::new(Notify::new());
-    let wake = {
-        let changes = Arc::clone(&changes);
-        Arc::new(move || changes.notify_one())
-    };
-    let subscriber = SubscriberGuard::new(&state.shared, wake);
-    let mut frames = Vec::new();
+    let changes = Arc::new(Signal::default());
+    let subscriber = SubscriberGuard::new(&state.shared, changes.wake_function());
+    let mut frames = VecDeque::new();
     // The listen query, answered at once; its answer becomes the acknowledgment.
     while let Some(output) = exchange.poll_output() {
         match output {
-            Output::Send(outgoing) => frames.push(sse::message(&outgoing.bytes)),
+            Output::Send(outgoing) => frames.push_back(sse::message(&outgoing.bytes)),
             Output::Query { ticket, query } => {
                 let answer = driver::answer(
                     Arc::clone(&state.shared.service),
@@ -86,71 +83,79 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
         }
     }
     tracing::debug!(id = ?exchange.request_id(), "listen stream opened");
+    let period = state.options.keep_alive;
     let stream = ListenStream {
         state: state.clone(),
         exchange,
         subscriber,
         changes,
-        shutdown: state.shared.shutdown.clone(),
-        frames: frames.into(),
+        shutdown: state.shared.closing.wait(),
+        shut_down: false,
+        ticker: tokio::time::interval_at(tokio::time::Instant::now() + period, period),
+        frames,
     };
-    reply::event_stream(Body::from_stream(
-        stream.into_stream(state.options.keep_alive),
-    ))
+    reply::event_stream(Body::from_stream(stream))
 }
 
+/// The body of a listen stream. Its waits (shutdown, changes, keep-alive) live as long as the
+/// stream and are polled in place, so a wake-up costs no future, allocation or waiter
+/// registration; frames go straight to the body.
 struct ListenStream {
     state: HttpState,
     exchange: Exchange,
     subscriber: SubscriberGuard,
-    changes: Arc<Notify>,
-    shutdown: CancellationToken,
-    frames: std::collections::VecDeque<Bytes>,
+    changes: Arc<Signal>,
+    shutdown: LatchWait,
+    /// The server shut down: the stream ends once its last frames are out.
+    shut_down: bool,
+    ticker: tokio::time::Interval,
+    frames: VecDeque<Bytes>,
 }
 
 impl ListenStream {
-    fn into_stream(
-        self,
-        period: Duration,
-    ) -> impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> {
-        let ticker = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-        futures_util::stream::unfold((self, ticker), |(mut stream, mut ticker)| async move {
-            loop {
-                if let Some(frame) = stream.frames.pop_front() {
-                    return Some((Ok(frame), (stream, ticker)));
-                }
-                if stream.exchange.is_finished() {
-                    return None;
-                }
-                let changes = Arc::clone(&stream.changes);
-                let shutdown = stream.shutdown.clone();
-                tokio::select! {
-                    biased;
-                    () = shutdown.cancelled() => {
-                        stream.exchange.close(Instant::now());
-                        stream.collect();
-                    }
-                    () = changes.notified() => {
-                        let drained = stream
-                            .state
-                            .shared
-                            .service
-                            .drain_changes(stream.subscriber.id());
-                        stream.exchange.handle_changes(drained, Instant::now());
-                        stream.collect();
-                    }
-                    _ = ticker.tick() => return Some((Ok(sse::keep_alive()), (stream, ticker))),
-                }
-            }
-        })
-    }
-
     /// Moves what the exchange wants to send into the frame queue.
     fn collect(&mut self) {
         while let Some(output) = self.exchange.poll_output() {
             if let Output::Send(outgoing) = output {
                 self.frames.push_back(sse::message(&outgoing.bytes));
             }
+        }
+    }
+}
+
+impl futures_util::Stream for ListenStream {
+    type Item = Result<Bytes, std::io::Error>;
+
+    fn poll_next(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let stream = self.get_mut();
+        loop {
+            if let Some(frame) = stream.frames.pop_front() {
+                return Poll::Ready(Some(Ok(frame)));
+            }
+            if stream.shut_down || stream.exchange.is_finished() {
+                return Poll::Ready(None);
+            }
+            // In this order: shutdown first, then changes, then the keep-alive.
+            if Pin::new(&mut stream.shutdown).poll(context).is_ready() {
+                stream.exchange.close(Instant::now());
+                stream.collect();
+                stream.shut_down = true;
+                continue;
+            }
+            if stream.changes.poll_take(context).is_ready() {
+                let drained = stream
+                    .state
+                    .shared
+                    .service
+                    .drain_changes(stream.subscriber.id());
+                stream.exchange.handle_changes(drained, Instant::now());
+                stream.collect();
+                continue;
+            }
+            if stream.ticker.poll_tick(context).is_ready() {
+                return Poll::Ready(Some(Ok(sse::keep_alive())));
+            }
+            return Poll::Pending;
         }
     }
 }
