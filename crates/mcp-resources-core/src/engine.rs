@@ -380,8 +380,9 @@ impl EngineBuilder {
 /// The result of a read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReadOutput {
-    /// The contents, one or more.
-    pub contents: Vec<Contents>,
+    /// The contents, one or more: shared with the engine for a static resource, so that
+    /// reading it copies nothing.
+    pub contents: Arc<[Contents]>,
     /// The caching hint.
     pub cache: CacheHint,
 }
@@ -418,7 +419,8 @@ impl std::fmt::Debug for Engine {
 
 struct StaticSlot {
     resource: Resource,
-    contents: Vec<Contents>,
+    /// Shared with every read's [`ReadOutput`]: a read of a static resource copies nothing.
+    contents: Arc<[Contents]>,
     size: u64,
     cache: CacheHint,
 }
@@ -651,7 +653,7 @@ impl Engine {
             let contents = match range {
                 None => {
                     self.check_size(uri, slot.size)?;
-                    slot.contents.clone()
+                    Arc::clone(&slot.contents)
                 }
                 Some(range) => {
                     let contents = slice_contents(&slot.contents, range).ok_or_else(|| {
@@ -663,7 +665,7 @@ impl Engine {
                         }
                     })?;
                     self.check_size(uri, total_size(&contents))?;
-                    contents
+                    contents.into()
                 }
             };
             return Ok(ReadOutput {
@@ -687,7 +689,7 @@ impl Engine {
             if let Some(contents) = slot.provider.read(request).await? {
                 self.check_size(uri, total_size(&contents))?;
                 return Ok(ReadOutput {
-                    contents,
+                    contents: contents.into(),
                     cache: slot.cache,
                 });
             }
@@ -724,7 +726,10 @@ impl Engine {
                     self.limits.default_ttl_ms,
                     self.policy.depends_on_principal(),
                 );
-                return Ok(ReadOutput { contents, cache });
+                return Ok(ReadOutput {
+                    contents: contents.into(),
+                    cache,
+                });
             }
         }
 

@@ -113,13 +113,14 @@ impl Server {
             shared: Arc::clone(&self.shared),
             output: BufWriter::with_capacity(BUFFER_SIZE, output),
             legacy: None,
-            exchanges: HashMap::new(),
-            modern_ids: HashMap::new(),
+            exchanges: FastMap::default(),
+            modern_ids: FastMap::default(),
             next_exchange: 0,
             queries: FuturesUnordered::new(),
-            aborts: HashMap::new(),
+            aborts: FastMap::default(),
             ready: VecDeque::new(),
             wake_sender,
+            clock: Clock::new(),
         };
         connection.run(input, wake_receiver).await
     }
@@ -185,20 +186,62 @@ struct LineBuffer {
     complete: bool,
 }
 
+/// The connection's maps, looked up on every request: foldhash instead of SipHash. Request
+/// ids are chosen by the client (the process that started this server, which can make it work
+/// in many other ways), and each map is seeded at random all the same.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// The state of one stdio connection.
 struct Connection<W> {
     shared: Arc<Shared>,
     output: BufWriter<W>,
     legacy: Option<Legacy>,
-    exchanges: HashMap<u64, Modern>,
+    exchanges: FastMap<u64, Modern>,
     /// Request id → exchange key, for `notifications/cancelled`.
-    modern_ids: HashMap<RequestId, u64>,
+    modern_ids: FastMap<RequestId, u64>,
     next_exchange: u64,
     queries: FuturesUnordered<QueryFuture>,
-    aborts: HashMap<QueryTicket, AbortHandle>,
+    aborts: FastMap<QueryTicket, AbortHandle>,
     /// Queries that were answered when first polled, to be handed to their adapter next.
     ready: VecDeque<(QueryTicket, Answer)>,
     wake_sender: mpsc::UnboundedSender<Target>,
+    /// The time given to the adapters with lines and answers.
+    clock: Clock,
+}
+
+/// How many lines and answers may be handled with one reading of the clock.
+const CLOCK_EVENTS: u32 = 64;
+
+/// The time the adapters are told with a line or an answer: the system clock, read again after
+/// the loop has waited and at least every [`CLOCK_EVENTS`] events. The adapters use it for
+/// deadlines (a listen stream's, a request's), which a burst of lines handled in a few
+/// microseconds does not move, and reading the clock is a visible part of a read's cost.
+struct Clock {
+    now: Instant,
+    left: u32,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        Clock {
+            now: Instant::now(),
+            left: 0,
+        }
+    }
+
+    fn now(&mut self) -> Instant {
+        if self.left == 0 {
+            self.now = Instant::now();
+            self.left = CLOCK_EVENTS;
+        }
+        self.left -= 1;
+        self.now
+    }
+
+    /// The loop has waited: the next event reads the clock.
+    fn expire(&mut self) {
+        self.left = 0;
+    }
 }
 
 impl<W: AsyncWrite + Unpin> Connection<W> {
@@ -231,7 +274,9 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                         if !self.output.buffer().is_empty() {
                             self.output.flush().await?;
                         }
-                        next.await
+                        let event = next.await;
+                        self.clock.expire();
+                        event
                     }
                 }
             };
@@ -316,7 +361,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }
-        let now = Instant::now();
+        let now = self.clock.now();
         let incoming = match jsonrpc::decode(bytes) {
             Ok(incoming) => incoming,
             Err(error) => {
@@ -464,7 +509,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         let Some(answer) = answer else {
             return Ok(());
         };
-        let now = Instant::now();
+        let now = self.clock.now();
         match ticket {
             QueryTicket::Legacy(ticket) => {
                 if let Some(legacy) = &mut self.legacy {
