@@ -19,10 +19,11 @@
 //!
 //! Cost: on the process's stdio, pipes and sockets are read and written by the loop's own thread
 //! through the runtime's reactor ([`process`]), so a request costs one `read` and one `write`
-//! and no thread hand-off. A query is polled once as soon as it is issued: one that is ready at
-//! once (a static resource, a page of an in-memory list) is answered without being boxed into
-//! the set of running queries or given an abort handle; only a query that has to wait (a file
-//! read, a slow provider) joins that set.
+//! and no thread hand-off. A read of a static resource is answered on the spot, with no future
+//! ([`Service::answer_now`](mcp_resources_core::service::Service::answer_now)); any other query
+//! is polled once as soon as it is issued: one that is ready at once (a page of an in-memory
+//! list) is answered without being put into the set of running queries or given an abort
+//! handle; only a query that has to wait (a file read, a slow provider) joins that set.
 //!
 //! Shutdown (end of input, or [`Server::shutdown`]): the input is no longer read, each open
 //! listen stream is closed gracefully (its final result, then `notifications/cancelled` naming
@@ -604,9 +605,22 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         }
     }
 
-    /// Polls the query once: a ready answer waits in `ready` for the loop, a pending query
-    /// joins the running ones with an abort handle.
+    /// Answers the query at once when the service can (a static read: no future at all), else
+    /// polls it once: a ready answer waits in `ready` for the loop, a pending query joins the
+    /// running ones with an abort handle.
     fn run_query(&mut self, ticket: QueryTicket, subscriber: Option<SubscriberId>, query: Query) {
+        let query = match driver::answer_now(
+            &self.shared.service,
+            &self.shared.stdio_principal,
+            subscriber,
+            query,
+        ) {
+            Ok(answer) => {
+                self.ready.push_back((ticket, answer));
+                return;
+            }
+            Err(query) => query,
+        };
         let mut answer = Box::pin(driver::answer(
             Arc::clone(&self.shared.service),
             Arc::clone(&self.shared.stdio_principal),
