@@ -251,7 +251,10 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         mut input: R,
         mut wakes: mpsc::UnboundedReceiver<Target>,
     ) -> std::io::Result<()> {
-        let shutdown = self.shared.shutdown.clone();
+        // One future for the whole loop: made and polled afresh for every event, it would
+        // register with the token and unregister each time.
+        let shutdown = self.shared.shutdown.clone().cancelled_owned();
+        let mut shutdown = std::pin::pin!(shutdown);
         let mut line = LineBuffer::default();
         loop {
             if let Some((ticket, answer)) = self.ready.pop_front() {
@@ -265,7 +268,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     &mut line,
                     &mut self.queries,
                     &mut wakes,
-                    &shutdown,
+                    shutdown.as_mut(),
                     reading,
                 ));
                 match next.as_mut().now_or_never() {
@@ -715,12 +718,12 @@ async fn next_event<R: AsyncBufRead + Unpin>(
     line: &mut LineBuffer,
     queries: &mut FuturesUnordered<QueryFuture>,
     wakes: &mut mpsc::UnboundedReceiver<Target>,
-    shutdown: &tokio_util::sync::CancellationToken,
+    shutdown: Pin<&mut tokio_util::sync::WaitForCancellationFutureOwned>,
     reading: bool,
 ) -> Event {
     tokio::select! {
         biased;
-        () = shutdown.cancelled() => Event::Shutdown,
+        () = shutdown => Event::Shutdown,
         Some((ticket, answer)) = queries.next(), if !queries.is_empty() => {
             Event::Answer(ticket, answer)
         }
