@@ -118,7 +118,11 @@ impl Handler {
     }
 
     fn dispatch(&self, request: &Request) -> Result<Dispatch, RequestError> {
-        let meta = Handler::check_meta(request)?;
+        // A read, the request served most, has its `_meta` and its params read in one pass.
+        let (meta, read) = match quick_read(request) {
+            Some((meta, read)) => (meta, Some(read)),
+            None => (Handler::check_meta(request)?, None),
+        };
         if meta.protocol_version != ProtocolVersion::V2026_07_28 {
             return Err(RequestError::UnsupportedVersion {
                 requested: meta.protocol_version.as_str().to_owned(),
@@ -138,7 +142,10 @@ impl Handler {
                 (Query::ListTemplates { cursor }, Pending::ListTemplates)
             }
             method::RESOURCES_READ => {
-                let params: ReadParams = params(request)?;
+                let params = match read {
+                    Some(read) => read,
+                    None => params::<ReadParams>(request)?,
+                };
                 let uri =
                     ResourceUri::parse(&params.uri).map_err(|error| RequestError::InvalidUri {
                         uri: params.uri.clone(),
@@ -210,6 +217,43 @@ fn quick_meta(params: &str) -> Option<RequestMeta> {
         meta: Option<MetaKeys<'a>>,
     }
     let keys = serde_json::from_str::<Params<'_>>(params).ok()?.meta?;
+    meta_from_keys(keys)
+}
+
+/// A `resources/read` request's `_meta` and params in one pass over the params, when both are
+/// valid (see [`quick_meta`]); `None` for another method and whenever anything is off, to be
+/// read the general way, check by check.
+fn quick_read(request: &Request) -> Option<(RequestMeta, ReadParams)> {
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<MetaKeys<'a>>,
+        uri: String,
+        #[serde(default, rename = "inputResponses")]
+        _input_responses: Option<Meta>,
+        #[serde(default, rename = "requestState")]
+        _request_state: Option<String>,
+    }
+    if request.method != method::RESOURCES_READ {
+        return None;
+    }
+    let text = request.params.as_deref()?.get();
+    if !text.starts_with('{') {
+        return None;
+    }
+    let params = serde_json::from_str::<Params<'_>>(text).ok()?;
+    let meta = meta_from_keys(params.meta?)?;
+    let read = ReadParams {
+        _meta: IgnoredAny,
+        uri: params.uri,
+        _input_responses: None,
+        _request_state: None,
+    };
+    Some((meta, read))
+}
+
+/// The request metadata of valid `_meta` members; `None` when one is off.
+fn meta_from_keys(keys: MetaKeys<'_>) -> Option<RequestMeta> {
     let version: &str = serde_json::from_str(keys.protocol_version?.get()).ok()?;
     let capabilities = keys.client_capabilities?.get();
     if !capabilities.starts_with('{') {
@@ -359,6 +403,36 @@ mod tests {
             let general = general_meta(params).expect(params);
             assert_eq!(quick, general, "{params}");
         }
+    }
+
+    /// A read's `_meta` and params read in one pass are those read check by check; a read
+    /// that is off in any way is left to the checks.
+    #[test]
+    fn quick_read_agrees_with_the_checks() {
+        let read = |params: &str| {
+            let raw = RawValue::from_string(params.to_owned()).unwrap();
+            Request::new(1, method::RESOURCES_READ, Some(raw))
+        };
+        let valid = r#"{"uri":"mem:///a","requestState":"s","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#;
+        let request = read(valid);
+        let (meta, params) = quick_read(&request).expect(valid);
+        assert_eq!(Some(meta), Handler::check_meta(&request).ok());
+        assert_eq!(
+            params.uri,
+            super::params::<ReadParams>(&request).unwrap().uri
+        );
+        for off in [
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{"uri":"mem:///a"}"#,
+            r#"{"uri":"mem:///a","uri":"mem:///b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{"uri":"mem:///a","requestState":7,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"["mem:///a"]"#,
+        ] {
+            assert!(quick_read(&read(off)).is_none(), "{off}");
+        }
+        let mut list = read(valid);
+        list.method = method::RESOURCES_LIST.to_owned();
+        assert!(quick_read(&list).is_none());
     }
 
     /// Whatever is off goes the general way, which says what is wrong.

@@ -691,7 +691,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(
                 Some(Line::Complete)
             });
         }
-        let newline = available.iter().position(|&byte| byte == b'\n');
+        let newline = memchr::memchr(b'\n', available);
         let part = &available[..newline.unwrap_or(available.len())];
         if line.too_long || line.bytes.len() + part.len() > MAX_LINE_BYTES {
             line.too_long = true;
