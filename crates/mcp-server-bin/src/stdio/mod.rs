@@ -389,7 +389,9 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             Incoming::Batch(_) => StdioMessage::Batch,
             Incoming::Single(Message::Request(request)) => StdioMessage::Request {
                 method: &request.method,
-                modern_meta: era::has_modern_meta(request),
+                // Without a legacy session every request but `initialize` is modern whatever
+                // its `_meta` says: the params need not be read for it.
+                modern_meta: self.legacy.is_some() && era::has_modern_meta(request),
             },
             Incoming::Single(Message::Notification(notification)) => StdioMessage::Notification {
                 method: &notification.method,
