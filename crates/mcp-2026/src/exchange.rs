@@ -424,7 +424,7 @@ impl Exchange {
     /// with.
     fn respond_sized<R: Serialize>(&mut self, result: &R, capacity: usize) {
         let response = Response::success(self.id.clone(), result);
-        let bytes = jsonrpc::to_vec_with_capacity(&response, capacity).unwrap_or_else(|_| {
+        let bytes = response.to_vec_with_capacity(capacity).unwrap_or_else(|_| {
             encode(&Response::<()>::error(
                 Some(self.id.clone()),
                 RequestError::Internal {

@@ -809,7 +809,7 @@ impl Session {
         capacity: usize,
     ) {
         let response = to_response(id.clone(), outcome);
-        let bytes = jsonrpc::to_vec_with_capacity(&response, capacity).or_else(|error| {
+        let bytes = response.to_vec_with_capacity(capacity).or_else(|error| {
             let failure = to_response::<()>(id.clone(), Err(errors::unserializable(&error)));
             jsonrpc::to_vec(&failure)
         });

@@ -237,10 +237,13 @@ impl ResourceUri {
                         | b'/'
                 )
         };
+        // A dot segment starts with `/.`: without one, there is no segment to look at.
+        let dotted = path.as_bytes().windows(2).any(|pair| pair == b"/.");
         if !path.bytes().all(path_byte)
-            || path
-                .split('/')
-                .any(|segment| segment == "." || segment == "..")
+            || (dotted
+                && path
+                    .split('/')
+                    .any(|segment| segment == "." || segment == ".."))
         {
             return None;
         }
