@@ -2,7 +2,8 @@
 //! table of subscribers to wake, and the lifetime of a subscriber.
 //!
 //! **Layer:** server, shared by the stdio and HTTP transports. An adapter's `Output::Query` is
-//! run here as a future that owns everything it needs ([`answer`]); when the hub says a
+//! answered here on the spot when the service can ([`answer_now`]: a static read), or run as a
+//! future that owns everything it needs ([`answer`]); when the hub says a
 //! subscriber has changes waiting, [`Wakers::wake`] calls the wake function its transport
 //! registered. This module never parses or writes a message and never knows an era.
 
