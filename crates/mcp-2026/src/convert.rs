@@ -11,8 +11,7 @@ use base64::engine::general_purpose::STANDARD;
 use mcp_resources_core::cache::{CacheHint, CacheScope};
 use mcp_resources_core::completion::Completion;
 use mcp_resources_core::resource::{self as core, Body, Contents};
-use mcp_types::jsonrpc::RawValue;
-use mcp_types::resources::{BodyRef, ContentsRef, JsonString};
+use mcp_types::resources::{BodyRef, ContentsOut, ContentsRef, EncodedContents, JsonString};
 use mcp_types::v2026_07_28 as wire;
 
 /// The wire caching hints of a core hint.
@@ -55,35 +54,34 @@ pub(crate) fn template(template: core::ResourceTemplate) -> wire::ResourceTempla
     }
 }
 
-/// One entry of a read's `contents`, borrowed from the core's: text as `text`, bytes
-/// base64-encoded as `blob`. A body with an encoding memo (a static resource) is escaped or
-/// base64-encoded once, on its first read; later reads copy the kept JSON string literal.
-pub(crate) fn contents(contents: &Contents) -> ContentsRef<'_> {
-    let body = match (memoized_body(contents), &contents.body) {
-        (Some(literal), Body::Text(_)) => BodyRef::Text(JsonString::Encoded(literal)),
-        (Some(literal), Body::Bytes(_)) => BodyRef::Blob(JsonString::Encoded(literal)),
-        (None, Body::Text(text)) => BodyRef::Text(JsonString::Text(text.as_ref().into())),
-        (None, Body::Bytes(bytes)) => {
-            BodyRef::Blob(JsonString::Text(STANDARD.encode(bytes).into()))
-        }
+/// One entry of a read's `contents`, borrowed from the core's. Contents with an encoding memo
+/// (a static resource) are written whole once, on their first read, and later reads copy the
+/// kept object; other contents are written from their fields: text as `text`, bytes
+/// base64-encoded as `blob`. The legacy adapter keeps exactly the same value of the same type
+/// in the memo, so both eras share one encoding per entry.
+pub(crate) fn contents(contents: &Contents) -> ContentsOut<'_> {
+    let encoded = contents
+        .memoized_encoding(|_| EncodedContents::new(&fields(contents)))
+        .and_then(|encoded| {
+            encoded.object_for(contents.uri.as_str(), contents.mime_type.as_deref())
+        });
+    match encoded {
+        Some(object) => ContentsOut::Encoded(object),
+        None => ContentsOut::Fields(fields(contents)),
+    }
+}
+
+/// The fields of one entry of `contents`, the body escaped (or base64-encoded) as it is written.
+fn fields(contents: &Contents) -> ContentsRef<'_> {
+    let body = match &contents.body {
+        Body::Text(text) => BodyRef::Text(JsonString::Text(text.as_ref().into())),
+        Body::Bytes(bytes) => BodyRef::Blob(JsonString::Text(STANDARD.encode(bytes).into())),
     };
     ContentsRef {
         uri: contents.uri.as_str(),
         mime_type: contents.mime_type.as_deref(),
         body,
     }
-}
-
-/// The body as a JSON string literal (text escaped, bytes in base64), from the contents' memo
-/// when they keep one. The legacy adapter stores exactly the same value of the same type, so
-/// both eras share one encoding per body.
-fn memoized_body(contents: &Contents) -> Option<&RawValue> {
-    contents
-        .memoized_encoding(|body| match body {
-            Body::Text(text) => JsonString::encode(text),
-            Body::Bytes(bytes) => JsonString::encode(&STANDARD.encode(bytes)),
-        })
-        .map(|literal| &**literal)
 }
 
 /// The `completion` object of a result.

@@ -17,7 +17,7 @@ use mcp_resources_core::subscription::Change;
 use mcp_types::jsonrpc::{self, Notification, RawValue, Request, RequestId, Response};
 use mcp_types::meta::{self, Meta, ProgressToken, RequestMeta};
 use mcp_types::method;
-use mcp_types::resources::ContentsRef;
+use mcp_types::resources::ContentsOut;
 use mcp_types::v2026_07_28::{self as wire, LoggingLevel};
 use serde::Serialize;
 
@@ -430,7 +430,7 @@ impl Exchange {
     /// with.
     fn respond_sized<R: Serialize>(&mut self, result: &R, capacity: usize) {
         let response = Response::success(self.id.clone(), result);
-        let bytes = jsonrpc::to_vec_with_capacity(&response, capacity).unwrap_or_else(|_| {
+        let bytes = response.to_vec_with_capacity(capacity).unwrap_or_else(|_| {
             encode(&Response::<()>::error(
                 Some(self.id.clone()),
                 RequestError::Internal {
@@ -487,8 +487,8 @@ pub fn cancelled_notification(listen_id: &RequestId) -> Outgoing {
 const SMALL_MESSAGE: usize = 128;
 
 /// How many bytes a response carrying the read `result` takes at least, to size its buffer.
-fn read_size_hint(result: &wire::ReadResourceResult<ContentsRef<'_>, &RawValue>) -> usize {
-    let contents: usize = result.contents.iter().map(ContentsRef::size_hint).sum();
+fn read_size_hint(result: &wire::ReadResourceResult<ContentsOut<'_>, &RawValue>) -> usize {
+    let contents: usize = result.contents.iter().map(ContentsOut::size_hint).sum();
     let meta = result.meta.map_or(0, |meta| meta.get().len());
     // The envelope, `resultType`, `ttlMs`, `cacheScope` and some room for the id.
     contents + result.contents.len() + meta + 160

@@ -19,7 +19,8 @@ use mcp_types::meta::{self, Meta, RequestMeta, RequestMetaError};
 use mcp_types::v2026_07_28 as wire;
 use mcp_types::{ProtocolVersion, method};
 use serde::Deserialize;
-use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 
 use crate::config::{ModernConfig, Shared};
 use crate::errors::RequestError;
@@ -109,31 +110,19 @@ impl Handler {
     /// and well-formed reserved keys. A malformed `clientInfo` is ignored (it is for display
     /// only); a malformed `logLevel` or `progressToken` is an error.
     pub fn check_meta(request: &Request) -> Result<RequestMeta, RequestError> {
-        #[derive(Deserialize)]
-        struct MetaOnly {
-            #[serde(rename = "_meta")]
-            meta: Option<Meta>,
-        }
         let raw = request.params.as_deref().ok_or(RequestError::MissingMeta)?;
-        let meta = serde_json::from_str::<MetaOnly>(raw.get())
-            .map_err(|_| RequestError::MissingMeta)?
-            .meta
-            .ok_or(RequestError::MissingMeta)?;
-        match RequestMeta::parse(&meta) {
-            Err(RequestMetaError::Invalid {
-                key: meta::CLIENT_INFO,
-                ..
-            }) => {
-                let mut without_info = meta;
-                without_info.remove(meta::CLIENT_INFO);
-                Ok(RequestMeta::parse(&without_info)?)
-            }
-            parsed => Ok(parsed?),
+        match quick_meta(raw.get()) {
+            Some(meta) => Ok(meta),
+            None => general_meta(raw.get()),
         }
     }
 
     fn dispatch(&self, request: &Request) -> Result<Dispatch, RequestError> {
-        let meta = Handler::check_meta(request)?;
+        // A read, the request served most, has its `_meta` and its params read in one pass.
+        let (meta, read) = match quick_read(request) {
+            Some((meta, read)) => (meta, Some(read)),
+            None => (Handler::check_meta(request)?, None),
+        };
         if meta.protocol_version != ProtocolVersion::V2026_07_28 {
             return Err(RequestError::UnsupportedVersion {
                 requested: meta.protocol_version.as_str().to_owned(),
@@ -153,7 +142,10 @@ impl Handler {
                 (Query::ListTemplates { cursor }, Pending::ListTemplates)
             }
             method::RESOURCES_READ => {
-                let params: ReadParams = params(request)?;
+                let params = match read {
+                    Some(read) => read,
+                    None => params::<ReadParams>(request)?,
+                };
                 let uri =
                     ResourceUri::parse(&params.uri).map_err(|error| RequestError::InvalidUri {
                         uri: params.uri.clone(),
@@ -185,6 +177,154 @@ impl Handler {
             query,
             pending,
         })
+    }
+}
+
+/// [`Handler::check_meta`] the general way: `_meta` read into a [`Meta`] map, then parsed.
+fn general_meta(params: &str) -> Result<RequestMeta, RequestError> {
+    #[derive(Deserialize)]
+    struct MetaOnly {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+    }
+    let meta = serde_json::from_str::<MetaOnly>(params)
+        .map_err(|_| RequestError::MissingMeta)?
+        .meta
+        .ok_or(RequestError::MissingMeta)?;
+    match RequestMeta::parse(&meta) {
+        Err(RequestMetaError::Invalid {
+            key: meta::CLIENT_INFO,
+            ..
+        }) => {
+            let mut without_info = meta;
+            without_info.remove(meta::CLIENT_INFO);
+            Ok(RequestMeta::parse(&without_info)?)
+        }
+        parsed => Ok(parsed?),
+    }
+}
+
+/// The `_meta` of `params` when it is valid, read without building a map: the reserved keys
+/// stay borrowed raw JSON until each is deserialized into its type, and only the keys nobody
+/// reserves are kept as values. `None` whenever anything is off (no `_meta`, a missing or
+/// malformed key, a duplicated member, an escaped key or version): [`Handler::check_meta`] then reads the params the
+/// general way, which gives the same result on valid input and the error on invalid input. A
+/// malformed `clientInfo` is ignored, as there.
+fn quick_meta(params: &str) -> Option<RequestMeta> {
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<MetaKeys<'a>>,
+    }
+    let keys = serde_json::from_str::<Params<'_>>(params).ok()?.meta?;
+    meta_from_keys(keys)
+}
+
+/// A `resources/read` request's `_meta` and params in one pass over the params, when both are
+/// valid (see [`quick_meta`]); `None` for another method and whenever anything is off, to be
+/// read the general way, check by check.
+fn quick_read(request: &Request) -> Option<(RequestMeta, ReadParams)> {
+    #[derive(Deserialize)]
+    struct Params<'a> {
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<MetaKeys<'a>>,
+        uri: String,
+        #[serde(default, rename = "inputResponses")]
+        _input_responses: Option<Meta>,
+        #[serde(default, rename = "requestState")]
+        _request_state: Option<String>,
+    }
+    if request.method != method::RESOURCES_READ {
+        return None;
+    }
+    let text = request.params.as_deref()?.get();
+    if !text.starts_with('{') {
+        return None;
+    }
+    let params = serde_json::from_str::<Params<'_>>(text).ok()?;
+    let meta = meta_from_keys(params.meta?)?;
+    let read = ReadParams {
+        _meta: IgnoredAny,
+        uri: params.uri,
+        _input_responses: None,
+        _request_state: None,
+    };
+    Some((meta, read))
+}
+
+/// The request metadata of valid `_meta` members; `None` when one is off.
+fn meta_from_keys(keys: MetaKeys<'_>) -> Option<RequestMeta> {
+    let version: &str = serde_json::from_str(keys.protocol_version?.get()).ok()?;
+    let capabilities = keys.client_capabilities?.get();
+    if !capabilities.starts_with('{') {
+        return None;
+    }
+    let client_info = keys.client_info.and_then(|info| {
+        let info = info.get();
+        info.starts_with('{')
+            .then(|| serde_json::from_str(info).ok())
+            .flatten()
+    });
+    let log_level = match keys.log_level {
+        Some(level) => Some(serde_json::from_str(level.get()).ok()?),
+        None => None,
+    };
+    let progress_token = match keys.progress_token {
+        Some(token) => Some(serde_json::from_str(token.get()).ok()?),
+        None => None,
+    };
+    Some(RequestMeta {
+        protocol_version: ProtocolVersion::from(version),
+        client_capabilities: serde_json::from_str(capabilities).ok()?,
+        client_info,
+        log_level,
+        progress_token,
+        other: keys.other,
+    })
+}
+
+/// The members of a request `_meta`: the reserved keys as raw JSON (the last one wins when a
+/// key is repeated, as in a [`Meta`] map), every other key as a value.
+#[derive(Default)]
+struct MetaKeys<'a> {
+    protocol_version: Option<&'a RawValue>,
+    client_capabilities: Option<&'a RawValue>,
+    client_info: Option<&'a RawValue>,
+    log_level: Option<&'a RawValue>,
+    progress_token: Option<&'a RawValue>,
+    other: Meta,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for MetaKeys<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeysVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for KeysVisitor<'a> {
+            type Value = MetaKeys<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a _meta object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MetaKeys<'a>, A::Error> {
+                let mut keys = MetaKeys::default();
+                // A key with an escape cannot be borrowed: an error, and the general path.
+                while let Some(key) = map.next_key::<&'de str>()? {
+                    let slot = match key {
+                        meta::PROTOCOL_VERSION => &mut keys.protocol_version,
+                        meta::CLIENT_CAPABILITIES => &mut keys.client_capabilities,
+                        meta::CLIENT_INFO => &mut keys.client_info,
+                        meta::LOG_LEVEL => &mut keys.log_level,
+                        meta::PROGRESS_TOKEN => &mut keys.progress_token,
+                        _ => {
+                            let value = map.next_value::<serde_json::Value>()?;
+                            keys.other.insert(key.to_owned(), value);
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value()?);
+                }
+                Ok(keys)
+            }
+        }
+        deserializer.deserialize_map(KeysVisitor(std::marker::PhantomData))
     }
 }
 
@@ -241,4 +381,78 @@ fn complete_query(params: wire::CompleteParams) -> Result<(Query, Pending), Requ
         context,
     };
     Ok((query, Pending::Complete))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The quick reading of `_meta`, when it gives an answer, gives the general one.
+    #[test]
+    fn quick_meta_agrees_with_the_general_reading() {
+        let cases = [
+            r#"{"uri":"mem:///a","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"1999-01-01","io.modelcontextprotocol/clientCapabilities":{"x":1},"other/key":[1,{"a":null}],"io.modelcontextprotocol/logLevel":"debug","progressToken":7}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"progressToken":"t"}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":[1]}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{"_meta":{"a":1,"a":2,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+        ];
+        for params in cases {
+            let quick = quick_meta(params).expect(params);
+            let general = general_meta(params).expect(params);
+            assert_eq!(quick, general, "{params}");
+        }
+    }
+
+    /// A read's `_meta` and params read in one pass are those read check by check; a read
+    /// that is off in any way is left to the checks.
+    #[test]
+    fn quick_read_agrees_with_the_checks() {
+        let read = |params: &str| {
+            let raw = RawValue::from_string(params.to_owned()).unwrap();
+            Request::new(1, method::RESOURCES_READ, Some(raw))
+        };
+        let valid = r#"{"uri":"mem:///a","requestState":"s","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#;
+        let request = read(valid);
+        let (meta, params) = quick_read(&request).expect(valid);
+        assert_eq!(Some(meta), Handler::check_meta(&request).ok());
+        assert_eq!(
+            params.uri,
+            super::params::<ReadParams>(&request).unwrap().uri
+        );
+        for off in [
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{"uri":"mem:///a"}"#,
+            r#"{"uri":"mem:///a","uri":"mem:///b","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{"uri":"mem:///a","requestState":7,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"["mem:///a"]"#,
+        ] {
+            assert!(quick_read(&read(off)).is_none(), "{off}");
+        }
+        let mut list = read(valid);
+        list.method = method::RESOURCES_LIST.to_owned();
+        assert!(quick_read(&list).is_none());
+    }
+
+    /// Whatever is off goes the general way, which says what is wrong.
+    #[test]
+    fn quick_meta_leaves_every_doubt_to_the_general_reading() {
+        let cases = [
+            r#"{}"#,
+            r#"{"_meta":null}"#,
+            r#"{"_meta":[]}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":7,"io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"loud"}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":1.5}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{"_meta":{},"_meta":{}}"#,
+        ];
+        for params in cases {
+            assert_eq!(quick_meta(params), None, "{params}");
+        }
+    }
 }

@@ -199,6 +199,11 @@ struct Batch {
     first_id: Option<RequestId>,
 }
 
+/// The session's maps, looked up on every request: foldhash instead of SipHash. Request ids
+/// are chosen by the client, so the hasher is seeded at random for each map (foldhash's
+/// `RandomState`), and a client could only slow down its own session's lookups anyway.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// A legacy MCP session: the sans-io state machine of one client connection.
 ///
 /// See the [crate documentation](crate) for the driving contract.
@@ -210,12 +215,12 @@ pub struct Session {
     log_level: LoggingLevel,
     next_ticket: u64,
     next_batch: u64,
-    pending: HashMap<Ticket, Pending>,
-    in_flight: HashMap<RequestId, Ticket>,
+    pending: FastMap<Ticket, Pending>,
+    in_flight: FastMap<RequestId, Ticket>,
     /// State-changing queries waiting for the one being run (`ordered_busy`) to be answered.
     ordered: VecDeque<(Ticket, Query)>,
     ordered_busy: Option<Ticket>,
-    batches: HashMap<u64, Batch>,
+    batches: FastMap<u64, Batch>,
     outputs: VecDeque<Output>,
     /// Changes fed while `Initializing`, delivered once `Ready`. Already coalesced by the hub,
     /// and kept without duplicates, so bounded by what the session subscribed to.
@@ -235,11 +240,11 @@ impl Session {
             log_level: DEFAULT_LOG_LEVEL,
             next_ticket: 0,
             next_batch: 0,
-            pending: HashMap::new(),
-            in_flight: HashMap::new(),
+            pending: FastMap::default(),
+            in_flight: FastMap::default(),
             ordered: VecDeque::new(),
             ordered_busy: None,
-            batches: HashMap::new(),
+            batches: FastMap::default(),
             outputs: VecDeque::new(),
             held_changes: Vec::new(),
         }
@@ -814,7 +819,7 @@ impl Session {
         capacity: usize,
     ) {
         let response = to_response(id.clone(), outcome);
-        let bytes = jsonrpc::to_vec_with_capacity(&response, capacity).or_else(|error| {
+        let bytes = response.to_vec_with_capacity(capacity).or_else(|error| {
             let failure = to_response::<()>(id.clone(), Err(errors::unserializable(&error)));
             jsonrpc::to_vec(&failure)
         });

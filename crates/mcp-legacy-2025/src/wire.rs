@@ -18,7 +18,9 @@ use mcp_resources_core::service::Offer;
 use mcp_types::capabilities::{JsonObject, ResourcesCapability, ServerCapabilities};
 use mcp_types::completion::{CompleteResult, Completion};
 use mcp_types::lifecycle::{Implementation, InitializeResult};
-use mcp_types::resources::{self as wire, BodyRef, ContentsRef, JsonString};
+use mcp_types::resources::{
+    self as wire, BodyRef, ContentsOut, ContentsRef, EncodedContents, JsonString,
+};
 use mcp_types::{ProtocolVersion, v2024_11_05, v2025_06_18};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -115,35 +117,34 @@ pub(crate) fn template(template: core::ResourceTemplate) -> wire::ResourceTempla
     }
 }
 
-/// One entry of a read's `contents`, borrowed from the core's: text as `text`, bytes
-/// base64-encoded as `blob`. A body with an encoding memo (a static resource) is escaped or
-/// base64-encoded once, on its first read; later reads copy the kept JSON string literal.
-pub(crate) fn contents(contents: &core::Contents) -> ContentsRef<'_> {
-    let body = match (memoized_body(contents), &contents.body) {
-        (Some(literal), core::Body::Text(_)) => BodyRef::Text(JsonString::Encoded(literal)),
-        (Some(literal), core::Body::Bytes(_)) => BodyRef::Blob(JsonString::Encoded(literal)),
-        (None, core::Body::Text(text)) => BodyRef::Text(JsonString::Text(text.as_ref().into())),
-        (None, core::Body::Bytes(bytes)) => {
-            BodyRef::Blob(JsonString::Text(BASE64.encode(bytes).into()))
-        }
+/// One entry of a read's `contents`, borrowed from the core's. Contents with an encoding memo
+/// (a static resource) are written whole once, on their first read, and later reads copy the
+/// kept object; other contents are written from their fields: text as `text`, bytes
+/// base64-encoded as `blob`. The modern adapter keeps exactly the same value of the same type
+/// in the memo, so both eras share one encoding per entry.
+pub(crate) fn contents(contents: &core::Contents) -> ContentsOut<'_> {
+    let encoded = contents
+        .memoized_encoding(|_| EncodedContents::new(&fields(contents)))
+        .and_then(|encoded| {
+            encoded.object_for(contents.uri.as_str(), contents.mime_type.as_deref())
+        });
+    match encoded {
+        Some(object) => ContentsOut::Encoded(object),
+        None => ContentsOut::Fields(fields(contents)),
+    }
+}
+
+/// The fields of one entry of `contents`, the body escaped (or base64-encoded) as it is written.
+fn fields(contents: &core::Contents) -> ContentsRef<'_> {
+    let body = match &contents.body {
+        core::Body::Text(text) => BodyRef::Text(JsonString::Text(text.as_ref().into())),
+        core::Body::Bytes(bytes) => BodyRef::Blob(JsonString::Text(BASE64.encode(bytes).into())),
     };
     ContentsRef {
         uri: contents.uri.as_str(),
         mime_type: contents.mime_type.as_deref(),
         body,
     }
-}
-
-/// The body as a JSON string literal (text escaped, bytes in base64), from the contents' memo
-/// when they keep one. The modern adapter stores exactly the same value of the same type, so
-/// both eras share one encoding per body.
-fn memoized_body(contents: &core::Contents) -> Option<&RawValue> {
-    contents
-        .memoized_encoding(|body| match body {
-            core::Body::Text(text) => JsonString::encode(text),
-            core::Body::Bytes(bytes) => JsonString::encode(&BASE64.encode(bytes)),
-        })
-        .map(|literal| &**literal)
 }
 
 /// The `resources/list` result for `shape`.
@@ -182,7 +183,7 @@ pub(crate) fn list_templates(
 
 /// The `resources/read` result, borrowing the contents. It is the same in every shape: contents
 /// never carry `_meta` here, and nothing else differs.
-pub(crate) fn read(contents: &[core::Contents]) -> wire::ReadResourceResult<ContentsRef<'_>> {
+pub(crate) fn read(contents: &[core::Contents]) -> wire::ReadResourceResult<ContentsOut<'_>> {
     wire::ReadResourceResult {
         contents: contents.iter().map(self::contents).collect(),
         meta: None,
@@ -190,8 +191,8 @@ pub(crate) fn read(contents: &[core::Contents]) -> wire::ReadResourceResult<Cont
 }
 
 /// How many bytes a response carrying `result` takes at least, to size its buffer at once.
-pub(crate) fn read_size_hint(result: &wire::ReadResourceResult<ContentsRef<'_>>) -> usize {
-    let contents: usize = result.contents.iter().map(ContentsRef::size_hint).sum();
+pub(crate) fn read_size_hint(result: &wire::ReadResourceResult<ContentsOut<'_>>) -> usize {
+    let contents: usize = result.contents.iter().map(ContentsOut::size_hint).sum();
     // `{"jsonrpc":"2.0","id":…,"result":{"contents":[…]}}` and some room for the id.
     contents + result.contents.len() + 96
 }
@@ -353,5 +354,22 @@ mod tests {
         assert!(read_json(std::slice::from_ref(&contents)).contains(r#""text":"old""#));
         contents.body = core::Body::Text("new".into());
         assert!(read_json(std::slice::from_ref(&contents)).contains(r#""text":"new""#));
+    }
+
+    #[test]
+    fn an_entry_whose_uri_or_mime_type_changed_is_never_answered_from_the_memo() {
+        let uri = ResourceUri::parse("mem:///t").unwrap();
+        let mut contents = core::Contents::text(uri, "body").with_encoding_memo();
+        let first = read_json(std::slice::from_ref(&contents));
+        assert_eq!(first, r#"{"contents":[{"uri":"mem:///t","text":"body"}]}"#);
+        contents.uri = ResourceUri::parse("mem:///u").unwrap();
+        let moved = read_json(std::slice::from_ref(&contents));
+        assert_eq!(moved, r#"{"contents":[{"uri":"mem:///u","text":"body"}]}"#);
+        contents.mime_type = Some("text/plain".to_owned());
+        let typed = read_json(std::slice::from_ref(&contents));
+        assert_eq!(
+            typed,
+            r#"{"contents":[{"uri":"mem:///u","mimeType":"text/plain","text":"body"}]}"#
+        );
     }
 }

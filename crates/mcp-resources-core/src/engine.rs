@@ -380,8 +380,9 @@ impl EngineBuilder {
 /// The result of a read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReadOutput {
-    /// The contents, one or more.
-    pub contents: Vec<Contents>,
+    /// The contents, one or more: shared with the engine for a static resource, so that
+    /// reading it copies nothing.
+    pub contents: Arc<[Contents]>,
     /// The caching hint.
     pub cache: CacheHint,
 }
@@ -394,7 +395,8 @@ pub struct Engine {
     policy: Arc<dyn Policy>,
     /// Sorted by canonical URI.
     statics: Vec<StaticSlot>,
-    static_index: HashMap<String, usize>,
+    /// Keyed by the server's own URIs (looked up with the client's): foldhash, seeded at random.
+    static_index: HashMap<String, usize, foldhash::fast::RandomState>,
     providers: Vec<ProviderSlot>,
     /// In listing order.
     templates: Vec<TemplateSlot>,
@@ -418,7 +420,8 @@ impl std::fmt::Debug for Engine {
 
 struct StaticSlot {
     resource: Resource,
-    contents: Vec<Contents>,
+    /// Shared with every read's [`ReadOutput`]: a read of a static resource copies nothing.
+    contents: Arc<[Contents]>,
     size: u64,
     cache: CacheHint,
 }
@@ -631,45 +634,76 @@ impl Engine {
         self.read_inner(principal, uri, Some(range)).await
     }
 
+    /// Reads `uri` whole when nothing has to be awaited for it: a static resource, or a read
+    /// the policy denies. `None` when a provider or a template has to be asked: call
+    /// [`Engine::read`] then. Whenever this gives an answer, it is the one [`Engine::read`]
+    /// gives.
+    pub fn read_now(
+        &self,
+        principal: &Principal,
+        uri: &ResourceUri,
+    ) -> Option<Result<ReadOutput, ReadError>> {
+        self.read_at_once(principal, uri, None)
+    }
+
+    /// The first steps of [`Engine::read_inner`], which never wait: the policy, then the
+    /// static resources.
+    fn read_at_once(
+        &self,
+        principal: &Principal,
+        uri: &ResourceUri,
+        range: Option<ByteRange>,
+    ) -> Option<Result<ReadOutput, ReadError>> {
+        if !self.policy.allows(principal, Action::Read, uri) {
+            let uri = uri.to_string();
+            return Some(Err(if self.limits.reveal_denied {
+                ReadError::Denied { uri }
+            } else {
+                ReadError::NotFound { uri }
+            }));
+        }
+        let &index = self.static_index.get(uri.as_str())?;
+        Some(self.read_static(&self.statics[index], uri, range))
+    }
+
+    fn read_static(
+        &self,
+        slot: &StaticSlot,
+        uri: &ResourceUri,
+        range: Option<ByteRange>,
+    ) -> Result<ReadOutput, ReadError> {
+        let contents = match range {
+            None => {
+                self.check_size(uri, slot.size)?;
+                Arc::clone(&slot.contents)
+            }
+            Some(range) => {
+                let contents = slice_contents(&slot.contents, range).ok_or_else(|| {
+                    ReadError::InvalidRange {
+                        uri: uri.to_string(),
+                        offset: range.offset,
+                        length: range.length,
+                        reason: "it splits a utf-8 character",
+                    }
+                })?;
+                self.check_size(uri, total_size(&contents))?;
+                contents.into()
+            }
+        };
+        Ok(ReadOutput {
+            contents,
+            cache: slot.cache,
+        })
+    }
+
     async fn read_inner(
         &self,
         principal: &Principal,
         uri: &ResourceUri,
         range: Option<ByteRange>,
     ) -> Result<ReadOutput, ReadError> {
-        if !self.policy.allows(principal, Action::Read, uri) {
-            let uri = uri.to_string();
-            return Err(if self.limits.reveal_denied {
-                ReadError::Denied { uri }
-            } else {
-                ReadError::NotFound { uri }
-            });
-        }
-
-        if let Some(&index) = self.static_index.get(uri.as_str()) {
-            let slot = &self.statics[index];
-            let contents = match range {
-                None => {
-                    self.check_size(uri, slot.size)?;
-                    slot.contents.clone()
-                }
-                Some(range) => {
-                    let contents = slice_contents(&slot.contents, range).ok_or_else(|| {
-                        ReadError::InvalidRange {
-                            uri: uri.to_string(),
-                            offset: range.offset,
-                            length: range.length,
-                            reason: "it splits a utf-8 character",
-                        }
-                    })?;
-                    self.check_size(uri, total_size(&contents))?;
-                    contents
-                }
-            };
-            return Ok(ReadOutput {
-                contents,
-                cache: slot.cache,
-            });
+        if let Some(read) = self.read_at_once(principal, uri, range) {
+            return read;
         }
 
         for slot in &self.providers {
@@ -687,7 +721,7 @@ impl Engine {
             if let Some(contents) = slot.provider.read(request).await? {
                 self.check_size(uri, total_size(&contents))?;
                 return Ok(ReadOutput {
-                    contents,
+                    contents: contents.into(),
                     cache: slot.cache,
                 });
             }
@@ -724,7 +758,10 @@ impl Engine {
                     self.limits.default_ttl_ms,
                     self.policy.depends_on_principal(),
                 );
-                return Ok(ReadOutput { contents, cache });
+                return Ok(ReadOutput {
+                    contents: contents.into(),
+                    cache,
+                });
             }
         }
 

@@ -176,6 +176,88 @@ impl ResourceUri {
                 max: limits.max_len,
             });
         }
+        if let Some(uri) = ResourceUri::simple(input) {
+            return Ok(uri);
+        }
+        ResourceUri::parse_general(input)
+    }
+
+    /// The shortcut for the URIs a client sends most (`mem:///r/0001`, `file:///a/b.md`,
+    /// `https://host/path`): a lowercase scheme, `//`, a lowercase host of unreserved
+    /// characters, and an absolute path of plain characters (no `%`, no dot segment), without a
+    /// query, fragment, user or port. Such a URI is valid and already canonical, so it is taken
+    /// as it is, without the parser; anything else gives `None` and goes the general way.
+    fn simple(input: &str) -> Option<ResourceUri> {
+        let bytes = input.as_bytes();
+        let scheme_end = bytes.iter().position(|&byte| byte == b':')?;
+        let (first, rest) = bytes[..scheme_end].split_first()?;
+        let scheme_byte = |byte: &u8| {
+            byte.is_ascii_lowercase() || byte.is_ascii_digit() || matches!(byte, b'+' | b'-' | b'.')
+        };
+        if !first.is_ascii_lowercase() || !rest.iter().all(scheme_byte) {
+            return None;
+        }
+        let authority_start = scheme_end + 3;
+        if bytes.get(scheme_end + 1..authority_start)? != b"//" {
+            return None;
+        }
+        let path_start = authority_start
+            + bytes[authority_start..]
+                .iter()
+                .position(|&byte| byte == b'/')?;
+        let host_byte = |byte: &u8| {
+            byte.is_ascii_lowercase()
+                || byte.is_ascii_digit()
+                || matches!(byte, b'-' | b'.' | b'_' | b'~')
+        };
+        if !bytes[authority_start..path_start].iter().all(host_byte) {
+            return None;
+        }
+        let path = &input[path_start..];
+        let path_byte = |byte: u8| {
+            byte.is_ascii_alphanumeric()
+                || matches!(
+                    byte,
+                    b'-' | b'.'
+                        | b'_'
+                        | b'~'
+                        | b'!'
+                        | b'$'
+                        | b'&'
+                        | b'\''
+                        | b'('
+                        | b')'
+                        | b'*'
+                        | b'+'
+                        | b','
+                        | b';'
+                        | b'='
+                        | b':'
+                        | b'@'
+                        | b'/'
+                )
+        };
+        // A dot segment starts with `/.`: without one, there is no segment to look at.
+        let dotted = path.as_bytes().windows(2).any(|pair| pair == b"/.");
+        if !path.bytes().all(path_byte)
+            || (dotted
+                && path
+                    .split('/')
+                    .any(|segment| segment == "." || segment == ".."))
+        {
+            return None;
+        }
+        Some(ResourceUri {
+            text: input.into(),
+            scheme_end,
+            authority: Some((authority_start, path_start)),
+            path: (path_start, input.len()),
+            query: None,
+        })
+    }
+
+    /// [`ResourceUri::parse_with`] past the length checks, through the parser.
+    fn parse_general(input: &str) -> Result<ResourceUri, UriError> {
         for (index, character) in input.char_indices() {
             if character.is_ascii_control() {
                 return Err(UriError::ControlCharacter {
@@ -442,6 +524,53 @@ mod tests {
                     }
                 }
             }
+        }
+
+        /// The shortcut for simple URIs gives what the parser gives, parts included.
+        #[test]
+        fn the_simple_shortcut_agrees_with_the_parser(
+            input in "[a-zA-Z][a-zA-Z0-9+.-]{0,4}:(//?)?([a-zA-Z0-9._~:@-]{0,8})(/([a-zA-Z0-9~!$&'()*+,;=:@_-]{0,4}|\\.|\\.\\.|%[0-9a-fA-F]{2})){0,5}(\\?[a-z]{0,3})?(#[a-z]{0,2})?",
+        ) {
+            if let Some(simple) = ResourceUri::simple(&input) {
+                let general = ResourceUri::parse_general(&input);
+                prop_assert_eq!(Ok(&simple), general.as_ref(), "{}", input);
+                if let Ok(general) = &general {
+                    prop_assert_eq!(
+                        (simple.scheme(), simple.authority(), simple.path(), simple.query()),
+                        (general.scheme(), general.authority(), general.path(), general.query())
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_simple_shortcut_takes_the_common_uris_and_leaves_the_rest() {
+        for input in [
+            "mem:///r/0001",
+            "file:///a/b.md",
+            "https://example.com/a:b@c",
+        ] {
+            assert!(ResourceUri::simple(input).is_some(), "{input}");
+            assert_eq!(
+                ResourceUri::simple(input),
+                ResourceUri::parse_general(input).ok()
+            );
+        }
+        for input in [
+            "Mem:///r",
+            "mem:///A/./b",
+            "mem://Host/a",
+            "mem://h:80/a",
+            "mem:///a%41",
+            "mem:///a?q",
+            "mem:///a#f",
+            "urn:isbn:1",
+            "mem://host",
+            "mem:///a b",
+            "mem:///é",
+        ] {
+            assert!(ResourceUri::simple(input).is_none(), "{input}");
         }
     }
 }

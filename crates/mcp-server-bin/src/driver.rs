@@ -2,7 +2,8 @@
 //! table of subscribers to wake, and the lifetime of a subscriber.
 //!
 //! **Layer:** server, shared by the stdio and HTTP transports. An adapter's `Output::Query` is
-//! run here as a future that owns everything it needs ([`answer`]); when the hub says a
+//! answered here on the spot when the service can ([`answer_now`]: a static read), or run as a
+//! future that owns everything it needs ([`answer`]); when the hub says a
 //! subscriber has changes waiting, [`Wakers::wake`] calls the wake function its transport
 //! registered. A [`Signal`] (changes waiting) and a [`Latch`] (shutdown, session end) are the
 //! cheap wake-ups the HTTP streams poll: a wait on them lives as long as the stream and its poll
@@ -248,6 +249,22 @@ impl Drop for SubscriberGuard {
         self.shared.wakers.unregister(self.id);
         self.shared.service.remove_subscriber(self.id);
     }
+}
+
+/// Answers one adapter query at once when the service can ([`Service::answer_now`]: a read of
+/// a static resource), with no future to allocate or poll; otherwise gives the query back for
+/// [`answer`].
+pub(crate) fn answer_now(
+    service: &Service,
+    principal: &Principal,
+    subscriber: Option<SubscriberId>,
+    query: Query,
+) -> Result<Answer, Query> {
+    let context = QueryContext {
+        principal,
+        subscriber,
+    };
+    service.answer_now(context, query)
 }
 
 /// Runs one adapter query against the service with `principal` and `subscriber`. The future

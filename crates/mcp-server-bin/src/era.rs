@@ -32,8 +32,11 @@
 //! 5. H a legacy version, or absent: legacy path (absent means 2025-03-26);
 //! 6. H unknown: `400` with `-32022`.
 
+use std::sync::LazyLock;
+
 use mcp_types::jsonrpc::Request;
 use mcp_types::{Era, ProtocolVersion, meta, method};
+use memchr::memmem;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -163,8 +166,11 @@ pub fn has_modern_meta(request: &Request) -> bool {
     };
     // Every legacy request pays for this test: without the key's text (and without an escape
     // that could spell it differently) there is nothing to parse.
-    let text = raw.get();
-    if !text.contains(meta::PROTOCOL_VERSION) && !text.contains('\\') {
+    // The searcher for the key is built once, not on every request.
+    static KEY: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(meta::PROTOCOL_VERSION));
+    let text = raw.get().as_bytes();
+    if KEY.find(text).is_none() && memchr::memchr(b'\\', text).is_none() {
         return false;
     }
     meta_version_value(raw).is_some()

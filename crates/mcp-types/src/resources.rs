@@ -8,7 +8,8 @@
 //!
 //! For sending, [`ContentsRef`] is a borrowed view of one entry of `contents` that writes the
 //! same JSON as [`ResourceContents`] without owning or copying the text, and whose text or blob
-//! may be a JSON string literal encoded once before ([`JsonString::Encoded`]).
+//! may be a JSON string literal encoded once before ([`JsonString::Encoded`]); an entry sent
+//! again and again is written whole once ([`EncodedContents`]) and sent as [`ContentsOut`].
 
 use std::borrow::Cow;
 
@@ -276,6 +277,62 @@ impl Serialize for ContentsRef<'_> {
             BodyRef::Blob(blob) => object.serialize_field("blob", blob)?,
         }
         object.end()
+    }
+}
+
+/// One entry of `contents` written once, to be sent again and again (a static resource's): the
+/// JSON object a [`ContentsRef`] writes, kept with the URI and MIME type it was written for.
+/// Sending it copies the object: no key or string is escaped again.
+#[derive(Debug)]
+pub struct EncodedContents {
+    uri: Box<str>,
+    mime_type: Option<Box<str>>,
+    object: Box<RawValue>,
+}
+
+impl EncodedContents {
+    /// Writes `contents` once.
+    pub fn new(contents: &ContentsRef<'_>) -> EncodedContents {
+        EncodedContents {
+            uri: contents.uri.into(),
+            mime_type: contents.mime_type.map(Into::into),
+            object: serde_json::value::to_raw_value(contents)
+                .expect("invariant: contents always serialize to json"),
+        }
+    }
+
+    /// The object, when it was written for `uri` and `mime_type` (contents whose URI or MIME
+    /// type was changed since are written afresh).
+    pub fn object_for(&self, uri: &str, mime_type: Option<&str>) -> Option<&RawValue> {
+        (*self.uri == *uri && self.mime_type.as_deref() == mime_type).then_some(&*self.object)
+    }
+}
+
+/// One entry of `contents` to send: its fields, or the whole object written before.
+#[derive(Debug, Clone)]
+pub enum ContentsOut<'a> {
+    /// Written from its fields.
+    Fields(ContentsRef<'a>),
+    /// An object from [`EncodedContents::object_for`], written verbatim.
+    Encoded(&'a RawValue),
+}
+
+impl ContentsOut<'_> {
+    /// How many bytes it takes on the wire, as [`ContentsRef::size_hint`] (exact when encoded).
+    pub fn size_hint(&self) -> usize {
+        match self {
+            ContentsOut::Fields(contents) => contents.size_hint(),
+            ContentsOut::Encoded(object) => object.get().len(),
+        }
+    }
+}
+
+impl Serialize for ContentsOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ContentsOut::Fields(contents) => contents.serialize(serializer),
+            ContentsOut::Encoded(object) => object.serialize(serializer),
+        }
     }
 }
 

@@ -164,7 +164,11 @@ impl fmt::Display for ProtocolVersion {
 
 impl From<&str> for ProtocolVersion {
     fn from(text: &str) -> Self {
-        ProtocolVersion::new(text)
+        // A known version is a constant: no copy of the text.
+        match Self::KNOWN.iter().find(|known| known.as_str() == text) {
+            Some(known) => known.clone(),
+            None => ProtocolVersion::new(text),
+        }
     }
 }
 

@@ -113,6 +113,18 @@ fn check(uri_text: &str, expect: &str) {
         .build()
         .unwrap();
     assert_eq!(read_text(&engine, uri_text), expect, "reading {uri_text}");
+    // Reading at once answers for the static URI only, and as the full read does.
+    let anonymous = Principal::anonymous();
+    let at_once = engine.read_now(&anonymous, &uri(uri_text));
+    assert_eq!(
+        at_once.is_some(),
+        uri_text == "db://static/1",
+        "{uri_text} at once"
+    );
+    if let Some(read) = at_once {
+        let full = run(engine.read(&anonymous, &uri(uri_text)));
+        assert_eq!(format!("{read:?}"), format!("{full:?}"));
+    }
 }
 
 #[test]
@@ -400,6 +412,12 @@ fn cache_scope_is_private_under_a_principal_dependent_policy_on_every_page() {
         .build()
         .unwrap();
     let alice = Principal::subject("alice");
+    // A denied read is answered at once, as the full read answers it.
+    let denied = engine.read_now(&Principal::anonymous(), &uri("mem:///1"));
+    assert!(matches!(denied, Some(Err(ReadError::NotFound { .. }))));
+    let full = run(engine.read(&Principal::anonymous(), &uri("mem:///1")));
+    assert_eq!(format!("{denied:?}"), format!("{:?}", Some(full)));
+    assert!(engine.read_now(&alice, &uri("mem:///1")).is_none());
     let read = run(engine.read(&alice, &uri("mem:///1"))).unwrap();
     assert_eq!(read.cache.scope, CacheScope::Private);
     let mut cursor = None;

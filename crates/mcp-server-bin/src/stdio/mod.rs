@@ -19,10 +19,11 @@
 //!
 //! Cost: on the process's stdio, pipes and sockets are read and written by the loop's own thread
 //! through the runtime's reactor ([`process`]), so a request costs one `read` and one `write`
-//! and no thread hand-off. A query is polled once as soon as it is issued: one that is ready at
-//! once (a static resource, a page of an in-memory list) is answered without being boxed into
-//! the set of running queries or given an abort handle; only a query that has to wait (a file
-//! read, a slow provider) joins that set.
+//! and no thread hand-off. A read of a static resource is answered on the spot, with no future
+//! ([`Service::answer_now`](mcp_resources_core::service::Service::answer_now)); any other query
+//! is polled once as soon as it is issued: one that is ready at once (a page of an in-memory
+//! list) is answered without being put into the set of running queries or given an abort
+//! handle; only a query that has to wait (a file read, a slow provider) joins that set.
 //!
 //! Shutdown (end of input, or [`Server::shutdown`]): the input is no longer read, each open
 //! listen stream is closed gracefully (its final result, then `notifications/cancelled` naming
@@ -113,13 +114,14 @@ impl Server {
             shared: Arc::clone(&self.shared),
             output: BufWriter::with_capacity(BUFFER_SIZE, output),
             legacy: None,
-            exchanges: HashMap::new(),
-            modern_ids: HashMap::new(),
+            exchanges: FastMap::default(),
+            modern_ids: FastMap::default(),
             next_exchange: 0,
             queries: FuturesUnordered::new(),
-            aborts: HashMap::new(),
+            aborts: FastMap::default(),
             ready: VecDeque::new(),
             wake_sender,
+            clock: Clock::new(),
         };
         connection.run(input, wake_receiver).await
     }
@@ -185,20 +187,62 @@ struct LineBuffer {
     complete: bool,
 }
 
+/// The connection's maps, looked up on every request: foldhash instead of SipHash. Request
+/// ids are chosen by the client (the process that started this server, which can make it work
+/// in many other ways), and each map is seeded at random all the same.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// The state of one stdio connection.
 struct Connection<W> {
     shared: Arc<Shared>,
     output: BufWriter<W>,
     legacy: Option<Legacy>,
-    exchanges: HashMap<u64, Modern>,
+    exchanges: FastMap<u64, Modern>,
     /// Request id → exchange key, for `notifications/cancelled`.
-    modern_ids: HashMap<RequestId, u64>,
+    modern_ids: FastMap<RequestId, u64>,
     next_exchange: u64,
     queries: FuturesUnordered<QueryFuture>,
-    aborts: HashMap<QueryTicket, AbortHandle>,
+    aborts: FastMap<QueryTicket, AbortHandle>,
     /// Queries that were answered when first polled, to be handed to their adapter next.
     ready: VecDeque<(QueryTicket, Answer)>,
     wake_sender: mpsc::UnboundedSender<Target>,
+    /// The time given to the adapters with lines and answers.
+    clock: Clock,
+}
+
+/// How many lines and answers may be handled with one reading of the clock.
+const CLOCK_EVENTS: u32 = 64;
+
+/// The time the adapters are told with a line or an answer: the system clock, read again after
+/// the loop has waited and at least every [`CLOCK_EVENTS`] events. The adapters use it for
+/// deadlines (a listen stream's, a request's), which a burst of lines handled in a few
+/// microseconds does not move, and reading the clock is a visible part of a read's cost.
+struct Clock {
+    now: Instant,
+    left: u32,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        Clock {
+            now: Instant::now(),
+            left: 0,
+        }
+    }
+
+    fn now(&mut self) -> Instant {
+        if self.left == 0 {
+            self.now = Instant::now();
+            self.left = CLOCK_EVENTS;
+        }
+        self.left -= 1;
+        self.now
+    }
+
+    /// The loop has waited: the next event reads the clock.
+    fn expire(&mut self) {
+        self.left = 0;
+    }
 }
 
 impl<W: AsyncWrite + Unpin> Connection<W> {
@@ -207,7 +251,10 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         mut input: R,
         mut wakes: mpsc::UnboundedReceiver<Target>,
     ) -> std::io::Result<()> {
-        let shutdown = self.shared.shutdown.clone();
+        // One future for the whole loop: made and polled afresh for every event, it would
+        // register with the token and unregister each time.
+        let shutdown = self.shared.shutdown.clone().cancelled_owned();
+        let mut shutdown = std::pin::pin!(shutdown);
         let mut line = LineBuffer::default();
         loop {
             if let Some((ticket, answer)) = self.ready.pop_front() {
@@ -221,7 +268,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     &mut line,
                     &mut self.queries,
                     &mut wakes,
-                    &shutdown,
+                    shutdown.as_mut(),
                     reading,
                 ));
                 match next.as_mut().now_or_never() {
@@ -231,7 +278,9 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                         if !self.output.buffer().is_empty() {
                             self.output.flush().await?;
                         }
-                        next.await
+                        let event = next.await;
+                        self.clock.expire();
+                        event
                     }
                 }
             };
@@ -316,7 +365,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }
-        let now = Instant::now();
+        let now = self.clock.now();
         let incoming = match jsonrpc::decode(bytes) {
             Ok(incoming) => incoming,
             Err(error) => {
@@ -340,7 +389,9 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             Incoming::Batch(_) => StdioMessage::Batch,
             Incoming::Single(Message::Request(request)) => StdioMessage::Request {
                 method: &request.method,
-                modern_meta: era::has_modern_meta(request),
+                // Without a legacy session every request but `initialize` is modern whatever
+                // its `_meta` says: the params need not be read for it.
+                modern_meta: self.legacy.is_some() && era::has_modern_meta(request),
             },
             Incoming::Single(Message::Notification(notification)) => StdioMessage::Notification {
                 method: &notification.method,
@@ -464,7 +515,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         let Some(answer) = answer else {
             return Ok(());
         };
-        let now = Instant::now();
+        let now = self.clock.now();
         match ticket {
             QueryTicket::Legacy(ticket) => {
                 if let Some(legacy) = &mut self.legacy {
@@ -559,9 +610,22 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         }
     }
 
-    /// Polls the query once: a ready answer waits in `ready` for the loop, a pending query
-    /// joins the running ones with an abort handle.
+    /// Answers the query at once when the service can (a static read: no future at all), else
+    /// polls it once: a ready answer waits in `ready` for the loop, a pending query joins the
+    /// running ones with an abort handle.
     fn run_query(&mut self, ticket: QueryTicket, subscriber: Option<SubscriberId>, query: Query) {
+        let query = match driver::answer_now(
+            &self.shared.service,
+            &self.shared.stdio_principal,
+            subscriber,
+            query,
+        ) {
+            Ok(answer) => {
+                self.ready.push_back((ticket, answer));
+                return;
+            }
+            Err(query) => query,
+        };
         let mut answer = Box::pin(driver::answer(
             Arc::clone(&self.shared.service),
             Arc::clone(&self.shared.stdio_principal),
@@ -629,7 +693,7 @@ async fn read_line<R: AsyncBufRead + Unpin>(
                 Some(Line::Complete)
             });
         }
-        let newline = available.iter().position(|&byte| byte == b'\n');
+        let newline = memchr::memchr(b'\n', available);
         let part = &available[..newline.unwrap_or(available.len())];
         if line.too_long || line.bytes.len() + part.len() > MAX_LINE_BYTES {
             line.too_long = true;
@@ -656,12 +720,12 @@ async fn next_event<R: AsyncBufRead + Unpin>(
     line: &mut LineBuffer,
     queries: &mut FuturesUnordered<QueryFuture>,
     wakes: &mut mpsc::UnboundedReceiver<Target>,
-    shutdown: &tokio_util::sync::CancellationToken,
+    shutdown: Pin<&mut tokio_util::sync::WaitForCancellationFutureOwned>,
     reading: bool,
 ) -> Event {
     tokio::select! {
         biased;
-        () = shutdown.cancelled() => Event::Shutdown,
+        () = shutdown => Event::Shutdown,
         Some((ticket, answer)) = queries.next(), if !queries.is_empty() => {
             Event::Answer(ticket, answer)
         }

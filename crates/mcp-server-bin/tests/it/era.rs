@@ -20,6 +20,19 @@ fn notification(method: &str, cancels_modern: bool) -> StdioMessage<'_> {
     }
 }
 
+/// The stdio transport reads a request's `_meta` only beside a legacy session: without one,
+/// where a request goes does not depend on it.
+#[test]
+fn without_a_legacy_session_modern_meta_does_not_change_a_request_route() {
+    for method in ["initialize", "resources/read", "server/discover", "ping"] {
+        assert_eq!(
+            route_stdio(request(method, true), false),
+            route_stdio(request(method, false), false),
+            "{method}"
+        );
+    }
+}
+
 #[test]
 fn stdio_routes() {
     fn check(message: StdioMessage<'_>, legacy_session: bool, expect: StdioRoute) {

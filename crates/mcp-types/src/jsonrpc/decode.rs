@@ -129,7 +129,13 @@ impl DecodeError {
 /// only an unparsable or empty batch is an `Err` as a whole.
 pub fn decode(input: &[u8]) -> Result<Incoming, DecodeError> {
     match input.iter().find(|byte| !byte.is_ascii_whitespace()) {
-        Some(b'{') => decode_object(input).map(Incoming::Single),
+        // Valid UTF-8 (every message worth answering) is checked once here, so that the members
+        // borrowed as raw JSON are not checked again one by one; anything else goes the byte
+        // way, which gives the same errors.
+        Some(b'{') => match std::str::from_utf8(input) {
+            Ok(text) => decode_object_str(text).map(Incoming::Single),
+            Err(_) => decode_object(input).map(Incoming::Single),
+        },
         Some(b'[') => {
             let elements = serde_json::from_slice::<Vec<&RawValue>>(input)
                 .map_err(|error| classify(input, error))?;
@@ -201,7 +207,23 @@ fn decode_object(input: &[u8]) -> Result<Message, DecodeError> {
             }
             invalid_json => invalid_json,
         })?;
+    from_envelope(envelope)
+}
 
+/// [`decode_object`] for input already known to be UTF-8.
+fn decode_object_str(input: &str) -> Result<Message, DecodeError> {
+    let envelope: Envelope<'_> =
+        serde_json::from_str(input).map_err(|error| match classify(input.as_bytes(), error) {
+            DecodeError::InvalidMessage { reason, .. } => {
+                DecodeError::invalid(readable_id(input.as_bytes()), reason)
+            }
+            invalid_json => invalid_json,
+        })?;
+    from_envelope(envelope)
+}
+
+/// The message an envelope holds, or what keeps it from being one.
+fn from_envelope(envelope: Envelope<'_>) -> Result<Message, DecodeError> {
     // An `id: null` is only tolerated on an error response; everywhere else it is invalid.
     let id_is_null = envelope.id.is_some_and(|id| id.get() == "null");
     let id = match envelope.id {
@@ -230,8 +252,12 @@ fn decode_object(input: &[u8]) -> Result<Message, DecodeError> {
         if envelope.result.is_some() || envelope.error.is_some() {
             return Err(invalid(InvalidMessage::MethodWithResult));
         }
-        let method: String = serde_json::from_str(method.get())
-            .map_err(|_| invalid(InvalidMessage::MethodNotString(excerpt(method.get()))))?;
+        // Borrowed when it has no escape (always, for the methods MCP defines).
+        let method: String = match serde_json::from_str::<&str>(method.get()) {
+            Ok(method) => method.to_owned(),
+            Err(_) => serde_json::from_str(method.get())
+                .map_err(|_| invalid(InvalidMessage::MethodNotString(excerpt(method.get()))))?,
+        };
         let params = match envelope.params {
             Some(params) if params.get().starts_with(['{', '[']) => Some(params.to_owned()),
             Some(params) => {

@@ -9,6 +9,7 @@ use mcp_types::jsonrpc::{
 };
 use proptest::prelude::*;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// A one-line summary of what `decode` made of the input, compared as text.
 fn summarize(result: &Result<Message, DecodeError>) -> String {
@@ -355,4 +356,34 @@ proptest! {
             .expect("json");
         prop_assert_eq!(&response["id"], &Value::from(id));
     }
+}
+
+/// A response written by `Response::to_vec_with_capacity` is byte for byte what serde writes.
+#[test]
+fn responses_are_written_as_serde_writes_them() {
+    fn check<R: serde::Serialize>(response: &Response<R>, capacity: usize) {
+        let fast = response.to_vec_with_capacity(capacity).unwrap();
+        let serde = serde_json::to_vec(response).unwrap();
+        assert_eq!(String::from_utf8(fast), String::from_utf8(serde));
+    }
+    let raw = r#"{"contents":[{"uri":"mem:///a","text":"x"}]}"#.to_owned();
+    check(
+        &Response::success(RequestId::from(7), RawValue::from_string(raw).unwrap()),
+        8,
+    );
+    check(
+        &Response::success(
+            RequestId::from("a\"b\\c"),
+            serde_json::json!({"k": [1, "é"]}),
+        ),
+        0,
+    );
+    let invalid =
+        ErrorObject::new(error::INVALID_PARAMS, "bad \"uri\"").with_data(Value::from("d"));
+    check(
+        &Response::<()>::error(Some(RequestId::from(1)), invalid),
+        512,
+    );
+    let parse = ErrorObject::new(error::PARSE_ERROR, "Parse error");
+    check(&Response::<()>::error(None, parse), 16);
 }
