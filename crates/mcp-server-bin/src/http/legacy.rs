@@ -247,13 +247,28 @@ impl LegacyHttpSession {
             match output {
                 Output::Send(outgoing) => route_message(state, outgoing, own),
                 Output::Query { ticket, query } => {
-                    let future = driver::answer(
-                        Arc::clone(&self.shared.service),
-                        Arc::clone(&self.principal),
-                        Some(self.subscriber.id()),
+                    let subscriber = Some(self.subscriber.id());
+                    // A static read is answered on the spot, its outputs drained by this loop;
+                    // anything else runs as a future of its own.
+                    match driver::answer_now(
+                        &self.shared.service,
+                        &self.principal,
+                        subscriber,
                         query,
-                    );
-                    queries.push(Box::pin(async move { (ticket, future.await) }) as QueryFuture);
+                    ) {
+                        Ok(answer) => state.session.handle_answer(ticket, answer, Instant::now()),
+                        Err(query) => {
+                            let future = driver::answer(
+                                Arc::clone(&self.shared.service),
+                                Arc::clone(&self.principal),
+                                subscriber,
+                                query,
+                            );
+                            queries.push(
+                                Box::pin(async move { (ticket, future.await) }) as QueryFuture
+                            );
+                        }
+                    }
                 }
                 // The session ignores the answer of a cancelled ticket; the query is short.
                 Output::Cancel { .. } => {}

@@ -42,13 +42,24 @@ pub(crate) async fn request(state: &HttpState, headers: &HeaderMap, request: Req
         match exchange.poll_output() {
             Some(Output::Send(outgoing)) => messages.push(outgoing.bytes),
             Some(Output::Query { ticket, query }) => {
-                let answer = driver::answer(
-                    Arc::clone(&state.shared.service),
-                    Arc::clone(&state.principal),
+                // A static read is answered on the spot; anything else is awaited here.
+                let answer = match driver::answer_now(
+                    &state.shared.service,
+                    &state.principal,
                     None,
                     query,
-                )
-                .await;
+                ) {
+                    Ok(answer) => answer,
+                    Err(query) => {
+                        driver::answer(
+                            Arc::clone(&state.shared.service),
+                            Arc::clone(&state.principal),
+                            None,
+                            query,
+                        )
+                        .await
+                    }
+                };
                 exchange.handle_answer(ticket, answer, Instant::now());
             }
             // Only after a cancellation, which cannot happen here: a dropped POST drops this.
