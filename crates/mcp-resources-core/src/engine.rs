@@ -678,14 +678,8 @@ impl Engine {
                 Arc::clone(&slot.contents)
             }
             Some(range) => {
-                let contents = slice_contents(&slot.contents, range).ok_or_else(|| {
-                    ReadError::InvalidRange {
-                        uri: uri.to_string(),
-                        offset: range.offset,
-                        length: range.length,
-                        reason: "it splits a utf-8 character",
-                    }
-                })?;
+                let contents = slice_contents(&slot.contents, range)
+                    .ok_or_else(|| splits_a_character(uri, range))?;
                 self.check_size(uri, total_size(&contents))?;
                 contents.into()
             }
@@ -744,14 +738,8 @@ impl Engine {
             let mut contents = reader(uri, &variables).await?;
             if !contents.is_empty() {
                 if let Some(range) = range {
-                    contents = slice_contents(&contents, range).ok_or_else(|| {
-                        ReadError::InvalidRange {
-                            uri: uri.to_string(),
-                            offset: range.offset,
-                            length: range.length,
-                            reason: "it splits a utf-8 character",
-                        }
-                    })?;
+                    contents = slice_contents(&contents, range)
+                        .ok_or_else(|| splits_a_character(uri, range))?;
                 }
                 self.check_size(uri, total_size(&contents))?;
                 let cache = cache_policy.hint(
@@ -842,6 +830,16 @@ impl Engine {
 
 fn total_size(contents: &[Contents]) -> u64 {
     contents.iter().map(|contents| contents.body.len()).sum()
+}
+
+/// The error for a `range` of `uri` that cannot be cut from its text.
+fn splits_a_character(uri: &ResourceUri, range: ByteRange) -> ReadError {
+    ReadError::InvalidRange {
+        uri: uri.to_string(),
+        offset: range.offset,
+        length: range.length,
+        reason: "it splits a utf-8 character",
+    }
 }
 
 /// The range of every body, or `None` when one of them cannot be cut there.
