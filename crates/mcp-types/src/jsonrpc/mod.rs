@@ -263,8 +263,8 @@ impl<R> Response<R> {
 
 impl<R: Serialize> Response<R> {
     /// The response as compact JSON bytes, in a buffer of `capacity` bytes to start with:
-    /// exactly what [`to_vec_with_capacity`] writes, with the envelope's own members written as
-    /// they are instead of being escaped again for every response.
+    /// exactly what `serde_json::to_vec` writes for it, with the envelope's own members written
+    /// as they are instead of being escaped again for every response.
     ///
     /// # Errors
     ///
