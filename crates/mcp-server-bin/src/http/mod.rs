@@ -43,6 +43,7 @@ mod sse;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 use axum::Router;
@@ -88,6 +89,9 @@ pub struct HttpOptions {
     /// How long a legacy session may go without a request (and without an open GET stream)
     /// before it expires and its id gets `404` (default one hour).
     pub session_idle_timeout: Duration,
+    /// How many modern `subscriptions/listen` streams may be open at once (default 10,000);
+    /// beyond it a listen request gets `503`, until a stream closes.
+    pub max_listen_streams: usize,
 }
 
 impl Default for HttpOptions {
@@ -100,6 +104,7 @@ impl Default for HttpOptions {
             keep_alive: Duration::from_secs(15),
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(3600),
+            max_listen_streams: 10_000,
         }
     }
 }
@@ -110,6 +115,8 @@ pub(crate) struct HttpState {
     shared: Arc<Shared>,
     options: Arc<HttpOptions>,
     sessions: Arc<legacy::Sessions>,
+    /// How many modern listen streams are open (see [`HttpOptions::max_listen_streams`]).
+    listen_streams: Arc<AtomicUsize>,
     principal: Arc<Principal>,
 }
 
@@ -203,6 +210,7 @@ impl Server {
             shared: Arc::clone(&self.shared),
             options: Arc::new(options),
             sessions: Arc::default(),
+            listen_streams: Arc::default(),
             principal: Arc::new(Principal::anonymous()),
         }
     }

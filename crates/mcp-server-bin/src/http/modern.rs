@@ -6,12 +6,15 @@
 //! and the version ([`mcp_2026::Handler::start_http`]); this module only runs the exchange's
 //! queries and writes its messages. A client disconnect is a cancellation in this era: the
 //! request's future is dropped with its query, and a listen stream's subscriber is removed.
-//! Server shutdown ends a listen stream with its graceful result. This module never decides an
+//! Server shutdown ends a listen stream with its graceful result. At most
+//! [`HttpOptions::max_listen_streams`](crate::HttpOptions::max_listen_streams) listen streams
+//! are open at once; a listen request beyond them gets `503`. This module never decides an
 //! era and never looks at `Mcp-Session-Id` or `Last-Event-ID`.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -73,6 +76,13 @@ pub(crate) async fn request(state: &HttpState, headers: &HeaderMap, request: Req
 /// `subscriptions/listen`: a subscriber of its own, the acknowledgment first, then the tagged
 /// notifications, keep-alive comments in between, the graceful result at shutdown.
 async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
+    let Some(slot) = ListenSlot::take(state) else {
+        tracing::warn!(
+            max = state.options.max_listen_streams,
+            "listen stream limit reached; subscriptions/listen refused"
+        );
+        return reply::status(axum::http::StatusCode::SERVICE_UNAVAILABLE);
+    };
     let changes = Arc::new(Signal::default());
     let subscriber = SubscriberGuard::new(&state.shared, changes.wake_function());
     let mut frames = VecDeque::new();
@@ -97,6 +107,7 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
     let period = state.options.keep_alive;
     let stream = ListenStream {
         state: state.clone(),
+        _slot: slot,
         exchange,
         subscriber,
         changes,
@@ -113,6 +124,8 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
 /// registration; frames go straight to the body.
 struct ListenStream {
     state: HttpState,
+    /// Its place among the open listen streams, given back when the stream is dropped.
+    _slot: ListenSlot,
     exchange: Exchange,
     subscriber: SubscriberGuard,
     changes: Arc<Signal>,
@@ -168,6 +181,30 @@ impl futures_util::Stream for ListenStream {
             }
             return Poll::Pending;
         }
+    }
+}
+
+/// One of the [`HttpOptions::max_listen_streams`](crate::HttpOptions::max_listen_streams)
+/// places for open listen streams, held for as long as the stream lives.
+struct ListenSlot(Arc<AtomicUsize>);
+
+impl ListenSlot {
+    /// A free place, or `None` when every place is taken.
+    fn take(state: &HttpState) -> Option<ListenSlot> {
+        let max = state.options.max_listen_streams;
+        state
+            .listen_streams
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
+                (open < max).then_some(open + 1)
+            })
+            .ok()
+            .map(|_| ListenSlot(Arc::clone(&state.listen_streams)))
+    }
+}
+
+impl Drop for ListenSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

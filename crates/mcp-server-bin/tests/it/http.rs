@@ -687,6 +687,51 @@ async fn modern_listen_acknowledges_then_streams_tagged_updates() {
 }
 
 #[tokio::test]
+async fn modern_listen_streams_are_bounded() {
+    let server = TestServer::start(HttpOptions {
+        max_listen_streams: 1,
+        keep_alive: Duration::from_millis(20),
+        ..HttpOptions::default()
+    })
+    .await;
+    let listen = |id: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+               "params": {"_meta": modern_meta(), "notifications": {"resourcesListChanged": true}}})
+        .to_string()
+    };
+    let headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "subscriptions/listen"),
+    ];
+    let first = server.send("POST", &headers, Some(&listen("first"))).await;
+    let mut first = EventReader::new(first);
+    let ack = first.next().await.expect("the acknowledgment");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+
+    let refused = server.send("POST", &headers, Some(&listen("second"))).await;
+    assert_eq!(refused.status(), 503);
+
+    // Once the client drops the first stream (seen at the next keep-alive), its place is free.
+    drop(first);
+    let mut reopened = None;
+    for _ in 0..250 {
+        let response = server.send("POST", &headers, Some(&listen("third"))).await;
+        if response.status() == 200 {
+            reopened = Some(response);
+            break;
+        }
+        assert_eq!(response.status(), 503);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut third = EventReader::new(reopened.expect("a place freed by the closed stream"));
+    let ack = third.next().await.expect("the acknowledgment");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "third"
+    );
+}
+
+#[tokio::test]
 async fn legacy_get_stream_receives_updates_after_subscribe() {
     let server = TestServer::start(HttpOptions::default()).await;
     let session = server.legacy_session("2025-06-18").await;
