@@ -55,8 +55,14 @@ impl Handler {
     /// Checks, in this order: `params._meta` with its required keys, the protocol version, the
     /// method, the method's params. The first failure is the exchange's only output.
     pub fn start(&self, request: Request, now: Instant) -> Exchange {
+        self.start_checked(request, None, now)
+    }
+
+    /// [`Handler::start`] with the request's `_meta` (and a read's params) already read by
+    /// [`Handler::start_http`], so that they are not read twice.
+    fn start_checked(&self, request: Request, checked: Option<Checked>, now: Instant) -> Exchange {
         let _ = now;
-        match self.dispatch(&request) {
+        match self.dispatch(&request, checked) {
             Ok(Dispatch::Discover(meta)) => {
                 Exchange::answered_discover(self.shared.clone(), request, &meta)
             }
@@ -82,14 +88,15 @@ impl Handler {
         headers: &RequestHeaders<'_>,
         now: Instant,
     ) -> Exchange {
-        if let Err(error) = Handler::check_meta(&request) {
-            return Exchange::failed(self.shared.clone(), request.id, &error);
-        }
+        let checked = match Checked::read(&request) {
+            Ok(checked) => checked,
+            Err(error) => return Exchange::failed(self.shared.clone(), request.id, &error),
+        };
         if let Err(error) = headers::check(headers, &request) {
             let error = RequestError::from(error);
             return Exchange::failed(self.shared.clone(), request.id, &error);
         }
-        self.start(request, now)
+        self.start_checked(request, Some(checked), now)
     }
 
     /// HTTP only: checks the headers against the body before [`Handler::start`]:
@@ -117,11 +124,14 @@ impl Handler {
         }
     }
 
-    fn dispatch(&self, request: &Request) -> Result<Dispatch, RequestError> {
-        // A read, the request served most, has its `_meta` and its params read in one pass.
-        let (meta, read) = match quick_read(request) {
-            Some((meta, read)) => (meta, Some(read)),
-            None => (Handler::check_meta(request)?, None),
+    fn dispatch(
+        &self,
+        request: &Request,
+        checked: Option<Checked>,
+    ) -> Result<Dispatch, RequestError> {
+        let Checked { meta, read } = match checked {
+            Some(checked) => checked,
+            None => Checked::read(request)?,
         };
         if meta.protocol_version != ProtocolVersion::V2026_07_28 {
             return Err(RequestError::UnsupportedVersion {
@@ -176,6 +186,29 @@ impl Handler {
             meta,
             query,
             pending,
+        })
+    }
+}
+
+/// A request's `_meta`, checked, and for a read its params, read with it.
+struct Checked {
+    meta: RequestMeta,
+    read: Option<ReadParams>,
+}
+
+impl Checked {
+    /// [`Handler::check_meta`]; a read, the request served most, has its `_meta` and its params
+    /// read in one pass.
+    fn read(request: &Request) -> Result<Checked, RequestError> {
+        Ok(match quick_read(request) {
+            Some((meta, read)) => Checked {
+                meta,
+                read: Some(read),
+            },
+            None => Checked {
+                meta: Handler::check_meta(request)?,
+                read: None,
+            },
         })
     }
 }
