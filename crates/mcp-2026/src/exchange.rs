@@ -212,7 +212,9 @@ impl Exchange {
                     };
                     let capacity = read_size_hint(&result);
                     self.progress_done();
-                    self.respond_sized(&result, capacity);
+                    let bytes = encode_read(&self.id, &result, capacity);
+                    self.send(bytes, true);
+                    self.state = State::Finished;
                 }
                 Err(error) => self.finish_with_error(&RequestError::from_read(error, &uri)),
             },
@@ -430,15 +432,9 @@ impl Exchange {
     /// with.
     fn respond_sized<R: Serialize>(&mut self, result: &R, capacity: usize) {
         let response = Response::success(self.id.clone(), result);
-        let bytes = response.to_vec_with_capacity(capacity).unwrap_or_else(|_| {
-            encode(&Response::<()>::error(
-                Some(self.id.clone()),
-                RequestError::Internal {
-                    public_message: "the result could not be encoded".to_owned(),
-                }
-                .to_error_object(),
-            ))
-        });
+        let bytes = response
+            .to_vec_with_capacity(capacity)
+            .unwrap_or_else(|_| unencodable(&self.id));
         self.send(bytes, true);
         self.state = State::Finished;
     }
@@ -494,6 +490,57 @@ fn read_size_hint(result: &wire::ReadResourceResult<ContentsOut<'_>, &RawValue>)
     contents + result.contents.len() + meta + 160
 }
 
+/// The response carrying a read's `result`, written straight into a buffer of `capacity` bytes:
+/// byte for byte what serde writes for it (a test compares both), with the constant members
+/// copied in whole instead of written key by key, string by string.
+fn encode_read(
+    id: &RequestId,
+    result: &wire::ReadResourceResult<ContentsOut<'_>, &RawValue>,
+    capacity: usize,
+) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(capacity);
+    let written = (|| {
+        bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        serde_json::to_writer(&mut bytes, id)?;
+        bytes.extend_from_slice(br#","result":{"resultType":"#);
+        serde_json::to_writer(&mut bytes, &result.result_type)?;
+        bytes.extend_from_slice(br#","contents":["#);
+        for (index, contents) in result.contents.iter().enumerate() {
+            if index > 0 {
+                bytes.push(b',');
+            }
+            serde_json::to_writer(&mut bytes, contents)?;
+        }
+        bytes.extend_from_slice(br#"],"ttlMs":"#);
+        serde_json::to_writer(&mut bytes, &result.ttl_ms)?;
+        bytes.extend_from_slice(match result.cache_scope {
+            wire::CacheScope::Public => br#","cacheScope":"public""#.as_slice(),
+            wire::CacheScope::Private => br#","cacheScope":"private""#.as_slice(),
+        });
+        if let Some(meta) = result.meta {
+            bytes.extend_from_slice(br#","_meta":"#);
+            bytes.extend_from_slice(meta.get().as_bytes());
+        }
+        bytes.extend_from_slice(b"}}");
+        Ok::<(), serde_json::Error>(())
+    })();
+    match written {
+        Ok(()) => bytes,
+        Err(_) => unencodable(id),
+    }
+}
+
+/// The error response sent instead of a result that could not be encoded.
+fn unencodable(id: &RequestId) -> Vec<u8> {
+    encode(&Response::<()>::error(
+        Some(id.clone()),
+        RequestError::Internal {
+            public_message: "the result could not be encoded".to_owned(),
+        }
+        .to_error_object(),
+    ))
+}
+
 /// Compact JSON. The wire types always serialize (string keys, no fallible `Serialize`); the
 /// fallback is a bare internal error so that a message is never silently lost.
 fn encode<T: Serialize>(message: &T) -> Vec<u8> {
@@ -501,4 +548,72 @@ fn encode<T: Serialize>(message: &T) -> Vec<u8> {
         br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"internal error: a message could not be encoded"}}"#
             .to_vec()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_types::resources::{BodyRef, ContentsRef, EncodedContents, JsonString};
+
+    use super::*;
+
+    /// The read response written by hand is the one serde writes, whatever the id, the
+    /// contents (written from their fields or copied whole), the hints and the `_meta`.
+    #[test]
+    fn encode_read_writes_what_serde_writes() {
+        let text = JsonString::encode("line one\n\"quoted\" \u{1}é");
+        let fields = ContentsRef {
+            uri: "mem:///a?b=\"c\"",
+            mime_type: Some("text/plain"),
+            body: BodyRef::Text(JsonString::Encoded(&text)),
+        };
+        let blob = ContentsRef {
+            uri: "mem:///b",
+            mime_type: None,
+            body: BodyRef::Blob(JsonString::Text("AAEC".into())),
+        };
+        let memo = EncodedContents::new(&fields);
+        let encoded = memo.object_for(fields.uri, fields.mime_type).unwrap();
+        let meta = RawValue::from_string(
+            r#"{"io.modelcontextprotocol/serverInfo":{"name":"s"}}"#.to_owned(),
+        )
+        .unwrap();
+        let ids = [
+            RequestId::Number(0),
+            RequestId::Number(-9_223_372_036_854_775_808),
+            RequestId::String("a \"quoted\" id \\ \u{7}".to_owned()),
+        ];
+        let contents_sets = [
+            vec![ContentsOut::Encoded(encoded)],
+            vec![
+                ContentsOut::Fields(fields.clone()),
+                ContentsOut::Fields(blob.clone()),
+            ],
+            vec![],
+        ];
+        for id in &ids {
+            for contents in &contents_sets {
+                for (ttl_ms, cache_scope) in [
+                    (0, wire::CacheScope::Public),
+                    (u64::MAX, wire::CacheScope::Private),
+                ] {
+                    for meta in [Some(&*meta), None] {
+                        let result = wire::ReadResourceResult {
+                            result_type: wire::ResultType::COMPLETE,
+                            contents: contents.clone(),
+                            ttl_ms,
+                            cache_scope,
+                            meta,
+                        };
+                        let by_serde =
+                            jsonrpc::to_vec(&Response::success(id.clone(), &result)).unwrap();
+                        let by_hand = encode_read(id, &result, 0);
+                        assert_eq!(
+                            String::from_utf8(by_hand).unwrap(),
+                            String::from_utf8(by_serde).unwrap()
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -14,7 +14,7 @@ use std::time::Instant;
 use mcp_resources_core::service::Query;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
-use mcp_types::jsonrpc::{ErrorObject, Request};
+use mcp_types::jsonrpc::{ErrorObject, Request, RequestId};
 use mcp_types::meta::{self, Meta, RequestMeta, RequestMetaError};
 use mcp_types::v2026_07_28 as wire;
 use mcp_types::{ProtocolVersion, method};
@@ -76,6 +76,29 @@ impl Handler {
             }
             Err(error) => Exchange::failed(self.shared.clone(), request.id, &error),
         }
+    }
+
+    /// Starts serving `line` (one stdio line, one POST body) when it is a `resources/read`
+    /// request of this era in its usual shape: a JSON object with `"jsonrpc":"2.0"`, an
+    /// integer or string id, params that are an object with a valid `_meta`, and no `result`
+    /// or `error`. Such a line is read in a single pass over its bytes, instead of being
+    /// decoded into a [`Request`] whose params are then read again.
+    ///
+    /// `None` for any other line, and whenever anything about the line is unusual (an escape
+    /// where a name was expected, a repeated member, leading whitespace): decode it and
+    /// [`Handler::start`] it then, which gives the same exchange, or says what is wrong. A
+    /// line this returns an exchange for is a modern request whatever the transport's era
+    /// rules are: it carries the version key in `_meta`, and it is not `initialize`. Finding
+    /// out that a line is something else costs a parse of it, up to where it goes off: try
+    /// this where requests of this era are the ones expected.
+    pub fn start_read_line(&self, line: &[u8], now: Instant) -> Option<Exchange> {
+        let (id, meta, read) = quick_read_line(line)?;
+        let request = Request::new(id, method::RESOURCES_READ, None);
+        let checked = Checked {
+            meta,
+            read: Some(read),
+        };
+        Some(self.start_checked(request, Some(checked), now))
     }
 
     /// Starts serving one request that came over Streamable HTTP, with the header checks in the
@@ -257,16 +280,6 @@ fn quick_meta(params: &str) -> Option<RequestMeta> {
 /// valid (see [`quick_meta`]); `None` for another method and whenever anything is off, to be
 /// read the general way, check by check.
 fn quick_read(request: &Request) -> Option<(RequestMeta, ReadParams)> {
-    #[derive(Deserialize)]
-    struct Params<'a> {
-        #[serde(rename = "_meta", borrow)]
-        meta: Option<MetaKeys<'a>>,
-        uri: String,
-        #[serde(default, rename = "inputResponses")]
-        _input_responses: Option<Meta>,
-        #[serde(default, rename = "requestState")]
-        _request_state: Option<String>,
-    }
     if request.method != method::RESOURCES_READ {
         return None;
     }
@@ -274,15 +287,90 @@ fn quick_read(request: &Request) -> Option<(RequestMeta, ReadParams)> {
     if !text.starts_with('{') {
         return None;
     }
-    let params = serde_json::from_str::<Params<'_>>(text).ok()?;
-    let meta = meta_from_keys(params.meta?)?;
-    let read = ReadParams {
-        _meta: IgnoredAny,
-        uri: params.uri,
-        _input_responses: None,
-        _request_state: None,
-    };
-    Some((meta, read))
+    serde_json::from_str::<QuickReadParams<'_>>(text)
+        .ok()?
+        .checked()
+}
+
+/// A `resources/read` request line read in one pass when it is in its usual shape (see
+/// [`Handler::start_read_line`]): its id, and its `_meta` and params as [`quick_read`] reads
+/// them; `None` for any other line and whenever anything is off.
+fn quick_read_line(line: &[u8]) -> Option<(RequestId, RequestMeta, ReadParams)> {
+    /// The envelope, members as [`mcp_types::jsonrpc::decode`] reads them; `result` and
+    /// `error` only to tell that they are there (even as `null`), which is not a request.
+    #[derive(Deserialize)]
+    struct Line<'a> {
+        #[serde(borrow)]
+        jsonrpc: &'a str,
+        id: RequestId,
+        #[serde(borrow)]
+        method: &'a str,
+        #[serde(borrow, deserialize_with = "object")]
+        params: QuickReadParams<'a>,
+        #[serde(default, deserialize_with = "present")]
+        result: bool,
+        #[serde(default, deserialize_with = "present")]
+        error: bool,
+    }
+    if line.first() != Some(&b'{') {
+        return None;
+    }
+    let line: Line<'_> = serde_json::from_str(std::str::from_utf8(line).ok()?).ok()?;
+    if line.jsonrpc != "2.0" || line.method != method::RESOURCES_READ || line.result || line.error {
+        return None;
+    }
+    let (meta, read) = line.params.checked()?;
+    Some((line.id, meta, read))
+}
+
+/// The params of a `resources/read` with its `_meta`, as read in one pass.
+#[derive(Deserialize)]
+struct QuickReadParams<'a> {
+    #[serde(rename = "_meta", borrow)]
+    meta: Option<MetaKeys<'a>>,
+    uri: String,
+    #[serde(default, rename = "inputResponses")]
+    _input_responses: Option<Meta>,
+    #[serde(default, rename = "requestState")]
+    _request_state: Option<String>,
+}
+
+impl QuickReadParams<'_> {
+    /// The request metadata and the read's params; `None` when `_meta` is missing or off.
+    fn checked(self) -> Option<(RequestMeta, ReadParams)> {
+        let meta = meta_from_keys(self.meta?)?;
+        let read = ReadParams {
+            _meta: IgnoredAny,
+            uri: self.uri,
+            _input_responses: None,
+            _request_state: None,
+        };
+        Some((meta, read))
+    }
+}
+
+/// Deserializes `T` from a JSON object only (a derived struct takes an array as well).
+fn object<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    struct ObjectVisitor<T>(std::marker::PhantomData<T>);
+    impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+        }
+    }
+    deserializer.deserialize_map(ObjectVisitor(std::marker::PhantomData))
+}
+
+/// `true` for a member that is there, whatever its value (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    IgnoredAny::deserialize(deserializer).map(|_| true)
 }
 
 /// The request metadata of valid `_meta` members; `None` when one is off.

@@ -4,5 +4,6 @@ mod examples;
 mod exchange;
 mod headers;
 mod properties;
+mod read_line;
 mod support;
 mod transcripts;

@@ -20,10 +20,14 @@
 //! Cost: on the process's stdio, pipes and sockets are read and written by the loop's own thread
 //! through the runtime's reactor ([`process`]), so a request costs one `read` and one `write`
 //! and no thread hand-off. A read of a static resource is answered on the spot, with no future
-//! ([`Service::answer_now`](mcp_resources_core::service::Service::answer_now)); any other query
-//! is polled once as soon as it is issued: one that is ready at once (a page of an in-memory
-//! list) is answered without being put into the set of running queries or given an abort
-//! handle; only a query that has to wait (a file read, a slow provider) joins that set.
+//! ([`Service::answer_now`](mcp_resources_core::service::Service::answer_now)), and the answer
+//! goes straight back to the adapter; any other query is polled once as soon as it is issued:
+//! one that is ready at once (a page of an in-memory list) is answered without being put into
+//! the set of running queries or given an abort handle; only a query that has to wait (a file
+//! read, a slow provider) joins that set. A modern request that finishes without waiting never
+//! enters the connection's maps, and while no legacy session is open a modern read in its usual
+//! shape is read in one pass over its line
+//! ([`Handler::start_read_line`](mcp_2026::Handler::start_read_line)), not decoded first.
 //!
 //! Shutdown (end of input, or [`Server::shutdown`]): the input is no longer read, each open
 //! listen stream is closed gracefully (its final result, then `notifications/cancelled` naming
@@ -366,6 +370,13 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             return Ok(());
         }
         let now = self.clock.now();
+        // Without a legacy session, the request served most is a read of this era: one in its
+        // usual shape is read in one pass.
+        if self.legacy.is_none() {
+            if let Some(exchange) = self.shared.modern.start_read_line(bytes, now) {
+                return self.serve_modern(exchange).await;
+            }
+        }
         let incoming = match jsonrpc::decode(bytes) {
             Ok(incoming) => incoming,
             Err(error) => {
@@ -412,35 +423,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     return Ok(());
                 };
                 let exchange = self.shared.modern.start(request, now);
-                if let Some(refusal) = self.refusal(&exchange) {
-                    let id = exchange.request_id().clone();
-                    let error =
-                        ErrorObject::new(mcp_types::error::INVALID_REQUEST, "Invalid Request")
-                            .with_data(serde_json::Value::from(refusal));
-                    return self
-                        .write_response(&Response::<()>::error(Some(id), error))
-                        .await;
-                }
-                let key = self.next_exchange;
-                self.next_exchange += 1;
-                self.modern_ids.insert(exchange.request_id().clone(), key);
-                let subscriber = exchange.is_listen().then(|| {
-                    let sender = self.wake_sender.clone();
-                    SubscriberGuard::new(
-                        &self.shared,
-                        Arc::new(move || {
-                            let _ = sender.send(Target::Modern(key));
-                        }),
-                    )
-                });
-                self.exchanges.insert(
-                    key,
-                    Modern {
-                        exchange,
-                        subscriber,
-                    },
-                );
-                self.pump_modern(key).await
+                self.serve_modern(exchange).await
             }
             StdioRoute::CancelModern => {
                 let Incoming::Single(Message::Notification(notification)) = incoming else {
@@ -467,6 +450,53 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             }
             StdioRoute::Ignore => Ok(()),
         }
+    }
+
+    /// Serves a new modern exchange: refused, answered at once, or registered to wait for
+    /// its query, its cancellation or, for a listen stream, its subscriber's changes.
+    async fn serve_modern(&mut self, mut exchange: Exchange) -> std::io::Result<()> {
+        if let Some(refusal) = self.refusal(&exchange) {
+            let id = exchange.request_id().clone();
+            let error = ErrorObject::new(mcp_types::error::INVALID_REQUEST, "Invalid Request")
+                .with_data(serde_json::Value::from(refusal));
+            return self
+                .write_response(&Response::<()>::error(Some(id), error))
+                .await;
+        }
+        // Most requests (a static read, an error) finish without waiting: served here,
+        // they never enter the connection's maps.
+        let waiting = if exchange.is_listen() {
+            None
+        } else {
+            let waiting = self.serve_at_once(&mut exchange).await?;
+            if exchange.is_finished() {
+                return Ok(());
+            }
+            waiting
+        };
+        let key = self.next_exchange;
+        self.next_exchange += 1;
+        self.modern_ids.insert(exchange.request_id().clone(), key);
+        let subscriber = exchange.is_listen().then(|| {
+            let sender = self.wake_sender.clone();
+            SubscriberGuard::new(
+                &self.shared,
+                Arc::new(move || {
+                    let _ = sender.send(Target::Modern(key));
+                }),
+            )
+        });
+        self.exchanges.insert(
+            key,
+            Modern {
+                exchange,
+                subscriber,
+            },
+        );
+        if let Some((ticket, query)) = waiting {
+            self.run_query(QueryTicket::Modern(key, ticket), None, query);
+        }
+        self.pump_modern(key).await
     }
 
     /// Why a new modern `exchange` is not started, if it is not: its request id is that of a
@@ -571,13 +601,45 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     self.write(&outgoing.bytes).await?
                 }
                 Some(mcp_legacy_2025::Output::Query { ticket, query }) => {
-                    self.run_query(QueryTicket::Legacy(ticket), Some(subscriber), query);
+                    match self.answer_now(Some(subscriber), query) {
+                        Ok(answer) => {
+                            let now = self.clock.now();
+                            if let Some(legacy) = &mut self.legacy {
+                                legacy.session.handle_answer(ticket, answer, now);
+                            }
+                        }
+                        Err(query) => {
+                            self.run_query(QueryTicket::Legacy(ticket), Some(subscriber), query);
+                        }
+                    }
                 }
                 Some(mcp_legacy_2025::Output::Cancel { ticket }) => {
                     self.abort(QueryTicket::Legacy(ticket));
                 }
             }
         }
+    }
+
+    /// Carries out what a new modern exchange (not a listen stream, so with no subscriber) has
+    /// to do until it finishes or has to wait: the query it is left waiting for, if any, is
+    /// given back to be run once the exchange has its key.
+    async fn serve_at_once(
+        &mut self,
+        exchange: &mut Exchange,
+    ) -> std::io::Result<Option<(mcp_2026::Ticket, Query)>> {
+        let mut waiting = None;
+        while let Some(output) = exchange.poll_output() {
+            match output {
+                mcp_2026::Output::Send(outgoing) => self.write(&outgoing.bytes).await?,
+                mcp_2026::Output::Query { ticket, query } => match self.answer_now(None, query) {
+                    Ok(answer) => exchange.handle_answer(ticket, answer, self.clock.now()),
+                    Err(query) => waiting = Some((ticket, query)),
+                },
+                // Nothing of a new exchange is running yet.
+                mcp_2026::Output::Cancel { .. } => {}
+            }
+        }
+        Ok(waiting)
     }
 
     /// Carries out everything the modern exchange `key` has to do, and forgets it once it is
@@ -591,7 +653,17 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             match modern.exchange.poll_output() {
                 Some(mcp_2026::Output::Send(outgoing)) => self.write(&outgoing.bytes).await?,
                 Some(mcp_2026::Output::Query { ticket, query }) => {
-                    self.run_query(QueryTicket::Modern(key, ticket), subscriber, query);
+                    match self.answer_now(subscriber, query) {
+                        Ok(answer) => {
+                            let now = self.clock.now();
+                            if let Some(modern) = self.exchanges.get_mut(&key) {
+                                modern.exchange.handle_answer(ticket, answer, now);
+                            }
+                        }
+                        Err(query) => {
+                            self.run_query(QueryTicket::Modern(key, ticket), subscriber, query);
+                        }
+                    }
                 }
                 Some(mcp_2026::Output::Cancel { ticket }) => {
                     self.abort(QueryTicket::Modern(key, ticket));
@@ -610,22 +682,22 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         }
     }
 
-    /// Answers the query at once when the service can (a static read: no future at all), else
-    /// polls it once: a ready answer waits in `ready` for the loop, a pending query joins the
-    /// running ones with an abort handle.
-    fn run_query(&mut self, ticket: QueryTicket, subscriber: Option<SubscriberId>, query: Query) {
-        let query = match driver::answer_now(
+    /// The answer to `query` when the service has it at once (a static read: no future at all),
+    /// to be fed straight back to the adapter that asked; otherwise the query, for
+    /// [`Connection::run_query`].
+    fn answer_now(&self, subscriber: Option<SubscriberId>, query: Query) -> Result<Answer, Query> {
+        driver::answer_now(
             &self.shared.service,
             &self.shared.stdio_principal,
             subscriber,
             query,
-        ) {
-            Ok(answer) => {
-                self.ready.push_back((ticket, answer));
-                return;
-            }
-            Err(query) => query,
-        };
+        )
+    }
+
+    /// Polls a query the service could not answer at once ([`Connection::answer_now`]): a
+    /// ready answer waits in `ready` for the loop, a pending query joins the running ones with
+    /// an abort handle.
+    fn run_query(&mut self, ticket: QueryTicket, subscriber: Option<SubscriberId>, query: Query) {
         let mut answer = Box::pin(driver::answer(
             Arc::clone(&self.shared.service),
             Arc::clone(&self.shared.stdio_principal),

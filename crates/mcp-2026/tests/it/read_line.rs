@@ -1,0 +1,255 @@
+//! `Handler::start_read_line`, the one-pass reading of a `resources/read` line, against the
+//! general way (decode the line, then `Handler::start`): whenever it takes a line, the exchange
+//! it starts says byte for byte what the general one says; it takes the usual shape of a read;
+//! and it leaves every other line (not a read, not this era, not a request, anything unusual)
+//! to the general way.
+
+use mcp_2026::{Exchange, Handler, Output};
+use mcp_resources_core::policy::Principal;
+use mcp_resources_core::service::{Offer, QueryContext, Service};
+use mcp_types::jsonrpc::{self, Incoming, Message};
+use proptest::prelude::*;
+
+use crate::support::{self, Access};
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+/// Everything an exchange says, one entry per message, then its HTTP status.
+fn served(service: &Service, mut exchange: Exchange) -> Vec<String> {
+    let principal = Principal::anonymous();
+    let mut said = Vec::new();
+    while let Some(output) = exchange.poll_output() {
+        match output {
+            Output::Send(outgoing) => said.push(format!(
+                "{} (response: {})",
+                String::from_utf8(outgoing.bytes).expect("utf-8"),
+                outgoing.is_response
+            )),
+            Output::Query { ticket, query } => {
+                let context = QueryContext {
+                    principal: &principal,
+                    subscriber: None,
+                };
+                let answer = pollster::block_on(service.answer(context, query));
+                exchange.handle_answer(ticket, answer, support::now());
+            }
+            Output::Cancel { .. } => said.push("cancel".to_owned()),
+        }
+    }
+    said.push(format!(
+        "status {}, finished {}",
+        exchange.http_status(),
+        exchange.is_finished()
+    ));
+    said
+}
+
+/// The general way: `None` when the line is not a single request.
+fn general(service: &Service, handler: &Handler, line: &str) -> Option<Vec<String>> {
+    match jsonrpc::decode(line.as_bytes()) {
+        Ok(Incoming::Single(Message::Request(request))) => {
+            Some(served(service, handler.start(request, support::now())))
+        }
+        _ => None,
+    }
+}
+
+/// Checks one line: when the one-pass reading takes it, it says what the general way says.
+/// Returns whether it took the line.
+fn check(service: &Service, handler: &Handler, line: &str) -> bool {
+    let Some(exchange) = handler.start_read_line(line.as_bytes(), support::now()) else {
+        return false;
+    };
+    let quick = served(service, exchange);
+    let general = general(service, handler, line)
+        .unwrap_or_else(|| panic!("taken, but not a request: {line}"));
+    assert_eq!(quick, general, "{line}");
+    true
+}
+
+#[test]
+fn takes_the_usual_shapes_of_a_read() {
+    let (service, handler) = support::setup(Access::Open, Offer::default());
+    let lines = [
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{{"uri":"test://static-text",{META}}}}}"#
+        ),
+        format!(
+            r#"{{"method":"resources/read","params":{{{META},"uri":"test://static-binary"}},"id":"a \"quoted\" id","jsonrpc":"2.0"}}"#
+        ),
+        // Not found, an invalid URI, a template, a failing template: the errors match too.
+        format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{{"uri":"test://missing",{META}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{{"uri":"not a uri",{META}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{{"uri":"test://template/7/data",{META}}}}}"#
+        ),
+        format!(
+            r#"{{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{{"uri":"test://failing/public",{META}}}}}"#
+        ),
+        // Members nobody reads, a request state, progress, another version, white space.
+        format!(
+            r#" {{"jsonrpc":"2.0","id":6,"x":[1,{{}}],"method":"resources/read","params":{{"uri":"test://static-text","requestState":"s",{META}}}}} "#
+        )
+        .trim_start()
+        .to_owned(),
+        r#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"test://static-text","_meta":{"progressToken":"p","io.modelcontextprotocol/logLevel":"debug","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"other/key":{"a":[null]}}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"test://static-text","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_owned(),
+    ];
+    for line in &lines {
+        assert!(check(&service, &handler, line), "not taken: {line}");
+    }
+}
+
+#[test]
+fn leaves_everything_else_to_the_general_way() {
+    let (service, handler) = support::setup(Access::Open, Offer::default());
+    let read = |envelope: &str, params: &str| {
+        format!(r#"{{{envelope}"method":"resources/read","params":{params}}}"#)
+    };
+    let params = format!(r#"{{"uri":"test://static-text",{META}}}"#);
+    let lines = [
+        // Not this era, not a read, not a request.
+        read(
+            r#""jsonrpc":"2.0","id":1,"#,
+            r#"{"uri":"test://static-text"}"#,
+        ),
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{{{META}}}}}"#),
+        read(r#""jsonrpc":"2.0","#, &params),
+        read(r#""jsonrpc":"2.0","id":null,"#, &params),
+        read(r#""jsonrpc":"2.0","id":1.5,"#, &params),
+        read(r#""jsonrpc":"2.0","id":1,"result":null,"#, &params),
+        read(r#""jsonrpc":"2.0","id":1,"error":{},"#, &params),
+        // Off in some way: the general way says what is wrong, or reads it the long way.
+        read(r#""jsonrpc":"2.1","id":1,"#, &params),
+        read(r#""jsonrpc":"2\u002e0","id":1,"#, &params),
+        read(r#""id":1,"#, &params),
+        read(r#""jsonrpc":"2.0","id":1,"id":2,"#, &params),
+        read(r#""jsonrpc":"2.0","id":1,"#, r#"["test://static-text"]"#),
+        read(
+            r#""jsonrpc":"2.0","id":1,"#,
+            &format!(r#"{{"uri":"test://static-text",{META},{META}}}"#),
+        ),
+        read(
+            r#""jsonrpc":"2.0","id":1,"#,
+            r#"{"uri":"test://static-text","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+        ),
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"resources\/read","params":{params}}}"#),
+        format!(r#"[{{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{params}}}]"#),
+        format!(r#"  {{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{params}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{params}}} x"#),
+    ];
+    for line in &lines {
+        assert!(!check(&service, &handler, line), "taken: {line}");
+    }
+}
+
+/// The members of a generated line besides its params: a request's three, then some more,
+/// each sometimes off (repeating one of the three, or beside them a member a request has not).
+fn members() -> impl Strategy<Value = Vec<String>> {
+    let id = prop_oneof![
+        any::<i64>().prop_map(|id| format!(r#""id":{id}"#)),
+        "[a-z0-9 \"\\\\]{0,6}".prop_map(|id| format!(r#""id":{}"#, serde_json::Value::from(id))),
+    ];
+    let more = prop::sample::select(vec![
+        r#""jsonrpc":"1.0""#,
+        r#""jsonrpc":null"#,
+        r#""method":"resources/list""#,
+        r#""method":7"#,
+        r#""id":null"#,
+        r#""id":[1]"#,
+        r#""id":9223372036854775808"#,
+        r#""result":{}"#,
+        r#""error":null"#,
+        r#""extra":{"_meta":[]}"#,
+        r#""extra":"\u0041""#,
+    ]);
+    (id, prop::collection::vec(more, 0..3)).prop_map(|(id, more)| {
+        let mut members = vec![
+            r#""jsonrpc":"2.0""#.to_owned(),
+            r#""method":"resources/read""#.to_owned(),
+            id,
+        ];
+        members.extend(more.into_iter().map(str::to_owned));
+        members
+    })
+}
+
+fn params_member() -> impl Strategy<Value = String> {
+    let uri = prop::sample::select(vec![
+        r#""uri":"test://static-text""#,
+        r#""uri":"test://watched-resource""#,
+        r#""uri":"secret://hidden""#,
+        r#""uri":"test://template/1/data""#,
+        r#""uri":"test://failing/x""#,
+        r#""uri":"::""#,
+        r#""uri":7"#,
+        r#""uri":"test:\/\/static-text""#,
+    ]);
+    let meta_entry = prop::sample::select(vec![
+        r#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#,
+        r#""io.modelcontextprotocol/protocolVersion":"2025-06-18""#,
+        r#""io.modelcontextprotocol/clientCapabilities":{}"#,
+        r#""io.modelcontextprotocol/clientCapabilities":{"x":1}"#,
+        r#""io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}"#,
+        r#""io.modelcontextprotocol/clientInfo":7"#,
+        r#""io.modelcontextprotocol/logLevel":"warning""#,
+        r#""io.modelcontextprotocol/logLevel":"loud""#,
+        r#""progressToken":"p""#,
+        r#""progressToken":1.5"#,
+        r#""other":null"#,
+    ]);
+    let meta = prop::collection::vec(meta_entry, 0..5).prop_map(|entries| {
+        let mut entries = entries;
+        // Mostly a valid `_meta`, so that most lines are taken.
+        entries.insert(0, r#""io.modelcontextprotocol/clientCapabilities":{}"#);
+        entries.insert(
+            0,
+            r#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#,
+        );
+        format!(r#""_meta":{{{}}}"#, entries.join(","))
+    });
+    let extra = prop::sample::select(vec![
+        "",
+        r#","requestState":"s""#,
+        r#","requestState":7"#,
+        r#","inputResponses":{}"#,
+        r#","cursor":null"#,
+    ]);
+    (uri, prop::option::weighted(0.9, meta), extra, any::<bool>()).prop_map(
+        |(uri, meta, extra, meta_first)| {
+            let mut members = vec![uri.to_owned()];
+            if let Some(meta) = meta {
+                if meta_first {
+                    members.insert(0, meta);
+                } else {
+                    members.push(meta);
+                }
+            }
+            format!(r#""params":{{{}{extra}}}"#, members.join(","))
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Any line made of read-like parts: when the one-pass reading takes it, the exchange says
+    /// what the general way's says.
+    #[test]
+    fn agrees_with_the_general_way(
+        members in (members(), params_member())
+            .prop_map(|(mut members, params)| {
+                members.push(params);
+                members
+            })
+            .prop_shuffle(),
+    ) {
+        let line = format!("{{{}}}", members.join(","));
+        let (service, handler) = support::setup(Access::Open, Offer::default());
+        check(&service, &handler, &line);
+    }
+}
