@@ -14,7 +14,7 @@ use std::time::Instant;
 use mcp_resources_core::service::Query;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
-use mcp_types::jsonrpc::{ErrorObject, Request, RequestId};
+use mcp_types::jsonrpc::{self, ErrorObject, Request, RequestId};
 use mcp_types::meta::{self, Meta, RequestMeta, RequestMetaError};
 use mcp_types::v2026_07_28 as wire;
 use mcp_types::{ProtocolVersion, method};
@@ -296,31 +296,10 @@ fn quick_read(request: &Request) -> Option<(RequestMeta, ReadParams)> {
 /// [`Handler::start_read_line`]): its id, and its `_meta` and params as [`quick_read`] reads
 /// them; `None` for any other line and whenever anything is off.
 fn quick_read_line(line: &[u8]) -> Option<(RequestId, RequestMeta, ReadParams)> {
-    /// The envelope, members as [`mcp_types::jsonrpc::decode`] reads them; `result` and
-    /// `error` only to tell that they are there (even as `null`), which is not a request.
-    #[derive(Deserialize)]
-    struct Line<'a> {
-        #[serde(borrow)]
-        jsonrpc: &'a str,
-        id: RequestId,
-        #[serde(borrow)]
-        method: &'a str,
-        #[serde(borrow, deserialize_with = "object")]
-        params: QuickReadParams<'a>,
-        #[serde(default, deserialize_with = "present")]
-        result: bool,
-        #[serde(default, deserialize_with = "present")]
-        error: bool,
-    }
-    if line.first() != Some(&b'{') {
-        return None;
-    }
-    let line: Line<'_> = serde_json::from_str(std::str::from_utf8(line).ok()?).ok()?;
-    if line.jsonrpc != "2.0" || line.method != method::RESOURCES_READ || line.result || line.error {
-        return None;
-    }
-    let (meta, read) = line.params.checked()?;
-    Some((line.id, meta, read))
+    let (id, params) =
+        jsonrpc::decode_request::<QuickReadParams<'_>>(line, method::RESOURCES_READ)?;
+    let (meta, read) = params.checked()?;
+    Some((id, meta, read))
 }
 
 /// The params of a `resources/read` with its `_meta`, as read in one pass.
@@ -347,30 +326,6 @@ impl QuickReadParams<'_> {
         };
         Some((meta, read))
     }
-}
-
-/// Deserializes `T` from a JSON object only (a derived struct takes an array as well).
-fn object<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    struct ObjectVisitor<T>(std::marker::PhantomData<T>);
-    impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
-        type Value = T;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
-            T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-        }
-    }
-    deserializer.deserialize_map(ObjectVisitor(std::marker::PhantomData))
-}
-
-/// `true` for a member that is there, whatever its value (`null` included).
-fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    IgnoredAny::deserialize(deserializer).map(|_| true)
 }
 
 /// The request metadata of valid `_meta` members; `None` when one is off.

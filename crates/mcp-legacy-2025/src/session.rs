@@ -271,6 +271,33 @@ impl Session {
         self.outputs.pop_front()
     }
 
+    /// Feeds one stdio line or POST body when it is a `resources/read` request of this era in
+    /// its usual shape (see [`jsonrpc::decode_request`]), read in one pass over its bytes
+    /// instead of being decoded and its params read again; returns whether it did. A line it
+    /// leaves (anything else, anything unusual, and a read whose `_meta` names the key of the
+    /// 2026-07-28 protocol version, a request of the other era) is untouched: decode it and
+    /// feed it to [`Session::handle_incoming`], which does for a read exactly what this does.
+    pub fn handle_read_line(&mut self, line: &[u8], _now: Instant) -> bool {
+        let Some((id, params)) = jsonrpc::decode_request::<UriParams>(line, method::RESOURCES_READ)
+        else {
+            return false;
+        };
+        let modern = params
+            .meta
+            .as_ref()
+            .is_some_and(|meta| meta.contains_key(meta::PROTOCOL_VERSION));
+        if modern {
+            return false;
+        }
+        self.serve_request(id.clone(), None, |session| {
+            if session.version.is_none() {
+                return Err(RequestError::NotInitialized);
+            }
+            session.read(&id, None, params)
+        });
+        true
+    }
+
     /// Feeds the result of decoding one stdio line or one POST body.
     pub fn handle_incoming(&mut self, incoming: Result<Incoming, DecodeError>, _now: Instant) {
         match incoming {
@@ -479,11 +506,23 @@ impl Session {
     }
 
     fn handle_request(&mut self, request: Request, batch: Option<Slot>) {
+        self.serve_request(request.id.clone(), batch, |session| {
+            session.dispatch(&request, batch)
+        });
+    }
+
+    /// Serves the request `id`: refused if a request with this id is in flight, else answered
+    /// as `dispatch` says (now, later, or with an error).
+    fn serve_request(
+        &mut self,
+        id: RequestId,
+        batch: Option<Slot>,
+        dispatch: impl FnOnce(&mut Session) -> Result<Reply, RequestError>,
+    ) {
         if let Some(state) = batch.and_then(|slot| self.batches.get_mut(&slot.batch)) {
             state.waiting += 1;
-            state.first_id.get_or_insert_with(|| request.id.clone());
+            state.first_id.get_or_insert_with(|| id.clone());
         }
-        let id = request.id.clone();
         if self.in_flight.contains_key(&id) {
             let error = RequestError::DuplicateId(id.clone());
             self.respond(
@@ -494,7 +533,7 @@ impl Session {
             );
             return;
         }
-        match self.dispatch(&request, batch) {
+        match dispatch(self) {
             Ok(Reply::Now(result)) => {
                 let outcome = result.map_err(|error| errors::unserializable(&error));
                 self.respond(id, batch, outcome, SMALL_MESSAGE);
@@ -530,21 +569,28 @@ impl Session {
                 let query = Query::ListResources {
                     cursor: params.cursor,
                 };
-                Ok(self.ask(request, batch, params.meta, Purpose::ListResources, query))
+                Ok(self.ask(
+                    &request.id,
+                    batch,
+                    params.meta,
+                    Purpose::ListResources,
+                    query,
+                ))
             }
             method::RESOURCES_TEMPLATES_LIST => {
                 let params: PaginatedParams = request.params()?;
                 let query = Query::ListTemplates {
                     cursor: params.cursor,
                 };
-                Ok(self.ask(request, batch, params.meta, Purpose::ListTemplates, query))
+                Ok(self.ask(
+                    &request.id,
+                    batch,
+                    params.meta,
+                    Purpose::ListTemplates,
+                    query,
+                ))
             }
-            method::RESOURCES_READ => {
-                let params: UriParams = request.params()?;
-                let uri = parse_uri(&params.uri)?;
-                let purpose = Purpose::Read { uri: params.uri };
-                Ok(self.ask(request, batch, params.meta, purpose, Query::Read { uri }))
-            }
+            method::RESOURCES_READ => self.read(&request.id, batch, request.params()?),
             method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE if !offer.subscribe => {
                 Err(RequestError::MethodNotFound(format!(
                     "{method} (this server does not offer resource subscriptions)"
@@ -555,7 +601,7 @@ impl Session {
                 let uri = parse_uri(&params.uri)?;
                 let purpose = Purpose::Subscribe { uri: params.uri };
                 Ok(self.ask(
-                    request,
+                    &request.id,
                     batch,
                     params.meta,
                     purpose,
@@ -566,7 +612,7 @@ impl Session {
                 let params: UriParams = request.params()?;
                 let uri = parse_uri(&params.uri)?;
                 let query = Query::Unsubscribe { uri };
-                Ok(self.ask(request, batch, params.meta, Purpose::Unsubscribe, query))
+                Ok(self.ask(&request.id, batch, params.meta, Purpose::Unsubscribe, query))
             }
             method::COMPLETION_COMPLETE if !offer.completions => Err(RequestError::MethodNotFound(
                 format!("{method} (this server does not offer completions)"),
@@ -589,7 +635,7 @@ impl Session {
                     prefix: params.argument.value,
                     context,
                 };
-                Ok(self.ask(request, batch, params.meta, Purpose::Complete, query))
+                Ok(self.ask(&request.id, batch, params.meta, Purpose::Complete, query))
             }
             method::LOGGING_SET_LEVEL => {
                 let params: SetLevelParams = request.params()?;
@@ -619,21 +665,33 @@ impl Session {
 
     /// Registers a query for `request` and emits it (or queues it behind earlier
     /// state-changing ones).
+    /// `resources/read`, once the session is initialized.
+    fn read(
+        &mut self,
+        id: &RequestId,
+        batch: Option<Slot>,
+        params: UriParams,
+    ) -> Result<Reply, RequestError> {
+        let uri = parse_uri(&params.uri)?;
+        let purpose = Purpose::Read { uri: params.uri };
+        Ok(self.ask(id, batch, params.meta, purpose, Query::Read { uri }))
+    }
+
     fn ask(
         &mut self,
-        request: &Request,
+        id: &RequestId,
         batch: Option<Slot>,
         meta: Option<Meta>,
         purpose: Purpose,
         query: Query,
     ) -> Reply {
         let origin = Origin {
-            id: request.id.clone(),
+            id: id.clone(),
             batch,
             progress: meta.as_ref().and_then(meta::progress_token),
         };
         let ticket = self.enqueue(Some(origin), purpose, query);
-        self.in_flight.insert(request.id.clone(), ticket);
+        self.in_flight.insert(id.clone(), ticket);
         Reply::Later
     }
 

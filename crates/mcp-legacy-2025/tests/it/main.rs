@@ -4,5 +4,6 @@
 mod fixture;
 mod lifecycle;
 mod properties;
+mod read_line;
 mod schema;
 mod transcripts;

@@ -25,9 +25,10 @@
 //! one that is ready at once (a page of an in-memory list) is answered without being put into
 //! the set of running queries or given an abort handle; only a query that has to wait (a file
 //! read, a slow provider) joins that set. A modern request that finishes without waiting never
-//! enters the connection's maps, and while no legacy session is open a modern read in its usual
-//! shape is read in one pass over its line
-//! ([`Handler::start_read_line`](mcp_2026::Handler::start_read_line)), not decoded first.
+//! enters the connection's maps. A read in its usual shape is read in one pass over its line,
+//! not decoded first: a legacy one by the legacy session, once there is one
+//! ([`Session::handle_read_line`]), a modern one while there is none
+//! ([`Handler::start_read_line`](mcp_2026::Handler::start_read_line)).
 //!
 //! Shutdown (end of input, or [`Server::shutdown`]): the input is no longer read, each open
 //! listen stream is closed gracefully (its final result, then `notifications/cancelled` naming
@@ -370,11 +371,18 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             return Ok(());
         }
         let now = self.clock.now();
-        // Without a legacy session, the request served most is a read of this era: one in its
-        // usual shape is read in one pass.
-        if self.legacy.is_none() {
-            if let Some(exchange) = self.shared.modern.start_read_line(bytes, now) {
-                return self.serve_modern(exchange).await;
+        // The request served most is a read of the session's era (the modern one while there
+        // is no legacy session): one in its usual shape is read in one pass.
+        match &mut self.legacy {
+            None => {
+                if let Some(exchange) = self.shared.modern.start_read_line(bytes, now) {
+                    return self.serve_modern(exchange).await;
+                }
+            }
+            Some(legacy) => {
+                if legacy.session.handle_read_line(bytes, now) {
+                    return self.pump_legacy().await;
+                }
             }
         }
         let incoming = match jsonrpc::decode(bytes) {

@@ -19,7 +19,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 pub use serde_json::value::RawValue;
 
-pub use self::decode::{DecodeError, Incoming, InvalidMessage, decode, decode_str};
+pub use self::decode::{DecodeError, Incoming, InvalidMessage, decode, decode_request, decode_str};
 pub use self::id::{RequestId, RequestIdError};
 
 /// The `"jsonrpc": "2.0"` member: serializes as `"2.0"` and accepts nothing else.

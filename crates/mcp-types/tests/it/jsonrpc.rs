@@ -387,3 +387,48 @@ fn responses_are_written_as_serde_writes_them() {
     let parse = ErrorObject::new(error::PARSE_ERROR, "Parse error");
     check(&Response::<()>::error(None, parse), 16);
 }
+
+/// `decode_request` gives, for a request line in its usual shape, the id and params `decode`
+/// and `Request::params` give; it leaves every other line (`None`).
+#[test]
+fn decode_request_reads_a_usual_request_in_one_pass() {
+    use mcp_types::jsonrpc::decode_request;
+    use mcp_types::resources::UriParams;
+
+    let usual = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"}}"#,
+        r#"{"params":{"_meta":{"k":[1]},"uri":"a://\u0062"},"x":null,"id":"i\"d","method":"resources/read","jsonrpc":"2.0"}"#,
+    ];
+    for line in usual {
+        let (id, params) = decode_request::<UriParams>(line.as_bytes(), "resources/read")
+            .unwrap_or_else(|| panic!("left: {line}"));
+        let Ok(Incoming::Single(Message::Request(request))) = jsonrpc::decode(line.as_bytes()) else {
+            panic!("not a request: {line}");
+        };
+        assert_eq!(id, request.id, "{line}");
+        assert_eq!(params, request.params::<UriParams>().unwrap(), "{line}");
+    }
+    let other = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"uri":"a://b"}}"#,
+        r#"{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"a://b"}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"method":"resources/read","params":{"uri":"a://b"}}"#,
+        r#"{"jsonrpc":"2.0","id":1.5,"method":"resources/read","params":{"uri":"a://b"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"id":1,"method":"resources/read","params":{"uri":"a://b"}}"#,
+        r#"{"jsonrpc":"2.1","id":1,"method":"resources/read","params":{"uri":"a://b"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources\/read","params":{"uri":"a://b"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":["a://b"]}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"},"result":null}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"},"error":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read"}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"}} 1"#,
+        r#" {"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"}}"#,
+        r#"[{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"}}]"#,
+        r#"["2.0",1,"resources/read",{"uri":"a://b"}]"#,
+    ];
+    for line in other {
+        assert!(
+            decode_request::<UriParams>(line.as_bytes(), "resources/read").is_none(),
+            "taken: {line}"
+        );
+    }
+}

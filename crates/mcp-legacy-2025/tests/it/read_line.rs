@@ -1,0 +1,191 @@
+//! `Session::handle_read_line`, the one-pass reading of a `resources/read` line, against the
+//! general way (decode the line, then `Session::handle_incoming`): whenever it takes a line, the
+//! session says byte for byte what the general way makes it say, and ends in the same state; it
+//! takes the usual shape of a read; and it leaves every other line untouched.
+
+use mcp_resources_core::service::Offer;
+use mcp_types::jsonrpc::decode;
+use proptest::prelude::*;
+use serde_json::json;
+
+use crate::fixture::Driver;
+
+/// A driver whose session was initialized with 2025-11-25, or not at all.
+fn session(initialized: bool) -> Driver {
+    let mut driver = Driver::new(Offer::default());
+    if initialized {
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"}
+        }})
+        .to_string();
+        let now = driver.now;
+        driver
+            .session
+            .handle_incoming(decode(initialize.as_bytes()), now);
+        driver.session.handle_incoming(
+            decode(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            now,
+        );
+        driver.run();
+    }
+    driver
+}
+
+/// What a session says after `before` then `line`, and its state, both ways; and whether the
+/// one-pass reading took `line`.
+fn both_ways(initialized: bool, before: &[&str], line: &str) -> (bool, Vec<String>, Vec<String>) {
+    let feed = |driver: &mut Driver, quick: bool, line: &str| {
+        let now = driver.now;
+        if !(quick && driver.session.handle_read_line(line.as_bytes(), now)) {
+            driver.session.handle_incoming(decode(line.as_bytes()), now);
+            return false;
+        }
+        true
+    };
+    let mut quick = session(initialized);
+    let mut general = session(initialized);
+    let mut said_quick = Vec::new();
+    let mut said_general = Vec::new();
+    for earlier in before {
+        // Feed without draining, so that requests stay in flight (duplicate ids).
+        feed(&mut quick, true, earlier);
+        feed(&mut general, false, earlier);
+    }
+    let taken = feed(&mut quick, true, line);
+    feed(&mut general, false, line);
+    said_quick.extend(quick.run());
+    said_general.extend(general.run());
+    said_quick.push(format!("{:?}", quick.session.state()));
+    said_general.push(format!("{:?}", general.session.state()));
+    (taken, said_quick, said_general)
+}
+
+fn check(initialized: bool, before: &[&str], line: &str) -> bool {
+    let (taken, quick, general) = both_ways(initialized, before, line);
+    assert_eq!(quick, general, "{line}");
+    taken
+}
+
+#[test]
+fn takes_the_usual_shapes_of_a_read() {
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"mem:///docs/readme.md"}}"#,
+        r#"{"params":{"_meta":{"progressToken":"p"},"uri":"mem:///img/logo.png"},"id":"a \"b\"","method":"resources/read","jsonrpc":"2.0"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"mem:///missing"}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"not a uri"}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"mem:///private/secret.txt"}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"mem:///docs/todo.md","_meta":null,"x":1}}"#,
+        r#"{"jsonrpc":"2.0","id":6,"x":{"y":[]},"method":"resources/read","params":{"uri":"mem:///docs/notes.txt"}}"#,
+    ];
+    for line in lines {
+        assert!(check(true, &[], line), "not taken: {line}");
+    }
+    // Before `initialize`: the same error both ways.
+    assert!(check(false, &[], lines[0]));
+    // A request id already in flight: the same refusal.
+    let first = r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"mem:///docs/readme.md"}}"#;
+    assert!(check(true, &[first], first));
+}
+
+#[test]
+fn leaves_everything_else_untouched() {
+    let params = r#"{"uri":"mem:///docs/readme.md"}"#;
+    let read = |envelope: &str, params: &str| {
+        format!(r#"{{{envelope}"method":"resources/read","params":{params}}}"#)
+    };
+    let lines = [
+        // A read of the other era.
+        read(
+            r#""jsonrpc":"2.0","id":1,"#,
+            r#"{"uri":"mem:///docs/readme.md","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+        ),
+        read(
+            r#""jsonrpc":"2.0","id":1,"#,
+            r#"{"uri":"mem:///docs/readme.md","_meta":{"io.modelcontextprotocol\/protocolVersion":7}}"#,
+        ),
+        // Not a read, not a request.
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"mem:///docs/readme.md"}}"#
+            .to_owned(),
+        read(r#""jsonrpc":"2.0","id":1,"result":null,"#, params),
+        format!(r#"[{}]"#, read(r#""jsonrpc":"2.0","id":1,"#, params)),
+        // Off in some way.
+        read(r#""jsonrpc":"2.0","id":null,"#, params),
+        read(r#""jsonrpc":"2.0","id":1,"id":2,"#, params),
+        read(r#""jsonrpc":"2.00","id":1,"#, params),
+        read(r#""jsonrpc":"2.0","id":1,"#, r#"["mem:///docs/readme.md"]"#),
+        read(r#""jsonrpc":"2.0","id":1,"#, r#"{"uri":7}"#),
+        read(r#""jsonrpc":"2.0","id":1,"#, r#"{}"#),
+        read(r#""jsonrpc":"2.0","id":1,"#, r#"{"uri":"a","uri":"b"}"#),
+        format!(" {}", read(r#""jsonrpc":"2.0","id":1,"#, params)),
+    ];
+    for line in &lines {
+        assert!(!check(true, &[], line), "taken: {line}");
+    }
+    // A line it leaves changes nothing.
+    let mut driver = session(true);
+    let now = driver.now;
+    assert!(
+        !driver
+            .session
+            .handle_read_line(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, now)
+    );
+    assert!(driver.session.poll_output().is_none());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any line made of read-like members: when taken, the session says what it says the
+    /// general way.
+    #[test]
+    fn agrees_with_the_general_way(
+        members in (
+            prop_oneof![
+                any::<i64>().prop_map(|id| format!(r#""id":{id}"#)),
+                "[a-z0-9 \"\\\\]{0,6}".prop_map(|id| format!(r#""id":{}"#, json!(id))),
+            ],
+            prop::sample::select(vec![
+                r#""uri":"mem:///docs/readme.md""#,
+                r#""uri":"mem:///private/secret.txt""#,
+                r#""uri":"mem:///docs/x.md""#,
+                r#""uri":"::""#,
+                r#""uri":"mem:\/\/\/docs\/notes.txt""#,
+            ]),
+            prop::sample::select(vec![
+                "",
+                r#","_meta":{"progressToken":1}"#,
+                r#","_meta":{"progressToken":1.5}"#,
+                r#","_meta":[]"#,
+                r#","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#,
+                r#","cursor":"c""#,
+            ]),
+            prop::collection::vec(
+                prop::sample::select(vec![
+                    r#""jsonrpc":"1.0""#,
+                    r#""method":"resources/subscribe""#,
+                    r#""id":null"#,
+                    r#""error":null"#,
+                    r#""extra":[{"a":"\u0041"}]"#,
+                ]),
+                0..2,
+            ),
+        )
+            .prop_map(|(id, uri, meta, more)| {
+                let mut members = vec![
+                    r#""jsonrpc":"2.0""#.to_owned(),
+                    r#""method":"resources/read""#.to_owned(),
+                    id,
+                    format!(r#""params":{{{uri}{meta}}}"#),
+                ];
+                members.extend(more.into_iter().map(str::to_owned));
+                members
+            })
+            .prop_shuffle(),
+        initialized in prop::bool::weighted(0.9),
+    ) {
+        let line = format!("{{{}}}", members.join(","));
+        check(initialized, &[], &line);
+    }
+}
