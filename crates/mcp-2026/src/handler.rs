@@ -78,27 +78,48 @@ impl Handler {
         }
     }
 
-    /// Starts serving `line` (one stdio line, one POST body) when it is a `resources/read`
-    /// request of this era in its usual shape: a JSON object with `"jsonrpc":"2.0"`, an
-    /// integer or string id, params that are an object with a valid `_meta`, and no `result`
-    /// or `error`. Such a line is read in a single pass over its bytes, instead of being
-    /// decoded into a [`Request`] whose params are then read again.
-    ///
-    /// `None` for any other line, and whenever anything about the line is unusual (an escape
-    /// where a name was expected, a repeated member, leading whitespace): decode it and
-    /// [`Handler::start`] it then, which gives the same exchange, or says what is wrong. A
-    /// line this returns an exchange for is a modern request whatever the transport's era
-    /// rules are: it carries the version key in `_meta`, and it is not `initialize`. Finding
-    /// out that a line is something else costs a parse of it, up to where it goes off: try
-    /// this where requests of this era are the ones expected.
+    /// Starts serving `line` (one stdio line) when it is a `resources/read` request of this
+    /// era in its usual shape ([`ReadLine::parse`]): [`Handler::start`] without decoding the
+    /// line first. `None` for any other line: decode it and [`Handler::start`] it then, which
+    /// gives the same exchange, or says what is wrong. A line this returns an exchange for is a
+    /// modern request whatever the transport's era rules are: it carries the version key in
+    /// `_meta`, and it is not `initialize`.
     pub fn start_read_line(&self, line: &[u8], now: Instant) -> Option<Exchange> {
-        let (id, meta, read) = quick_read_line(line)?;
+        ReadLine::parse(line).map(|read| self.start_read(read, now))
+    }
+
+    /// Starts serving a read already read with [`ReadLine::parse`], as [`Handler::start`]
+    /// serves it.
+    pub fn start_read(&self, read: ReadLine, now: Instant) -> Exchange {
+        let ReadLine { id, meta, read } = read;
         let request = Request::new(id, method::RESOURCES_READ, None);
         let checked = Checked {
             meta,
             read: Some(read),
         };
-        Some(self.start_checked(request, Some(checked), now))
+        self.start_checked(request, Some(checked), now)
+    }
+
+    /// Starts serving a read that came over Streamable HTTP, already read with
+    /// [`ReadLine::parse`], as [`Handler::start_http`] serves it: the headers are checked
+    /// against the body first.
+    pub fn start_http_read(
+        &self,
+        read: ReadLine,
+        headers: &RequestHeaders<'_>,
+        now: Instant,
+    ) -> Exchange {
+        let agree = headers::check_parts(
+            headers,
+            read.protocol_version(),
+            method::RESOURCES_READ,
+            Some(&read.read.uri),
+        );
+        if let Err(error) = agree {
+            let error = RequestError::from(error);
+            return Exchange::failed(self.shared.clone(), read.id, &error);
+        }
+        self.start_read(read, now)
     }
 
     /// Starts serving one request that came over Streamable HTTP, with the header checks in the
@@ -115,7 +136,25 @@ impl Handler {
             Ok(checked) => checked,
             Err(error) => return Exchange::failed(self.shared.clone(), request.id, &error),
         };
-        if let Err(error) = headers::check(headers, &request) {
+        // What the headers are compared with, from what was just read: the version (a string,
+        // or `_meta` would not have passed) and a read's `uri`. Params that are not an object,
+        // and a read whose params were not read with its `_meta` (they are off in some way),
+        // are compared the long way.
+        let object = request
+            .params
+            .as_deref()
+            .is_some_and(|params| params.get().starts_with('{'));
+        let agree = match (&checked.read, request.method.as_str()) {
+            (None, method::RESOURCES_READ) => headers::check(headers, &request),
+            _ if !object => headers::check(headers, &request),
+            (read, method) => headers::check_parts(
+                headers,
+                checked.meta.protocol_version.as_str(),
+                method,
+                read.as_ref().map(|read| read.uri.as_str()),
+            ),
+        };
+        if let Err(error) = agree {
             let error = RequestError::from(error);
             return Exchange::failed(self.shared.clone(), request.id, &error);
         }
@@ -292,14 +331,35 @@ fn quick_read(request: &Request) -> Option<(RequestMeta, ReadParams)> {
         .checked()
 }
 
-/// A `resources/read` request line read in one pass when it is in its usual shape (see
-/// [`Handler::start_read_line`]): its id, and its `_meta` and params as [`quick_read`] reads
-/// them; `None` for any other line and whenever anything is off.
-fn quick_read_line(line: &[u8]) -> Option<(RequestId, RequestMeta, ReadParams)> {
-    let (id, params) =
-        jsonrpc::decode_request::<QuickReadParams<'_>>(line, method::RESOURCES_READ)?;
-    let (meta, read) = params.checked()?;
-    Some((id, meta, read))
+/// A `resources/read` request of this era, read in one pass over its line or body.
+#[derive(Debug)]
+pub struct ReadLine {
+    id: RequestId,
+    meta: RequestMeta,
+    read: ReadParams,
+}
+
+impl ReadLine {
+    /// Reads `line` (one stdio line, one POST body) when it is a `resources/read` request in
+    /// its usual shape ([`jsonrpc::decode_request`]) with a valid `_meta`: one pass over its
+    /// bytes, instead of decoding it into a [`Request`] whose params are then read again.
+    ///
+    /// `None` for any other line, and whenever anything about it is unusual (an escape where a
+    /// name was expected, a repeated member, leading whitespace): decode it then. Finding out
+    /// that a line is something else costs a parse of it, up to where it goes off: try this
+    /// where requests of this era are the ones expected.
+    pub fn parse(line: &[u8]) -> Option<ReadLine> {
+        let (id, params) =
+            jsonrpc::decode_request::<QuickReadParams<'_>>(line, method::RESOURCES_READ)?;
+        let (meta, read) = params.checked()?;
+        Some(ReadLine { id, meta, read })
+    }
+
+    /// The protocol version its `_meta` names, which may be another era's: what era routing
+    /// looks at.
+    pub fn protocol_version(&self) -> &str {
+        self.meta.protocol_version.as_str()
+    }
 }
 
 /// The params of a `resources/read` with its `_meta`, as read in one pass.
@@ -407,7 +467,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for MetaKeys<'a> {
 /// [`wire::ReadResourceParams`] as the handler reads them, with the same fields and checks but
 /// `_meta` skipped: [`Handler::check_meta`] has already read it (so it is a valid map), and a
 /// read is the request served most, so it is not built into a map a second time.
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ReadParams {
     #[serde(rename = "_meta", default)]

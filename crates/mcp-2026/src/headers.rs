@@ -102,14 +102,27 @@ pub(crate) fn check(headers: &RequestHeaders<'_>, request: &Request) -> Result<(
         .and_then(|meta| meta.get(PROTOCOL_VERSION))
         .and_then(Value::as_str)
         .unwrap_or_default();
-    compare(headers, PROTOCOL_VERSION_HEADER, body_version)?;
-    compare(headers, METHOD_HEADER, &request.method)?;
-    if request.method == method::RESOURCES_READ {
-        let body_uri = params
+    let body_uri = (request.method == method::RESOURCES_READ).then(|| {
+        params
             .as_ref()
             .and_then(|params| params.get("uri"))
             .and_then(Value::as_str)
-            .unwrap_or_default();
+            .unwrap_or_default()
+    });
+    check_parts(headers, body_version, &request.method, body_uri)
+}
+
+/// [`check`] against what the body says, already read: the version in `_meta` (empty when
+/// there is none), the method, and for `resources/read` the `uri` (empty when there is none).
+pub(crate) fn check_parts(
+    headers: &RequestHeaders<'_>,
+    body_version: &str,
+    method: &str,
+    body_uri: Option<&str>,
+) -> Result<(), HeaderError> {
+    compare(headers, PROTOCOL_VERSION_HEADER, body_version)?;
+    compare(headers, METHOD_HEADER, method)?;
+    if let Some(body_uri) = body_uri {
         compare(headers, NAME_HEADER, body_uri)?;
     }
     Ok(())

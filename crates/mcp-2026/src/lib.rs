@@ -139,6 +139,6 @@ mod convert;
 pub use crate::config::ModernConfig;
 pub use crate::errors::RequestError;
 pub use crate::exchange::{Exchange, cancelled_notification};
-pub use crate::handler::Handler;
+pub use crate::handler::{Handler, ReadLine};
 pub use crate::headers::{HeaderError, RequestHeaders};
 pub use crate::output::{Outgoing, Output, Ticket};

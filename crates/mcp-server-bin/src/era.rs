@@ -158,6 +158,13 @@ pub fn route_http(message: HttpMessage<'_>) -> HttpRoute {
     }
 }
 
+/// Whether an `MCP-Protocol-Version` header names a version of the 2026-07-28 era: every
+/// modern request that passes the adapter's header checks carries one, and with one,
+/// [`route_http`] never routes a body to the legacy era.
+pub fn header_is_modern(header_version: Option<&str>) -> bool {
+    header_version.is_some_and(|header| ProtocolVersion::from(header).era() == Some(Era::Modern))
+}
+
 /// Whether `request.params._meta` has `io.modelcontextprotocol/protocolVersion` (whatever its
 /// value: the modern adapter validates it).
 pub fn has_modern_meta(request: &Request) -> bool {

@@ -4,7 +4,7 @@
 //! and it leaves every other line (not a read, not this era, not a request, anything unusual)
 //! to the general way.
 
-use mcp_2026::{Exchange, Handler, Output};
+use mcp_2026::{Exchange, Handler, Output, ReadLine, RequestHeaders};
 use mcp_resources_core::policy::Principal;
 use mcp_resources_core::service::{Offer, QueryContext, Service};
 use mcp_types::jsonrpc::{self, Incoming, Message};
@@ -144,6 +144,70 @@ fn leaves_everything_else_to_the_general_way() {
     ];
     for line in &lines {
         assert!(!check(&service, &handler, line), "taken: {line}");
+    }
+}
+
+/// Over HTTP: a read taken in one pass is checked against the headers as the general way
+/// checks it, with the same error when they disagree.
+#[test]
+fn over_http_the_headers_are_checked_the_same_way() {
+    let (service, handler) = support::setup(Access::Open, Offer::default());
+    let lines = [
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{{"uri":"test://static-text",{META}}}}}"#
+        ),
+        r#"{"jsonrpc":"2.0","id":"x","method":"resources/read","params":{"uri":"test://static-text","_meta":{"io.modelcontextprotocol/protocolVersion":"2099-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_owned(),
+    ];
+    let header_sets: [&[(&str, &[u8])]; 6] = [
+        &[
+            ("mcp-protocol-version", b"2026-07-28"),
+            ("mcp-method", b"resources/read"),
+            ("mcp-name", b"test://static-text"),
+        ],
+        &[
+            ("MCP-Protocol-Version", b" 2026-07-28 "),
+            ("Mcp-Method", b"resources/read"),
+            ("Mcp-Name", b"=?base64?dGVzdDovL3N0YXRpYy10ZXh0?="),
+        ],
+        &[
+            ("mcp-protocol-version", b"2026-07-28"),
+            ("mcp-method", b"resources/read"),
+        ],
+        &[
+            ("mcp-protocol-version", b"2026-07-28"),
+            ("mcp-method", b"resources/read"),
+            ("mcp-name", b"test://other"),
+        ],
+        &[
+            ("mcp-protocol-version", b"2099-01-01"),
+            ("mcp-method", b"resources/read"),
+            ("mcp-name", b"test://static-text"),
+        ],
+        &[
+            ("mcp-protocol-version", b"2026-07-28"),
+            ("mcp-method", b"resources/read"),
+            ("mcp-method", b"resources/read"),
+            ("mcp-name", b"test://static-text"),
+        ],
+    ];
+    for line in &lines {
+        for pairs in header_sets {
+            let headers: RequestHeaders<'_> = pairs.iter().copied().collect();
+            let read = ReadLine::parse(line.as_bytes()).expect(line);
+            let quick = served(
+                &service,
+                handler.start_http_read(read, &headers, support::now()),
+            );
+            let Ok(Incoming::Single(Message::Request(request))) = jsonrpc::decode(line.as_bytes())
+            else {
+                panic!("not a request: {line}");
+            };
+            let general = served(
+                &service,
+                handler.start_http(request, &headers, support::now()),
+            );
+            assert_eq!(quick, general, "{line} with {pairs:?}");
+        }
     }
 }
 

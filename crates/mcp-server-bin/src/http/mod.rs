@@ -313,6 +313,26 @@ async fn post(state: &HttpState, headers: &HeaderMap, body: axum::body::Body) ->
     let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
         return reply::status(StatusCode::PAYLOAD_TOO_LARGE);
     };
+    let header_version = headers
+        .get(PROTOCOL_VERSION_HEADER)
+        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+    // The request served most, a modern read in its usual shape, is read in one pass (routed
+    // as it would be decoded: by its `_meta` version and the header). Without a modern
+    // header, it would only fail the header checks: legacy requests are not read twice.
+    let quick = era::header_is_modern(header_version.as_deref())
+        .then(|| mcp_2026::ReadLine::parse(&bytes))
+        .flatten();
+    if let Some(read) = quick {
+        let route = era::route_http(HttpMessage {
+            batch: false,
+            initialize: false,
+            header_version: header_version.as_deref(),
+            meta_version: Some(read.protocol_version()),
+        });
+        if route == HttpRoute::Modern {
+            return modern::read(state, headers, read).await;
+        }
+    }
     let incoming = match jsonrpc::decode(&bytes) {
         Ok(incoming) => incoming,
         Err(DecodeError::InvalidJson(reason)) => {
@@ -339,9 +359,6 @@ async fn post(state: &HttpState, headers: &HeaderMap, body: axum::body::Body) ->
             return reply::error(StatusCode::BAD_REQUEST, None, error);
         }
     }
-    let header_version = headers
-        .get(PROTOCOL_VERSION_HEADER)
-        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
     let (initialize, meta_version, id) = match &incoming {
         Incoming::Single(Message::Request(request)) => {
             let meta_version = era::modern_meta_version(request);

@@ -21,7 +21,7 @@ use std::time::Instant;
 use axum::body::{Body, Bytes};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use mcp_2026::{Exchange, Output, RequestHeaders};
+use mcp_2026::{Exchange, Output, ReadLine, RequestHeaders};
 use mcp_types::jsonrpc::Request;
 
 use crate::driver::{self, LatchWait, Signal, SubscriberGuard};
@@ -29,14 +29,32 @@ use crate::http::{HttpState, reply, sse};
 
 /// Serves one modern request.
 pub(crate) async fn request(state: &HttpState, headers: &HeaderMap, request: Request) -> Response {
-    let view: RequestHeaders<'_> = headers
-        .iter()
-        .map(|(name, value)| (name.as_str(), value.as_bytes()))
-        .collect();
-    let mut exchange = state
+    let exchange = state
         .shared
         .modern
-        .start_http(request, &view, Instant::now());
+        .start_http(request, &view(headers), Instant::now());
+    serve(state, exchange).await
+}
+
+/// Serves one modern `resources/read` read in one pass over its body.
+pub(crate) async fn read(state: &HttpState, headers: &HeaderMap, read: ReadLine) -> Response {
+    let exchange = state
+        .shared
+        .modern
+        .start_http_read(read, &view(headers), Instant::now());
+    serve(state, exchange).await
+}
+
+/// The headers as the adapter reads them.
+fn view(headers: &HeaderMap) -> RequestHeaders<'_> {
+    headers
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_bytes()))
+        .collect()
+}
+
+/// Runs a new exchange to its response, or opens its listen stream.
+async fn serve(state: &HttpState, mut exchange: Exchange) -> Response {
     if exchange.is_listen() {
         return listen(state, exchange).await;
     }

@@ -402,7 +402,8 @@ fn decode_request_reads_a_usual_request_in_one_pass() {
     for line in usual {
         let (id, params) = decode_request::<UriParams>(line.as_bytes(), "resources/read")
             .unwrap_or_else(|| panic!("left: {line}"));
-        let Ok(Incoming::Single(Message::Request(request))) = jsonrpc::decode(line.as_bytes()) else {
+        let Ok(Incoming::Single(Message::Request(request))) = jsonrpc::decode(line.as_bytes())
+        else {
             panic!("not a request: {line}");
         };
         assert_eq!(id, request.id, "{line}");
