@@ -42,6 +42,7 @@ mod process;
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use futures_util::FutureExt;
@@ -276,18 +277,31 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     shutdown.as_mut(),
                     reading,
                 ));
-                match next.as_mut().now_or_never() {
-                    Some(event) => event,
-                    None => {
-                        // Nothing more is ready: send what was written so far, then wait.
-                        if !self.output.buffer().is_empty() {
-                            self.output.flush().await?;
-                        }
-                        let event = next.await;
-                        self.clock.expire();
-                        event
+                let output = &mut self.output;
+                let mut waited = false;
+                // One poll of every event per wake-up: the poll that finds nothing ready has
+                // registered the wakers, so the output is flushed from within it.
+                let event = std::future::poll_fn(|context| {
+                    if let Poll::Ready(event) = next.as_mut().poll(context) {
+                        return Poll::Ready(Ok(event));
                     }
+                    // Nothing more is ready: send what was written so far, then wait. A flush
+                    // the output holds back goes on at the next wake-up, while events are
+                    // handled (further writes wait for room in the buffer).
+                    waited = true;
+                    if !output.buffer().is_empty() {
+                        if let Poll::Ready(Err(error)) = Pin::new(&mut *output).poll_flush(context)
+                        {
+                            return Poll::Ready(Err(error));
+                        }
+                    }
+                    Poll::Pending
+                })
+                .await?;
+                if waited {
+                    self.clock.expire();
                 }
+                event
             };
             match event {
                 Event::Line(Ok(Some(Line::Complete))) => self.handle_line(&line.bytes).await?,
