@@ -9,7 +9,10 @@
 //! A [`Handler`] is made once per server from a [`ModernConfig`] and shared by reference. For
 //! every decoded request the binary routes to the modern era it calls [`Handler::start`] (stdio)
 //! or [`Handler::start_http`] (Streamable HTTP, which adds the header checks), and gets one
-//! [`Exchange`]. Then, until [`Exchange::is_finished`] and the queue is empty:
+//! [`Exchange`]. A `resources/read` in its usual shape may be read in one pass instead, without
+//! decoding it first ([`ReadLine::parse`], then [`Handler::start_read`] or
+//! [`Handler::start_http_read`]): the exchange is the same. Then, until
+//! [`Exchange::is_finished`] and the queue is empty:
 //!
 //! 1. drain [`Exchange::poll_output`] until `None`:
 //!    - [`Output::Send`]. Write the message (compact JSON, no trailing newline). Every message

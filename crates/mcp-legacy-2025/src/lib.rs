@@ -13,6 +13,8 @@
 //! 1. **Feeds** it, always with the current `now`:
 //!    - [`Session::handle_incoming`] with the result of [`mcp_types::jsonrpc::decode`] of one
 //!      stdio line or one POST body (a decode error is fed too: it becomes `-32700` or `-32600`);
+//!      or first [`Session::handle_read_line`] with the bytes, which serves a `resources/read` in
+//!      its usual shape in one pass and leaves any other line untouched (then decode and feed it);
 //!    - [`Session::handle_answer`] with the [`Answer`](mcp_resources_core::service::Answer) to
 //!      each [`Output::Query`];
 //!    - [`Session::handle_changes`] with `Service::drain_changes(subscriber)` whenever
