@@ -25,7 +25,7 @@ use serde_json::value::RawValue;
 use crate::config::{ModernConfig, Shared};
 use crate::errors::RequestError;
 use crate::exchange::{Exchange, Pending};
-use crate::headers::{self, RequestHeaders};
+use crate::headers::{self, HeaderError, RequestHeaders};
 use crate::output::Ticket;
 
 /// Serves 2026-07-28 requests: one [`Exchange`] per request. Stateless and shareable (`&self`).
@@ -81,9 +81,10 @@ impl Handler {
     /// Starts serving `line` (one stdio line) when it is a `resources/read` request of this
     /// era in its usual shape ([`ReadLine::parse`]): [`Handler::start`] without decoding the
     /// line first. `None` for any other line: decode it and [`Handler::start`] it then, which
-    /// gives the same exchange, or says what is wrong. A line this returns an exchange for is a
-    /// modern request whatever the transport's era rules are: it carries the version key in
-    /// `_meta`, and it is not `initialize`.
+    /// gives the same exchange, or says what is wrong. Which era a line belongs to is the
+    /// transport's decision: this serves it as a modern request (it carries the version key in
+    /// `_meta`, and it is not `initialize`), so call it where the transport's rules say so, such
+    /// as stdio while no legacy session is open.
     pub fn start_read_line(&self, line: &[u8], now: Instant) -> Option<Exchange> {
         ReadLine::parse(line).map(|read| self.start_read(read, now))
     }
@@ -115,11 +116,15 @@ impl Handler {
             method::RESOURCES_READ,
             Some(&read.read.uri),
         );
-        if let Err(error) = agree {
-            let error = RequestError::from(error);
-            return Exchange::failed(self.shared.clone(), read.id, &error);
+        match agree {
+            Ok(()) => self.start_read(read, now),
+            Err(error) => self.disagreeing(read.id, error),
         }
-        self.start_read(read, now)
+    }
+
+    /// The exchange answering a request whose headers disagree with its body.
+    fn disagreeing(&self, id: RequestId, error: HeaderError) -> Exchange {
+        Exchange::failed(self.shared.clone(), id, &RequestError::from(error))
     }
 
     /// Starts serving one request that came over Streamable HTTP, with the header checks in the
@@ -136,42 +141,30 @@ impl Handler {
             Ok(checked) => checked,
             Err(error) => return Exchange::failed(self.shared.clone(), request.id, &error),
         };
-        // What the headers are compared with, from what was just read: the version (a string,
-        // or `_meta` would not have passed) and a read's `uri`. Params that are not an object,
-        // and a read whose params were not read with its `_meta` (they are off in some way),
-        // are compared the long way.
-        let object = request
-            .params
-            .as_deref()
-            .is_some_and(|params| params.get().starts_with('{'));
-        let agree = match (&checked.read, request.method.as_str()) {
-            (None, method::RESOURCES_READ) => headers::check(headers, &request),
-            _ if !object => headers::check(headers, &request),
-            (read, method) => headers::check_parts(
-                headers,
-                checked.meta.protocol_version.as_str(),
-                method,
-                read.as_ref().map(|read| read.uri.as_str()),
-            ),
-        };
-        if let Err(error) = agree {
-            let error = RequestError::from(error);
-            return Exchange::failed(self.shared.clone(), request.id, &error);
+        match agreement(headers, &request, &checked) {
+            Ok(()) => self.start_checked(request, Some(checked), now),
+            Err(error) => self.disagreeing(request.id, error),
         }
-        self.start_checked(request, Some(checked), now)
     }
 
     /// HTTP only: checks the headers against the body before [`Handler::start`]:
     /// `MCP-Protocol-Version` against `_meta`, `Mcp-Method` against the method (both required
     /// on every request), `Mcp-Name` against `params.uri` (required on `resources/read`),
     /// after decoding the `=?base64?…?=` form. Returns the `-32020` error object (HTTP 400) on
-    /// a missing, repeated, malformed or mismatching header.
+    /// a missing, repeated, malformed or mismatching header. This is the check
+    /// [`Handler::start_http`] makes once `_meta` is valid; members of the params that nobody
+    /// reads are skipped, not read.
     pub fn check_headers(
         headers: &RequestHeaders<'_>,
         request: &Request,
     ) -> Result<(), ErrorObject> {
-        headers::check(headers, request)
-            .map_err(|error| RequestError::from(error).to_error_object())
+        let agree = match Checked::read(request) {
+            Ok(checked) => agreement(headers, request, &checked),
+            // An invalid `_meta` (which `start_http` answers before the headers are looked
+            // at): compared with what the params say as far as they can be read.
+            Err(_) => headers::check(headers, request),
+        };
+        agree.map_err(|error| RequestError::from(error).to_error_object())
     }
 
     /// The first check of every request: `params._meta` is an object carrying the required keys
@@ -249,6 +242,32 @@ impl Handler {
             query,
             pending,
         })
+    }
+}
+
+/// Whether the headers agree with the body of a request whose `_meta` is valid, compared with
+/// what was just read: the version (a string, or `_meta` would not have passed) and a read's
+/// `uri`. Params that are not an object, and a read whose params were not read with its `_meta`
+/// (they are off in some way), are compared the long way, with what the params say as far as
+/// they can be read.
+fn agreement(
+    headers: &RequestHeaders<'_>,
+    request: &Request,
+    checked: &Checked,
+) -> Result<(), HeaderError> {
+    let object = request
+        .params
+        .as_deref()
+        .is_some_and(|params| params.get().starts_with('{'));
+    match (&checked.read, request.method.as_str()) {
+        (None, method::RESOURCES_READ) => headers::check(headers, request),
+        _ if !object => headers::check(headers, request),
+        (read, method) => headers::check_parts(
+            headers,
+            checked.meta.protocol_version.as_str(),
+            method,
+            read.as_ref().map(|read| read.uri.as_str()),
+        ),
     }
 }
 

@@ -290,9 +290,7 @@ impl Session {
             return false;
         }
         self.serve_request(id.clone(), None, |session| {
-            if session.version.is_none() {
-                return Err(RequestError::NotInitialized);
-            }
+            session.negotiated()?;
             session.read(&id, None, params)
         });
         true
@@ -559,9 +557,7 @@ impl Session {
             }
             return self.initialize(request);
         }
-        let Some(version) = self.version.clone() else {
-            return Err(RequestError::NotInitialized);
-        };
+        let version = self.negotiated()?;
         let offer = self.config.offer;
         match method {
             method::RESOURCES_LIST => {
@@ -665,6 +661,11 @@ impl Session {
 
     /// Registers a query for `request` and emits it (or queues it behind earlier
     /// state-changing ones).
+    /// The version `initialize` negotiated: every method but `ping` and `initialize` needs one.
+    fn negotiated(&self) -> Result<ProtocolVersion, RequestError> {
+        self.version.clone().ok_or(RequestError::NotInitialized)
+    }
+
     /// `resources/read`, once the session is initialized.
     fn read(
         &mut self,

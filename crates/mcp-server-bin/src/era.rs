@@ -160,7 +160,8 @@ pub fn route_http(message: HttpMessage<'_>) -> HttpRoute {
 
 /// Whether an `MCP-Protocol-Version` header names a version of the 2026-07-28 era: every
 /// modern request that passes the adapter's header checks carries one, and with one,
-/// [`route_http`] never routes a body to the legacy era.
+/// [`route_http`] routes a single request other than `initialize` to the modern era or refuses
+/// it (its `_meta` names another version), never to the legacy era.
 pub fn header_is_modern(header_version: Option<&str>) -> bool {
     header_version.is_some_and(|header| ProtocolVersion::from(header).era() == Some(Era::Modern))
 }

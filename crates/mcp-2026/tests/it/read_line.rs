@@ -211,6 +211,44 @@ fn over_http_the_headers_are_checked_the_same_way() {
     }
 }
 
+/// Members of the params that nobody reads are skipped, not read: one a `serde_json::Value`
+/// cannot hold (a lone surrogate, a number out of range) changes neither the header check nor
+/// the answer, whichever way the request is read.
+#[test]
+fn unread_members_change_neither_the_header_check_nor_the_answer() {
+    let (service, handler) = support::setup(Access::Open, Offer::default());
+    let pairs: [(&str, &[u8]); 3] = [
+        ("mcp-protocol-version", b"2026-07-28"),
+        ("mcp-method", b"resources/read"),
+        ("mcp-name", b"test://static-text"),
+    ];
+    let headers: RequestHeaders<'_> = pairs.iter().copied().collect();
+    for extra in [r#""x":"\ud800""#, r#""x":1e400"#] {
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{{"uri":"test://static-text",{extra},{META}}}}}"#
+        );
+        let Ok(Incoming::Single(Message::Request(request))) = jsonrpc::decode(line.as_bytes())
+        else {
+            panic!("not a request: {line}");
+        };
+        assert_eq!(Handler::check_headers(&headers, &request), Ok(()), "{line}");
+        let general = served(
+            &service,
+            handler.start_http(request, &headers, support::now()),
+        );
+        assert!(
+            general.last().unwrap().starts_with("status 200"),
+            "{general:?}"
+        );
+        let read = ReadLine::parse(line.as_bytes()).expect(&line);
+        let quick = served(
+            &service,
+            handler.start_http_read(read, &headers, support::now()),
+        );
+        assert_eq!(quick, general, "{line}");
+    }
+}
+
 /// The members of a generated line besides its params: a request's three, then some more,
 /// each sometimes off (repeating one of the three, or beside them a member a request has not).
 fn members() -> impl Strategy<Value = Vec<String>> {

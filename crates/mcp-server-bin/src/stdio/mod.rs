@@ -6,8 +6,9 @@
 //! `Session` (made on `initialize`) or to a new modern `Exchange`, and the adapter's outputs
 //! are carried out at once: messages are written to a buffered writer, queries are polled and,
 //! if they have to wait, pushed into a `FuturesUnordered` polled by the same task (no task or
-//! thread per request), cancellations abort their query. The writer is flushed whenever the loop has nothing more ready to do, so
-//! a burst of requests costs few writes. Nothing but protocol messages is ever written to the
+//! thread per request), cancellations abort their query. A flush of the writer starts whenever
+//! the loop has nothing more ready to do (and goes on at the next wake-up if the pipe is full),
+//! so a burst of requests costs few writes. Nothing but protocol messages is ever written to the
 //! output; logs go through `tracing`.
 //!
 //! Bounds: a line longer than [`MAX_LINE_BYTES`] is answered `-32600` and skipped without being
@@ -567,20 +568,37 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         let Some(answer) = answer else {
             return Ok(());
         };
+        self.feed(ticket, answer);
+        match ticket {
+            QueryTicket::Legacy(_) => self.pump_legacy().await,
+            QueryTicket::Modern(key, _) => self.pump_modern(key).await,
+        }
+    }
+
+    /// Feeds an answer to the adapter state that asked for it, if it is still there.
+    fn feed(&mut self, ticket: QueryTicket, answer: Answer) {
         let now = self.clock.now();
         match ticket {
             QueryTicket::Legacy(ticket) => {
                 if let Some(legacy) = &mut self.legacy {
                     legacy.session.handle_answer(ticket, answer, now);
                 }
-                self.pump_legacy().await
             }
             QueryTicket::Modern(key, ticket) => {
                 if let Some(modern) = self.exchanges.get_mut(&key) {
                     modern.exchange.handle_answer(ticket, answer, now);
                 }
-                self.pump_modern(key).await
             }
+        }
+    }
+
+    /// Carries out an adapter's query: an answer the service has at once is fed straight back
+    /// (the caller goes on draining the adapter, which now has the response); any other query
+    /// is run ([`Connection::run_query`]).
+    fn ask(&mut self, ticket: QueryTicket, subscriber: Option<SubscriberId>, query: Query) {
+        match self.answer_now(subscriber, query) {
+            Ok(answer) => self.feed(ticket, answer),
+            Err(query) => self.run_query(ticket, subscriber, query),
         }
     }
 
@@ -623,17 +641,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     self.write(&outgoing.bytes).await?
                 }
                 Some(mcp_legacy_2025::Output::Query { ticket, query }) => {
-                    match self.answer_now(Some(subscriber), query) {
-                        Ok(answer) => {
-                            let now = self.clock.now();
-                            if let Some(legacy) = &mut self.legacy {
-                                legacy.session.handle_answer(ticket, answer, now);
-                            }
-                        }
-                        Err(query) => {
-                            self.run_query(QueryTicket::Legacy(ticket), Some(subscriber), query);
-                        }
-                    }
+                    self.ask(QueryTicket::Legacy(ticket), Some(subscriber), query);
                 }
                 Some(mcp_legacy_2025::Output::Cancel { ticket }) => {
                     self.abort(QueryTicket::Legacy(ticket));
@@ -675,17 +683,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             match modern.exchange.poll_output() {
                 Some(mcp_2026::Output::Send(outgoing)) => self.write(&outgoing.bytes).await?,
                 Some(mcp_2026::Output::Query { ticket, query }) => {
-                    match self.answer_now(subscriber, query) {
-                        Ok(answer) => {
-                            let now = self.clock.now();
-                            if let Some(modern) = self.exchanges.get_mut(&key) {
-                                modern.exchange.handle_answer(ticket, answer, now);
-                            }
-                        }
-                        Err(query) => {
-                            self.run_query(QueryTicket::Modern(key, ticket), subscriber, query);
-                        }
-                    }
+                    self.ask(QueryTicket::Modern(key, ticket), subscriber, query);
                 }
                 Some(mcp_2026::Output::Cancel { ticket }) => {
                     self.abort(QueryTicket::Modern(key, ticket));
@@ -704,9 +702,8 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         }
     }
 
-    /// The answer to `query` when the service has it at once (a static read: no future at all),
-    /// to be fed straight back to the adapter that asked; otherwise the query, for
-    /// [`Connection::run_query`].
+    /// The answer to `query` when the service has it at once (a static read: no future at all);
+    /// otherwise the query, for [`Connection::run_query`].
     fn answer_now(&self, subscriber: Option<SubscriberId>, query: Query) -> Result<Answer, Query> {
         driver::answer_now(
             &self.shared.service,

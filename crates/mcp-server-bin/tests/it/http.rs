@@ -469,6 +469,87 @@ async fn check(server: &TestServer, headers: &[(&str, &str)], body: Value, expec
     );
 }
 
+/// A read in its usual shape with a modern header is read in one pass; the same body with a
+/// leading space is decoded first. Both must be routed, checked and answered alike, including
+/// when the headers or the `_meta` version say otherwise.
+#[tokio::test]
+async fn reads_read_in_one_pass_are_answered_as_decoded_ones() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let read = |version: &str, uri: &str| {
+        let mut meta = modern_meta();
+        meta["io.modelcontextprotocol/protocolVersion"] = json!(version);
+        json!({"jsonrpc": "2.0", "id": 9, "method": "resources/read",
+            "params": {"uri": uri, "_meta": meta}})
+        .to_string()
+    };
+    type Headers<'a> = &'a [(&'a str, &'a str)];
+    let cases: [(Headers<'_>, String, u16); 6] = [
+        (
+            &[
+                ("mcp-protocol-version", MODERN),
+                ("mcp-method", "resources/read"),
+                ("mcp-name", "test://static-text"),
+            ],
+            read(MODERN, "test://static-text"),
+            200,
+        ),
+        // The header and `_meta` disagree: -32020, whatever the route.
+        (
+            &[
+                ("mcp-protocol-version", MODERN),
+                ("mcp-method", "resources/read"),
+                ("mcp-name", "test://static-text"),
+            ],
+            read("2025-11-25", "test://static-text"),
+            400,
+        ),
+        (
+            &[
+                ("mcp-protocol-version", MODERN),
+                ("mcp-method", "resources/read"),
+                ("mcp-name", "test://other"),
+            ],
+            read(MODERN, "test://static-text"),
+            400,
+        ),
+        (
+            &[
+                ("mcp-protocol-version", MODERN),
+                ("mcp-method", "resources/read"),
+            ],
+            read(MODERN, "test://static-text"),
+            400,
+        ),
+        // Not found, on the one-pass route: the modern error, status 200.
+        (
+            &[
+                ("mcp-protocol-version", MODERN),
+                ("mcp-method", "resources/read"),
+                ("mcp-name", "test://missing"),
+            ],
+            read(MODERN, "test://missing"),
+            200,
+        ),
+        // A legacy header: no one-pass reading, and no session either.
+        (
+            &[("mcp-protocol-version", "2025-11-25")],
+            read("2025-11-25", "test://static-text"),
+            400,
+        ),
+    ];
+    for (headers, body, status) in cases {
+        let quick = Answer::read(server.send("POST", headers, Some(&body)).await).await;
+        let spaced = format!(" {body}");
+        let decoded = Answer::read(server.send("POST", headers, Some(&spaced)).await).await;
+        assert_eq!(quick.status, status, "{headers:?} {body}: {:?}", quick.json);
+        assert_eq!(
+            (quick.status, &quick.json, &quick.content_type),
+            (decoded.status, &decoded.json, &decoded.content_type),
+            "{headers:?} {body}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn modern_validation_errors() {
     let server = TestServer::start(HttpOptions::default()).await;

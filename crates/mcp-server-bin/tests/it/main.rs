@@ -5,4 +5,5 @@ mod era;
 mod example;
 mod filesystem;
 mod http;
+mod lines;
 mod stdio;

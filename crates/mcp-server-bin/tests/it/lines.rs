@@ -1,0 +1,172 @@
+//! The stdio loop in process (`Server::serve_lines` over in-memory bytes): reads taken in one
+//! pass answered exactly as decoded ones, in both eras and with both eras on one connection,
+//! and a request answered at once still refused when its id is in flight. Every wait is
+//! bounded; nothing is timed.
+
+use std::time::Duration;
+
+use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
+use mcp_resources_core::template::UriTemplate;
+use mcp_resources_core::uri::ResourceUri;
+use mcp_server_bin::Server;
+use serde_json::{Value, json};
+
+/// How long serving all the lines may take before the test fails.
+const WAIT: Duration = Duration::from_secs(10);
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+/// A server with one static resource and a template whose reads take a little while.
+fn server() -> Server {
+    let text = ResourceUri::parse("test://static-text").unwrap();
+    Server::builder()
+        .server_info("lines-test", "1.0.0")
+        .static_resource(
+            Resource::new(text.clone(), "static-text").with_mime_type("text/plain"),
+            vec![Contents::text(text, "hello over stdio").with_mime_type("text/plain")],
+        )
+        .template_fn(
+            ResourceTemplate::new(UriTemplate::parse("test://slow/{n}").unwrap(), "slow"),
+            |uri, _| {
+                let contents = Contents::text(uri.clone(), "slowly");
+                async move {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    Ok(vec![contents])
+                }
+            },
+        )
+        .build()
+        .unwrap()
+}
+
+/// Serves `lines` to the end of the input; returns every line written.
+async fn serve(lines: &[String]) -> Vec<String> {
+    let input = lines
+        .iter()
+        .map(|line| format!("{line}\n"))
+        .collect::<String>();
+    let mut output = Vec::new();
+    tokio::time::timeout(WAIT, server().serve_lines(input.as_bytes(), &mut output))
+        .await
+        .expect("served within the bound")
+        .expect("no i/o error");
+    String::from_utf8(output)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+fn modern_read(id: i64, uri: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/read","params":{{"uri":"{uri}",{META}}}}}"#
+    )
+}
+
+fn legacy_read(id: i64, uri: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/read","params":{{"uri":"{uri}"}}}}"#)
+}
+
+fn initialize() -> [String; 2] {
+    [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}
+        }})
+        .to_string(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+    ]
+}
+
+/// A request line from its id and URI.
+type Line = fn(i64, &str) -> String;
+
+/// Each request, then the same request with a leading space (which is decoded first) and its
+/// id plus 100 (the first may still be in flight).
+fn in_pairs(requests: &[(Line, i64, &str)]) -> Vec<String> {
+    requests
+        .iter()
+        .flat_map(|(make, id, uri)| [make(*id, uri), format!(" {}", make(id + 100, uri))])
+        .collect()
+}
+
+/// The answers to [`in_pairs`] come in pairs that differ in their id only.
+fn assert_pairs_alike(answers: &[String]) {
+    assert!(answers.len() % 2 == 0, "{answers:#?}");
+    let mut by_id: Vec<(i64, Value)> = answers
+        .iter()
+        .map(|answer| {
+            let mut value: Value = serde_json::from_str(answer).unwrap();
+            let id = value["id"].as_i64().expect("an integer id");
+            value.as_object_mut().unwrap().remove("id");
+            (id, value)
+        })
+        .collect();
+    by_id.sort_by_key(|(id, _)| *id);
+    let (usual, spaced) = by_id.split_at(answers.len() / 2);
+    for ((id, quick), (spaced_id, decoded)) in usual.iter().zip(spaced) {
+        assert_eq!(id + 100, *spaced_id);
+        assert_eq!(quick, decoded, "id {id}");
+    }
+}
+
+#[tokio::test]
+async fn modern_reads_in_one_pass_are_answered_as_decoded_ones() {
+    let lines = in_pairs(&[
+        (modern_read, 1, "test://static-text"),
+        (modern_read, 2, "test://missing"),
+        (modern_read, 3, "not a uri"),
+        (modern_read, 4, "test://slow/1"),
+    ]);
+    let answers = serve(&lines).await;
+    assert_pairs_alike(&answers);
+    let first: Value = serde_json::from_str(&answers[0]).unwrap();
+    assert_eq!(first["id"], 1);
+    assert_eq!(first["result"]["contents"][0]["text"], "hello over stdio");
+    assert_eq!(first["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn legacy_reads_in_one_pass_are_answered_as_decoded_ones_beside_modern_ones() {
+    let mut lines = initialize().to_vec();
+    lines.extend(in_pairs(&[
+        (legacy_read, 1, "test://static-text"),
+        (legacy_read, 2, "test://missing"),
+        (legacy_read, 3, "test://slow/2"),
+        // A modern read on the same connection, decoded and routed by its `_meta`.
+        (modern_read, 4, "test://static-text"),
+    ]));
+    let answers = serve(&lines).await;
+    let (handshake, reads) = answers.split_first().unwrap();
+    assert!(
+        handshake.contains(r#""protocolVersion":"2025-11-25""#),
+        "{handshake}"
+    );
+    assert_pairs_alike(reads);
+    let answer = |id: i64| -> Value {
+        reads
+            .iter()
+            .map(|read| serde_json::from_str::<Value>(read).unwrap())
+            .find(|read| read["id"] == id)
+            .unwrap()
+    };
+    let legacy = answer(1);
+    assert_eq!(legacy["result"]["contents"][0]["text"], "hello over stdio");
+    assert!(legacy["result"].get("resultType").is_none(), "{legacy}");
+    assert_eq!(answer(4)["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn a_read_answered_at_once_is_refused_while_its_id_is_in_flight() {
+    let answers = serve(&[
+        modern_read(7, "test://slow/3"),
+        modern_read(7, "test://static-text"),
+    ])
+    .await;
+    assert_eq!(answers.len(), 2, "{answers:#?}");
+    let refusal: Value = serde_json::from_str(&answers[0]).unwrap();
+    assert_eq!(refusal["id"], 7);
+    assert_eq!(refusal["error"]["code"], -32600, "{refusal}");
+    let slow: Value = serde_json::from_str(&answers[1]).unwrap();
+    assert_eq!(slow["result"]["contents"][0]["text"], "slowly", "{slow}");
+}
