@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use mcp_resources_core::service::Answer;
 use mcp_resources_core::subscription::Change;
-use mcp_types::jsonrpc::{self, Notification, RawValue, Request, RequestId, Response};
+use mcp_types::jsonrpc::{self, Notification, RawValue, RequestId, Response};
 use mcp_types::meta::{self, Meta, ProgressToken, RequestMeta};
 use mcp_types::method;
 use mcp_types::resources::ContentsOut;
@@ -97,10 +97,10 @@ impl Exchange {
     /// An exchange answering `server/discover` at once.
     pub(crate) fn answered_discover(
         shared: Arc<Shared>,
-        request: Request,
+        id: RequestId,
         meta: &RequestMeta,
     ) -> Exchange {
-        let mut exchange = Exchange::new(shared, request.id, Some(meta));
+        let mut exchange = Exchange::new(shared, id, Some(meta));
         let config = &exchange.shared.config;
         let offer = config.offer;
         let resources = wire::ServerCapabilities {
@@ -128,13 +128,13 @@ impl Exchange {
     /// An exchange with one query out.
     pub(crate) fn querying(
         shared: Arc<Shared>,
-        request: Request,
+        id: RequestId,
         meta: &RequestMeta,
         ticket: Ticket,
         query: mcp_resources_core::service::Query,
         pending: Pending,
     ) -> Exchange {
-        let mut exchange = Exchange::new(shared, request.id, Some(meta));
+        let mut exchange = Exchange::new(shared, id, Some(meta));
         exchange.listen = matches!(pending, Pending::Listen { .. });
         if exchange.listen {
             // Request-scoped notifications never go on a listen stream.

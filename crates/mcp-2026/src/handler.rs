@@ -14,6 +14,7 @@ use std::time::Instant;
 use mcp_resources_core::service::Query;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
+use mcp_types::capabilities::ClientCapabilities;
 use mcp_types::jsonrpc::{self, ErrorObject, Request, RequestId};
 use mcp_types::meta::{self, Meta, RequestMeta, RequestMetaError};
 use mcp_types::v2026_07_28 as wire;
@@ -62,9 +63,15 @@ impl Handler {
     /// [`Handler::start_http`], so that they are not read twice.
     fn start_checked(&self, request: Request, checked: Option<Checked>, now: Instant) -> Exchange {
         let _ = now;
-        match self.dispatch(&request, checked) {
+        let dispatched = self.dispatch(&request, checked);
+        self.exchange(request.id, dispatched)
+    }
+
+    /// The exchange for request `id`, dispatched.
+    fn exchange(&self, id: RequestId, dispatched: Result<Dispatch, RequestError>) -> Exchange {
+        match dispatched {
             Ok(Dispatch::Discover(meta)) => {
-                Exchange::answered_discover(self.shared.clone(), request, &meta)
+                Exchange::answered_discover(self.shared.clone(), id, &meta)
             }
             Ok(Dispatch::Query {
                 meta,
@@ -72,9 +79,9 @@ impl Handler {
                 pending,
             }) => {
                 let ticket = Ticket(self.next_ticket.fetch_add(1, Ordering::Relaxed));
-                Exchange::querying(self.shared.clone(), request, &meta, ticket, query, pending)
+                Exchange::querying(self.shared.clone(), id, &meta, ticket, query, pending)
             }
-            Err(error) => Exchange::failed(self.shared.clone(), request.id, &error),
+            Err(error) => Exchange::failed(self.shared.clone(), id, &error),
         }
     }
 
@@ -92,13 +99,17 @@ impl Handler {
     /// Starts serving a read already read with [`ReadLine::parse`], as [`Handler::start`]
     /// serves it.
     pub fn start_read(&self, read: ReadLine, now: Instant) -> Exchange {
+        let _ = now;
         let ReadLine { id, meta, read } = read;
-        let request = Request::new(id, method::RESOURCES_READ, None);
-        let checked = Checked {
-            meta,
-            read: Some(read),
-        };
-        self.start_checked(request, Some(checked), now)
+        let dispatched =
+            self.supports(&meta)
+                .and_then(|()| read_query(read))
+                .map(|(query, pending)| Dispatch::Query {
+                    meta,
+                    query,
+                    pending,
+                });
+        self.exchange(id, dispatched)
     }
 
     /// Starts serving a read that came over Streamable HTTP, already read with
@@ -147,6 +158,17 @@ impl Handler {
         }
     }
 
+    /// The version check, after `_meta`: this era's version, or `-32022`.
+    fn supports(&self, meta: &RequestMeta) -> Result<(), RequestError> {
+        if meta.protocol_version == ProtocolVersion::V2026_07_28 {
+            return Ok(());
+        }
+        Err(RequestError::UnsupportedVersion {
+            requested: meta.protocol_version.as_str().to_owned(),
+            supported: self.shared.config.supported_versions(),
+        })
+    }
+
     /// HTTP only: checks the headers against the body before [`Handler::start`]:
     /// `MCP-Protocol-Version` against `_meta`, `Mcp-Method` against the method (both required
     /// on every request), `Mcp-Name` against `params.uri` (required on `resources/read`),
@@ -188,12 +210,7 @@ impl Handler {
             Some(checked) => checked,
             None => Checked::read(request)?,
         };
-        if meta.protocol_version != ProtocolVersion::V2026_07_28 {
-            return Err(RequestError::UnsupportedVersion {
-                requested: meta.protocol_version.as_str().to_owned(),
-                supported: self.shared.config.supported_versions(),
-            });
-        }
+        self.supports(&meta)?;
         let (query, pending) = match request.method.as_str() {
             method::SERVER_DISCOVER => return Ok(Dispatch::Discover(meta)),
             method::RESOURCES_LIST => {
@@ -206,18 +223,10 @@ impl Handler {
                 let cursor = params.cursor;
                 (Query::ListTemplates { cursor }, Pending::ListTemplates)
             }
-            method::RESOURCES_READ => {
-                let params = match read {
-                    Some(read) => read,
-                    None => params::<ReadParams>(request)?,
-                };
-                let uri =
-                    ResourceUri::parse(&params.uri).map_err(|error| RequestError::InvalidUri {
-                        uri: params.uri.clone(),
-                        reason: error.to_string(),
-                    })?;
-                (Query::Read { uri }, Pending::Read { uri: params.uri })
-            }
+            method::RESOURCES_READ => read_query(match read {
+                Some(read) => read,
+                None => params::<ReadParams>(request)?,
+            })?,
             method::COMPLETION_COMPLETE if self.shared.config.offer.completions => {
                 complete_query(params(request)?)?
             }
@@ -409,11 +418,17 @@ impl QuickReadParams<'_> {
 
 /// The request metadata of valid `_meta` members; `None` when one is off.
 fn meta_from_keys(keys: MetaKeys<'_>) -> Option<RequestMeta> {
-    let version: &str = serde_json::from_str(keys.protocol_version?.get()).ok()?;
+    let version = plain_string(keys.protocol_version?.get())?;
     let capabilities = keys.client_capabilities?.get();
     if !capabilities.starts_with('{') {
         return None;
     }
+    // What nearly every client sends, without a parse.
+    let client_capabilities = if capabilities == "{}" {
+        ClientCapabilities::default()
+    } else {
+        serde_json::from_str(capabilities).ok()?
+    };
     let client_info = keys.client_info.and_then(|info| {
         let info = info.get();
         info.starts_with('{')
@@ -430,12 +445,19 @@ fn meta_from_keys(keys: MetaKeys<'_>) -> Option<RequestMeta> {
     };
     Some(RequestMeta {
         protocol_version: ProtocolVersion::from(version),
-        client_capabilities: serde_json::from_str(capabilities).ok()?,
+        client_capabilities,
         client_info,
         log_level,
         progress_token,
         other: keys.other,
     })
+}
+
+/// The text of a raw JSON string with no escape in it (what a version always is); `None` for
+/// anything else, to be read the general way.
+fn plain_string(raw: &str) -> Option<&str> {
+    let text = raw.strip_prefix('"')?.strip_suffix('"')?;
+    (!text.contains(['"', '\\'])).then_some(text)
 }
 
 /// The members of a request `_meta`: the reserved keys as raw JSON (the last one wins when a
@@ -498,6 +520,15 @@ struct ReadParams {
     _request_state: Option<String>,
 }
 
+/// The query and what its answer becomes, for a read with these params.
+fn read_query(params: ReadParams) -> Result<(Query, Pending), RequestError> {
+    let uri = ResourceUri::parse(&params.uri).map_err(|error| RequestError::InvalidUri {
+        uri: params.uri.clone(),
+        reason: error.to_string(),
+    })?;
+    Ok((Query::Read { uri }, Pending::Read { uri: params.uri }))
+}
+
 /// What a valid request turns into.
 enum Dispatch {
     /// `server/discover`, answered on the spot.
@@ -552,6 +583,8 @@ mod tests {
             r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":[1]}}"#,
             r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}"#,
             r#"{"_meta":{"a":1,"a":2,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{ }}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"","io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}}}}"#,
         ];
         for params in cases {
             let quick = quick_meta(params).expect(params);
@@ -605,6 +638,8 @@ mod tests {
             r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":1.5}}"#,
             r#"{"_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
             r#"{"_meta":{},"_meta":{}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026\u002d07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+            r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":7}}}"#,
         ];
         for params in cases {
             assert_eq!(quick_meta(params), None, "{params}");
