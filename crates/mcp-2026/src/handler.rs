@@ -310,6 +310,11 @@ fn general_meta(params: &str) -> Result<RequestMeta, RequestError> {
         #[serde(rename = "_meta")]
         meta: Option<Meta>,
     }
+    // `_meta` is a member of params given by name; params given by position have none (a
+    // derived struct would take the first element for it).
+    if !params.starts_with('{') {
+        return Err(RequestError::MissingMeta);
+    }
     let meta = serde_json::from_str::<MetaOnly>(params)
         .map_err(|_| RequestError::MissingMeta)?
         .meta
@@ -338,6 +343,9 @@ fn quick_meta(params: &str) -> Option<RequestMeta> {
     struct Params<'a> {
         #[serde(rename = "_meta", borrow)]
         meta: Option<MetaKeys<'a>>,
+    }
+    if !params.starts_with('{') {
+        return None;
     }
     let keys = serde_json::from_str::<Params<'_>>(params).ok()?.meta?;
     meta_from_keys(keys)
@@ -621,6 +629,20 @@ mod tests {
         let mut list = read(valid);
         list.method = method::RESOURCES_LIST.to_owned();
         assert!(quick_read(&list).is_none());
+    }
+
+    /// Params given by position have no `_meta`, whatever their first element holds.
+    #[test]
+    fn params_by_position_have_no_meta() {
+        let meta = r#"[{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}]"#;
+        assert_eq!(quick_meta(meta), None);
+        assert_eq!(general_meta(meta), Err(RequestError::MissingMeta));
+        let raw = RawValue::from_string(meta.to_owned()).unwrap();
+        let discover = Request::new(1, method::SERVER_DISCOVER, Some(raw));
+        assert_eq!(
+            Handler::check_meta(&discover),
+            Err(RequestError::MissingMeta)
+        );
     }
 
     /// Whatever is off goes the general way, which says what is wrong.

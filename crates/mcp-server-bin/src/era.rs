@@ -204,6 +204,11 @@ fn meta_version_value(params: &RawValue) -> Option<&RawValue> {
         version: Option<&'a RawValue>,
     }
     const _: &str = meta::PROTOCOL_VERSION;
+    // `_meta` is a member of params given by name; params given by position have none (a
+    // derived struct would take the first element for it).
+    if !params.get().starts_with('{') {
+        return None;
+    }
     let params: Params<'_> = serde_json::from_str(params.get()).ok()?;
     params.meta?.version
 }

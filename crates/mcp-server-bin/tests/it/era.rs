@@ -165,6 +165,11 @@ fn modern_meta_detection() {
         assert_eq!(has_modern_meta(&request), expect.is_some(), "{line}");
     }
     let key = mcp_types::meta::PROTOCOL_VERSION;
+    // Params given by position have no `_meta`, whatever their elements hold.
+    check(
+        &format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":[{{"{key}":"2026-07-28"}}]}}"#),
+        None,
+    );
     check(
         &format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"_meta":{{"{key}":"2026-07-28"}}}}}}"#
