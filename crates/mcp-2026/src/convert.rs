@@ -1,6 +1,7 @@
 //! Core values to 2026-07-28 wire values: resources, templates, contents (blobs base64-encoded
-//! here; a read's contents borrowed, with the body of a static resource encoded once and kept in
-//! its [`EncodingMemo`](mcp_resources_core::resource::EncodingMemo)), caching hints and
+//! here; a read's contents borrowed, text escaped as it is written, and the blob of a static
+//! resource encoded once and kept in its
+//! [`EncodingMemo`](mcp_resources_core::resource::EncodingMemo)), caching hints and
 //! completions.
 //!
 //! **Layer:** adapter, the `to_wire` side. Every function is a plain conversion with no
@@ -54,17 +55,20 @@ pub(crate) fn template(template: core::ResourceTemplate) -> wire::ResourceTempla
     }
 }
 
-/// One entry of a read's `contents`, borrowed from the core's. Contents with an encoding memo
-/// (a static resource) are written whole once, on their first read, and later reads copy the
-/// kept object; other contents are written from their fields: text as `text`, bytes
-/// base64-encoded as `blob`. The legacy adapter keeps exactly the same value of the same type
-/// in the memo, so both eras share one encoding per entry.
+/// One entry of a read's `contents`, borrowed from the core's: text as `text`, escaped as it
+/// is written ([`ContentsOut::write_json`]), bytes base64-encoded as `blob`. Bytes with an
+/// encoding memo (a static resource's) are written whole once, on their first read, and later
+/// reads copy the kept object. The legacy adapter keeps exactly the same value of the same
+/// type in the memo, so both eras share one encoding per entry.
 pub(crate) fn contents(contents: &Contents) -> ContentsOut<'_> {
-    let encoded = contents
-        .memoized_encoding(|_| EncodedContents::new(&fields(contents)))
-        .and_then(|encoded| {
-            encoded.object_for(contents.uri.as_str(), contents.mime_type.as_deref())
-        });
+    let encoded = match contents.body {
+        Body::Bytes(_) => contents
+            .memoized_encoding(|_| EncodedContents::new(&fields(contents)))
+            .and_then(|encoded| {
+                encoded.object_for(contents.uri.as_str(), contents.mime_type.as_deref())
+            }),
+        Body::Text(_) => None,
+    };
     match encoded {
         Some(object) => ContentsOut::Encoded(object),
         None => ContentsOut::Fields(fields(contents)),

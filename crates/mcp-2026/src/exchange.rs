@@ -199,8 +199,8 @@ impl Exchange {
                     self.finish_with_error(&RequestError::ResourceNotFound { uri });
                 }
                 Ok(output) => {
-                    // Borrowed contents (with their memoized encodings) and the `_meta` encoded
-                    // once, written straight into the response.
+                    // Borrowed contents (text escaped as it is written, blobs' encodings
+                    // memoized) and the `_meta` encoded once, written straight into the response.
                     let hints = convert::cache_hints(output.cache);
                     let shared = Arc::clone(&self.shared);
                     let result = wire::ReadResourceResult {
@@ -482,7 +482,8 @@ pub fn cancelled_notification(listen_id: &RequestId) -> Outgoing {
 /// The buffer a message starts with unless its size is known: serde_json's own default.
 const SMALL_MESSAGE: usize = 128;
 
-/// How many bytes a response carrying the read `result` takes at least, to size its buffer.
+/// How many bytes to set aside for a response carrying the read `result`, so that it is written
+/// without growing its buffer when its text has nothing to escape ([`ContentsOut::size_hint`]).
 fn read_size_hint(result: &wire::ReadResourceResult<ContentsOut<'_>, &RawValue>) -> usize {
     let contents: usize = result.contents.iter().map(ContentsOut::size_hint).sum();
     let meta = result.meta.map_or(0, |meta| meta.get().len());
@@ -509,7 +510,7 @@ fn encode_read(
             if index > 0 {
                 bytes.push(b',');
             }
-            serde_json::to_writer(&mut bytes, contents)?;
+            contents.write_json(&mut bytes);
         }
         bytes.extend_from_slice(br#"],"ttlMs":"#);
         serde_json::to_writer(&mut bytes, &result.ttl_ms)?;
@@ -571,6 +572,10 @@ mod tests {
             mime_type: None,
             body: BodyRef::Blob(JsonString::Text("AAEC".into())),
         };
+        let escaped_as_written = ContentsRef {
+            body: BodyRef::Text(JsonString::Text("tab\there \"\\\u{1f}\u{7f}€".into())),
+            ..fields.clone()
+        };
         let memo = EncodedContents::new(&fields);
         let encoded = memo.object_for(fields.uri, fields.mime_type).unwrap();
         let meta = RawValue::from_string(
@@ -587,6 +592,7 @@ mod tests {
             vec![
                 ContentsOut::Fields(fields.clone()),
                 ContentsOut::Fields(blob.clone()),
+                ContentsOut::Fields(escaped_as_written.clone()),
             ],
             vec![],
         ];

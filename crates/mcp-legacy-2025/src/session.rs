@@ -299,7 +299,9 @@ impl Session {
     /// Feeds the result of decoding one stdio line or one POST body.
     pub fn handle_incoming(&mut self, incoming: Result<Incoming, DecodeError>, _now: Instant) {
         match incoming {
-            Err(error) => self.send_response(error.id().cloned(), Err(error.to_error_object())),
+            Err(error) => {
+                self.send_response(error.id().cloned(), Err::<(), _>(error.to_error_object()))
+            }
             Ok(Incoming::Single(message)) => self.handle_message(message, None),
             Ok(Incoming::Batch(elements)) => self.handle_batch(elements),
         }
@@ -343,22 +345,27 @@ impl Session {
             self.send_progress(&id, token);
         }
         match (&pending.purpose, answer) {
-            // The hot path: the result is written straight into the response, borrowing the
-            // contents (and their memoized encodings) from the answer.
+            // The hot path: the result is written straight into the response, by hand,
+            // borrowing the contents (and the memoized encodings of blobs) from the answer. In
+            // a batch it goes the general way, with the batch's other responses.
             (Purpose::Read { uri }, Answer::Read(read)) => match read {
                 Ok(output) => {
                     let result = wire::read(&output.contents);
-                    let capacity = wire::read_size_hint(&result);
-                    self.respond(id, batch, Ok(&result), capacity);
+                    if batch.is_some() {
+                        self.respond(id, batch, Ok(&result));
+                    } else {
+                        let bytes = wire::encode_read(&id, &result);
+                        self.push_response(Some(id), bytes);
+                    }
                 }
                 Err(error) => {
                     let error = errors::read(&error, uri);
-                    self.respond(id, batch, Err::<(), _>(error), SMALL_MESSAGE);
+                    self.respond(id, batch, Err::<(), _>(error));
                 }
             },
             (purpose, answer) => {
                 let outcome = self.outcome(purpose, answer);
-                self.respond(id, batch, outcome, SMALL_MESSAGE);
+                self.respond(id, batch, outcome);
             }
         }
     }
@@ -444,7 +451,7 @@ impl Session {
             .is_some_and(ProtocolVersion::allows_batches)
         {
             let error = RequestError::batch_not_allowed(self.version.as_ref());
-            self.send_response(None, Err(error.to_error_object()));
+            self.send_response(None, Err::<(), _>(error.to_error_object()));
             return;
         }
         let batch = self.next_batch;
@@ -523,26 +530,16 @@ impl Session {
         }
         if self.in_flight.contains_key(&id) {
             let error = RequestError::DuplicateId(id.clone());
-            self.respond(
-                id,
-                batch,
-                Err::<(), _>(error.to_error_object()),
-                SMALL_MESSAGE,
-            );
+            self.respond(id, batch, Err::<(), _>(error.to_error_object()));
             return;
         }
         match dispatch(self) {
             Ok(Reply::Now(result)) => {
                 let outcome = result.map_err(|error| errors::unserializable(&error));
-                self.respond(id, batch, outcome, SMALL_MESSAGE);
+                self.respond(id, batch, outcome);
             }
             Ok(Reply::Later) => {}
-            Err(error) => self.respond(
-                id,
-                batch,
-                Err::<(), _>(error.to_error_object()),
-                SMALL_MESSAGE,
-            ),
+            Err(error) => self.respond(id, batch, Err::<(), _>(error.to_error_object())),
         }
     }
 
@@ -798,17 +795,16 @@ impl Session {
         }
     }
 
-    /// Answers a request: directly (serializing `outcome` straight into a message of about
-    /// `capacity` bytes), or into its batch.
+    /// Answers a request: directly (serializing `outcome` straight into its message), or into
+    /// its batch.
     fn respond<R: Serialize>(
         &mut self,
         id: RequestId,
         batch: Option<Slot>,
         outcome: Result<R, ErrorObject>,
-        capacity: usize,
     ) {
         let Some(slot) = batch else {
-            self.send_response_sized(Some(id), outcome, capacity);
+            self.send_response(Some(id), outcome);
             return;
         };
         let response = to_response(Some(id), outcome);
@@ -863,22 +859,20 @@ impl Session {
         }
     }
 
-    fn send_response(
-        &mut self,
-        id: Option<RequestId>,
-        outcome: Result<Box<RawValue>, ErrorObject>,
-    ) {
-        self.send_response_sized(id, outcome, SMALL_MESSAGE);
-    }
-
-    fn send_response_sized<R: Serialize>(
+    fn send_response<R: Serialize>(
         &mut self,
         id: Option<RequestId>,
         outcome: Result<R, ErrorObject>,
-        capacity: usize,
     ) {
         let response = to_response(id.clone(), outcome);
-        let bytes = response.to_vec_with_capacity(capacity).or_else(|error| {
+        let bytes = response.to_vec_with_capacity(SMALL_MESSAGE);
+        self.push_response(id, bytes);
+    }
+
+    /// Queues the response to `id` written as `bytes`, or an internal error in its place when
+    /// it could not be written.
+    fn push_response(&mut self, id: Option<RequestId>, bytes: Result<Vec<u8>, serde_json::Error>) {
+        let bytes = bytes.or_else(|error| {
             let failure = to_response::<()>(id.clone(), Err(errors::unserializable(&error)));
             jsonrpc::to_vec(&failure)
         });

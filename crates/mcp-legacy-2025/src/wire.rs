@@ -5,9 +5,10 @@
 //! conversions (`into_version`) to what the negotiated version knows: no `title` or `_meta`
 //! before 2025-06-18, no `icons` before 2025-11-25, no `lastModified` before 2025-06-18. Blobs
 //! are base64-encoded here, and nowhere else. A read borrows the core's contents
-//! ([`ContentsRef`]) and writes a body that is read again and again from the JSON string literal
-//! kept in its [`EncodingMemo`](mcp_resources_core::resource::EncodingMemo), encoded on its first
-//! read. This module must never know the session state, JSON-RPC ids or the engine's errors.
+//! ([`ContentsRef`]) and its response is written by hand ([`encode_read`]), text escaped as it
+//! is written; a blob read again and again is copied from the object kept in its
+//! [`EncodingMemo`](mcp_resources_core::resource::EncodingMemo), encoded on its first read.
+//! This module must never know the session state or the engine's errors.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -17,6 +18,7 @@ use mcp_resources_core::resource as core;
 use mcp_resources_core::service::Offer;
 use mcp_types::capabilities::{JsonObject, ResourcesCapability, ServerCapabilities};
 use mcp_types::completion::{CompleteResult, Completion};
+use mcp_types::jsonrpc::RequestId;
 use mcp_types::lifecycle::{Implementation, InitializeResult};
 use mcp_types::resources::{
     self as wire, BodyRef, ContentsOut, ContentsRef, EncodedContents, JsonString,
@@ -117,17 +119,20 @@ pub(crate) fn template(template: core::ResourceTemplate) -> wire::ResourceTempla
     }
 }
 
-/// One entry of a read's `contents`, borrowed from the core's. Contents with an encoding memo
-/// (a static resource) are written whole once, on their first read, and later reads copy the
-/// kept object; other contents are written from their fields: text as `text`, bytes
-/// base64-encoded as `blob`. The modern adapter keeps exactly the same value of the same type
-/// in the memo, so both eras share one encoding per entry.
+/// One entry of a read's `contents`, borrowed from the core's: text as `text`, escaped as it
+/// is written ([`ContentsOut::write_json`]), bytes base64-encoded as `blob`. Bytes with an
+/// encoding memo (a static resource's) are written whole once, on their first read, and later
+/// reads copy the kept object. The modern adapter keeps exactly the same value of the same
+/// type in the memo, so both eras share one encoding per entry.
 pub(crate) fn contents(contents: &core::Contents) -> ContentsOut<'_> {
-    let encoded = contents
-        .memoized_encoding(|_| EncodedContents::new(&fields(contents)))
-        .and_then(|encoded| {
-            encoded.object_for(contents.uri.as_str(), contents.mime_type.as_deref())
-        });
+    let encoded = match contents.body {
+        core::Body::Bytes(_) => contents
+            .memoized_encoding(|_| EncodedContents::new(&fields(contents)))
+            .and_then(|encoded| {
+                encoded.object_for(contents.uri.as_str(), contents.mime_type.as_deref())
+            }),
+        core::Body::Text(_) => None,
+    };
     match encoded {
         Some(object) => ContentsOut::Encoded(object),
         None => ContentsOut::Fields(fields(contents)),
@@ -190,11 +195,38 @@ pub(crate) fn read(contents: &[core::Contents]) -> wire::ReadResourceResult<Cont
     }
 }
 
-/// How many bytes a response carrying `result` takes at least, to size its buffer at once.
-pub(crate) fn read_size_hint(result: &wire::ReadResourceResult<ContentsOut<'_>>) -> usize {
+/// How many bytes to set aside for a response carrying `result`, so that it is written without
+/// growing its buffer when its text has nothing to escape ([`ContentsOut::size_hint`]).
+fn read_size_hint(result: &wire::ReadResourceResult<ContentsOut<'_>>) -> usize {
     let contents: usize = result.contents.iter().map(ContentsOut::size_hint).sum();
     // `{"jsonrpc":"2.0","id":…,"result":{"contents":[…]}}` and some room for the id.
     contents + result.contents.len() + 96
+}
+
+/// The response to request `id` carrying a read's `result`, written by hand: byte for byte what
+/// serde writes for it (a test compares both), with the constant members copied in whole and
+/// every string escaped by SIMD ([`ContentsOut::write_json`]).
+pub(crate) fn encode_read(
+    id: &RequestId,
+    result: &wire::ReadResourceResult<ContentsOut<'_>>,
+) -> Result<Vec<u8>, serde_json::Error> {
+    let mut bytes = Vec::with_capacity(read_size_hint(result));
+    bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut bytes, id)?;
+    bytes.extend_from_slice(br#","result":{"contents":["#);
+    for (index, contents) in result.contents.iter().enumerate() {
+        if index > 0 {
+            bytes.push(b',');
+        }
+        contents.write_json(&mut bytes);
+    }
+    bytes.push(b']');
+    if let Some(meta) = &result.meta {
+        bytes.extend_from_slice(br#","_meta":"#);
+        serde_json::to_writer(&mut bytes, meta)?;
+    }
+    bytes.extend_from_slice(b"}}");
+    Ok(bytes)
 }
 
 /// The `completion/complete` result (the same shape in every legacy version).
@@ -305,8 +337,15 @@ mod tests {
         );
     }
 
+    /// The read result as the session sends it (by hand), checked against what serde writes
+    /// for the same response.
     fn read_json(contents: &[core::Contents]) -> String {
-        serde_json::to_string(&read(contents)).unwrap()
+        let result = read(contents);
+        let id = RequestId::Number(7);
+        let by_hand = String::from_utf8(encode_read(&id, &result).unwrap()).unwrap();
+        let response = mcp_types::jsonrpc::Response::success(id, &result);
+        assert_eq!(by_hand, serde_json::to_string(&response).unwrap());
+        serde_json::to_string(&result).unwrap()
     }
 
     #[test]
@@ -323,53 +362,65 @@ mod tests {
     }
 
     #[test]
-    fn a_memoized_body_is_written_exactly_as_a_fresh_one() {
+    fn text_is_escaped_as_it_is_written_and_never_kept() {
         let uri = ResourceUri::parse("mem:///t").unwrap();
-        let text = core::Contents::text(uri, "a \"quoted\" line\n\u{1}é\u{2028}")
-            .with_mime_type("text/plain");
-        let fresh = read_json(std::slice::from_ref(&text));
+        let body = "a \"quoted\" line\n\u{1}é\u{2028}\\ \u{7f}";
+        let text = core::Contents::text(uri, body).with_mime_type("text/plain");
         let newest: wire::ReadResourceResult = wire::ReadResourceResult {
             contents: vec![wire::ResourceContents::Text(wire::TextResourceContents {
                 uri: "mem:///t".to_owned(),
                 mime_type: Some("text/plain".to_owned()),
-                text: "a \"quoted\" line\n\u{1}é\u{2028}".to_owned(),
+                text: body.to_owned(),
                 meta: None,
             })],
             meta: None,
         };
-        assert_eq!(fresh, serde_json::to_string(&newest).unwrap());
         let memoized = text.with_encoding_memo();
-        let first = read_json(std::slice::from_ref(&memoized));
-        let second = read_json(std::slice::from_ref(&memoized.clone()));
-        assert_eq!(
-            (first.as_str(), second.as_str()),
-            (fresh.as_str(), fresh.as_str())
-        );
+        for _ in 0..2 {
+            let written = read_json(std::slice::from_ref(&memoized));
+            assert_eq!(written, serde_json::to_string(&newest).unwrap());
+        }
+        assert!(!memoized.encoding.is_filled());
     }
 
     #[test]
     fn a_replaced_body_is_never_answered_from_the_memo() {
-        let uri = ResourceUri::parse("mem:///t").unwrap();
-        let mut contents = core::Contents::text(uri, "old").with_encoding_memo();
-        assert!(read_json(std::slice::from_ref(&contents)).contains(r#""text":"old""#));
-        contents.body = core::Body::Text("new".into());
-        assert!(read_json(std::slice::from_ref(&contents)).contains(r#""text":"new""#));
+        let uri = ResourceUri::parse("mem:///b").unwrap();
+        let mut contents = core::Contents::bytes(uri, b"old".to_vec()).with_encoding_memo();
+        assert!(read_json(std::slice::from_ref(&contents)).contains(r#""blob":"b2xk""#));
+        contents.body = core::Body::Bytes(b"new".to_vec().into());
+        assert!(read_json(std::slice::from_ref(&contents)).contains(r#""blob":"bmV3""#));
     }
 
     #[test]
     fn an_entry_whose_uri_or_mime_type_changed_is_never_answered_from_the_memo() {
         let uri = ResourceUri::parse("mem:///t").unwrap();
-        let mut contents = core::Contents::text(uri, "body").with_encoding_memo();
+        let mut contents = core::Contents::bytes(uri, b"body".to_vec()).with_encoding_memo();
         let first = read_json(std::slice::from_ref(&contents));
-        assert_eq!(first, r#"{"contents":[{"uri":"mem:///t","text":"body"}]}"#);
+        assert_eq!(
+            first,
+            r#"{"contents":[{"uri":"mem:///t","blob":"Ym9keQ=="}]}"#
+        );
         contents.uri = ResourceUri::parse("mem:///u").unwrap();
         let moved = read_json(std::slice::from_ref(&contents));
-        assert_eq!(moved, r#"{"contents":[{"uri":"mem:///u","text":"body"}]}"#);
-        contents.mime_type = Some("text/plain".to_owned());
+        assert_eq!(
+            moved,
+            r#"{"contents":[{"uri":"mem:///u","blob":"Ym9keQ=="}]}"#
+        );
+        contents.mime_type = Some("application/octet-stream".to_owned());
         let typed = read_json(std::slice::from_ref(&contents));
         assert_eq!(
             typed,
-            r#"{"contents":[{"uri":"mem:///u","mimeType":"text/plain","text":"body"}]}"#
+            r#"{"contents":[{"uri":"mem:///u","mimeType":"application/octet-stream","blob":"Ym9keQ=="}]}"#
         );
+    }
+
+    #[test]
+    fn several_contents_are_written_as_serde_writes_them() {
+        let text = core::Contents::text(ResourceUri::parse("mem:///a").unwrap(), "x\ty");
+        let blob = core::Contents::bytes(ResourceUri::parse("mem:///b").unwrap(), vec![7u8])
+            .with_encoding_memo();
+        let written = read_json(&[text, blob.clone(), blob]);
+        assert_eq!(written.matches("\"uri\"").count(), 3, "{written}");
     }
 }

@@ -281,7 +281,7 @@ impl EngineBuilder {
                     .sum(),
                 cache: entry.cache_policy.hint(default_ttl, policy_depends),
                 resource: entry.resource,
-                // Read again and again: the adapters encode each body once.
+                // Read again and again: an adapter may keep its encoding of a body.
                 contents: entry
                     .contents
                     .into_iter()

@@ -76,7 +76,7 @@ impl MemoryProvider {
     /// Adds or replaces a resource and its contents; returns whether it replaced one.
     pub fn insert(&self, resource: Resource, contents: Vec<Contents>) -> bool {
         let key = resource.uri.as_str().to_owned();
-        // Held and read again and again: the adapters encode each body once.
+        // Held and read again and again: an adapter may keep its encoding of a body.
         let contents = contents
             .into_iter()
             .map(Contents::with_encoding_memo)

@@ -8,8 +8,11 @@
 //!
 //! For sending, [`ContentsRef`] is a borrowed view of one entry of `contents` that writes the
 //! same JSON as [`ResourceContents`] without owning or copying the text, and whose text or blob
-//! may be a JSON string literal encoded once before ([`JsonString::Encoded`]); an entry sent
-//! again and again is written whole once ([`EncodedContents`]) and sent as [`ContentsOut`].
+//! may be a JSON string literal encoded once before ([`JsonString::Encoded`]); an entry whose
+//! encoding is costly (the base64 of a blob) can be written whole once ([`EncodedContents`]).
+//! Either is sent as [`ContentsOut`], whose [`ContentsOut::write_json`] writes serde's bytes
+//! with strings escaped by SIMD ([`crate::jsonrpc::write_string`]): escaping a text as it is
+//! sent costs about what copying a kept encoding of it costs, without a second copy in memory.
 
 use std::borrow::Cow;
 
@@ -18,6 +21,7 @@ use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
+use crate::jsonrpc::{string_room, write_string};
 use crate::meta::Meta;
 
 /// Who a resource is meant for.
@@ -219,6 +223,23 @@ impl JsonString<'_> {
             JsonString::Encoded(literal) => literal.get().len(),
         }
     }
+
+    /// The spare capacity [`JsonString::write_json`] may need beyond what it writes (see
+    /// [`string_room`]); none for a literal, which is copied.
+    fn room(&self) -> usize {
+        match self {
+            JsonString::Text(text) => string_room(text.len()),
+            JsonString::Encoded(_) => 0,
+        }
+    }
+
+    /// Appends what its `Serialize` writes: text escaped ([`write_string`]), a literal copied.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            JsonString::Text(text) => write_string(out, text),
+            JsonString::Encoded(literal) => out.extend_from_slice(literal.get().as_bytes()),
+        }
+    }
 }
 
 impl Serialize for JsonString<'_> {
@@ -253,14 +274,38 @@ pub struct ContentsRef<'a> {
 }
 
 impl ContentsRef<'_> {
-    /// How many bytes it takes on the wire, to size an output buffer: never less than it takes
-    /// when the body is encoded, a little less when text must still be escaped.
+    /// How many bytes to set aside for [`ContentsRef::write_json`], to size an output buffer:
+    /// what it takes on the wire when nothing needs an escape, plus the room the escaper works
+    /// in (it is needed for one string at a time, so the largest is counted).
     pub fn size_hint(&self) -> usize {
         let body = match &self.body {
-            BodyRef::Text(text) | BodyRef::Blob(text) => text.size_hint(),
+            BodyRef::Text(text) | BodyRef::Blob(text) => text,
         };
+        let mime_type = self.mime_type.unwrap_or("");
+        let room = body
+            .room()
+            .max(string_room(self.uri.len()))
+            .max(string_room(mime_type.len()));
         // `{"uri":"","mimeType":"","text":}`
-        32 + self.uri.len() + self.mime_type.map_or(0, str::len) + body
+        32 + self.uri.len() + mime_type.len() + body.size_hint() + room
+    }
+
+    /// Appends exactly what its `Serialize` writes, with every string escaped by
+    /// [`write_string`].
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(br#"{"uri":"#);
+        write_string(out, self.uri);
+        if let Some(mime_type) = self.mime_type {
+            out.extend_from_slice(br#","mimeType":"#);
+            write_string(out, mime_type);
+        }
+        let (key, value) = match &self.body {
+            BodyRef::Text(text) => (br#","text":"#.as_slice(), text),
+            BodyRef::Blob(blob) => (br#","blob":"#.as_slice(), blob),
+        };
+        out.extend_from_slice(key);
+        value.write_json(out);
+        out.push(b'}');
     }
 }
 
@@ -280,9 +325,9 @@ impl Serialize for ContentsRef<'_> {
     }
 }
 
-/// One entry of `contents` written once, to be sent again and again (a static resource's): the
-/// JSON object a [`ContentsRef`] writes, kept with the URI and MIME type it was written for.
-/// Sending it copies the object: no key or string is escaped again.
+/// One entry of `contents` written once, to be sent again and again (a static resource's blob,
+/// whose base64 is costly to make): the JSON object a [`ContentsRef`] writes, kept with the URI
+/// and MIME type it was written for. Sending it copies the object: nothing is encoded again.
 #[derive(Debug)]
 pub struct EncodedContents {
     uri: Box<str>,
@@ -318,11 +363,21 @@ pub enum ContentsOut<'a> {
 }
 
 impl ContentsOut<'_> {
-    /// How many bytes it takes on the wire, as [`ContentsRef::size_hint`] (exact when encoded).
+    /// How many bytes to set aside for [`ContentsOut::write_json`], as
+    /// [`ContentsRef::size_hint`] (exact when encoded).
     pub fn size_hint(&self) -> usize {
         match self {
             ContentsOut::Fields(contents) => contents.size_hint(),
             ContentsOut::Encoded(object) => object.get().len(),
+        }
+    }
+
+    /// Appends exactly what its `Serialize` writes: the fields with [`ContentsRef::write_json`],
+    /// an encoded object copied.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            ContentsOut::Fields(contents) => contents.write_json(out),
+            ContentsOut::Encoded(object) => out.extend_from_slice(object.get().as_bytes()),
         }
     }
 }

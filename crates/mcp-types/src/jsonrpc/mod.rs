@@ -9,6 +9,7 @@
 
 mod decode;
 mod id;
+mod write;
 
 use std::fmt;
 
@@ -21,6 +22,7 @@ pub use serde_json::value::RawValue;
 
 pub use self::decode::{DecodeError, Incoming, InvalidMessage, decode, decode_request, decode_str};
 pub use self::id::{RequestId, RequestIdError};
+pub use self::write::{string_room, write_string};
 
 /// The `"jsonrpc": "2.0"` member: serializes as `"2.0"` and accepts nothing else.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
