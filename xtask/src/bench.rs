@@ -54,7 +54,7 @@ holds a whole run.";
 
 /// The cargo profile every benched program is built with, defined alike in the workspace's and
 /// in `bench/rmcp-anchor`'s `Cargo.toml`: release with fat LTO and one codegen unit.
-const PROFILE: &str = "dist";
+pub(crate) const PROFILE: &str = "dist";
 /// How many static resources are served, and their size.
 const RESOURCE_COUNT: usize = 1000;
 const RESOURCE_BYTES: usize = 1024;
@@ -72,9 +72,9 @@ const SUBSCRIPTIONS_PER_SESSION: usize = 1_000;
 const FANOUT_STREAMS: usize = 10_000;
 const FANOUT_STREAMS_TEXT: &str = "10,000";
 /// The legacy protocol revision used on the wire.
-const LEGACY: &str = "2025-11-25";
+pub(crate) const LEGACY: &str = "2025-11-25";
 /// The modern protocol revision.
-const MODERN: &str = "2026-07-28";
+pub(crate) const MODERN: &str = "2026-07-28";
 
 /// How much work one invocation does.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -359,6 +359,8 @@ struct Programs {
     /// The 1,000 files of the fan-out scenario (one of them rewritten).
     fanout_files: PathBuf,
     logs: PathBuf,
+    /// How mcp-resources' code is laid out (`cargo xtask layout`), for the report.
+    layout: String,
 }
 
 fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
@@ -389,6 +391,15 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
         ],
         None,
     )?;
+    let ours = target.join(PROFILE).join("mcp-resources");
+    let layout = match crate::layout::coverage(&root, &ours) {
+        Ok((found, listed)) => format!(
+            "mcp-resources' code laid out by `{}` ({found} of its {listed} functions found in the binary)",
+            crate::layout::ORDER_FILE
+        ),
+        Err(error) => format!("mcp-resources' code layout unknown ({error})"),
+    };
+    eprintln!("bench: {layout}");
     eprintln!("bench: building bench/rmcp-anchor (profile {PROFILE})");
     let bench_target = target.join("bench");
     let manifest = root.join("bench/rmcp-anchor/Cargo.toml");
@@ -400,7 +411,7 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
     )?;
     let programs = Programs {
         root: root.clone(),
-        ours: target.join(PROFILE).join("mcp-resources"),
+        ours,
         anchor: bench_target.join(PROFILE).join("rmcp-anchor"),
         floor: bench_target.join(PROFILE).join("bench-floor"),
         fanout: bench_target.join(PROFILE).join("bench-fanout"),
@@ -408,6 +419,7 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
         files,
         fanout_files: work.join("fanout-files"),
         logs: work.clone(),
+        layout,
     };
 
     let mut scenarios = all_scenarios();
@@ -491,7 +503,13 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
     } else {
         format!("cargo xtask bench {}", args.join(" "))
     };
-    let report = render_report(&plan, &command, &results, started.elapsed());
+    let report = render_report(
+        &plan,
+        &command,
+        &programs.layout,
+        &results,
+        started.elapsed(),
+    );
     if plan.is_partial() {
         println!("{report}");
         eprintln!("bench: a partial run (--only/--subject): BENCHMARKS.md is left as it is");
@@ -564,7 +582,11 @@ struct Results {
     pages: Vec<pages::Page>,
 }
 
-fn cargo_build(root: &Path, args: &[&str], target_dir: Option<&Path>) -> Result<(), String> {
+pub(crate) fn cargo_build(
+    root: &Path,
+    args: &[&str],
+    target_dir: Option<&Path>,
+) -> Result<(), String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command.current_dir(root).args(args);
@@ -634,7 +656,7 @@ fn file_uri_prefix(dir: &Path) -> Result<String, String> {
 
 /// The `mcp-resources` configuration of the workload: no files, 1,000 static resources and a
 /// template, no watching, warnings only in the log.
-fn config_text() -> String {
+pub(crate) fn config_text() -> String {
     let mut text = String::from(
         "# Written by `cargo xtask bench`: the bench workload.\n\
          paths = [\"empty\"]\nwatch = false\nlog_level = \"warn\"\npage_size = 100\n\n",
@@ -779,7 +801,7 @@ impl Drop for Server {
 }
 
 /// A port of 127.0.0.1 that was free a moment ago.
-fn free_port() -> Result<u16, String> {
+pub(crate) fn free_port() -> Result<u16, String> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .map_err(|error| format!("cannot find a free port: {error}"))?;
     listener
@@ -1831,14 +1853,20 @@ fn render_fanouts(out: &mut String, fanouts: &BTreeMap<Scenario, Vec<fanout::Fan
     out.push('\n');
 }
 
-fn render_report(plan: &Plan, command: &str, results: &Results, took: Duration) -> String {
+fn render_report(
+    plan: &Plan,
+    command: &str,
+    layout: &str,
+    results: &Results,
+    took: Duration,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Benchmarks\n");
     let _ = writeln!(
         out,
         "Generated by `{command}` (issue 8); do not edit by hand.\n\n\
          - Date: {}\n- Machine: {}\n- Build: every program with the cargo profile `{PROFILE}` (release with \
-         `lto = \"fat\"`, `codegen-units = 1`), ours and the anchor's alike\n- Plan: {} rounds, interleaved (each round runs every server once, \
+         `lto = \"fat\"`, `codegen-units = 1`), ours and the anchor's alike; {layout}\n- Plan: {} rounds, interleaved (each round runs every server once, \
          a fresh process per run); medians over rounds, each column on its own. Per run: {} warm-up requests, then at most {} \
          requests (concurrency 1) / {} (concurrency 32) or {:?}, whichever ends first; {} list walks. \
          Fan-out: {} run(s) of {} changes each (a fresh server and fresh streams per run); medians over all changes.\n\

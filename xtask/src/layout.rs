@@ -1,0 +1,534 @@
+//! `cargo xtask layout`: profiles which functions `mcp-resources` runs and writes the order its
+//! linker lays them out in (`crates/mcp-server-bin/layout/symbol-order.txt`).
+//!
+//! **Layer:** tooling. It builds the binary with the `dist` profile, runs it under valgrind's
+//! callgrind on the bench workload (start-up, then both eras on stdio and on Streamable HTTP:
+//! initialize or discover, lists, reads of static and template resources, subscriptions, errors),
+//! maps every instruction run to the function holding it (`nm`), and lists those functions in
+//! the order they were first met. The binary's build script hands the list to the linker. It must
+//! never be needed to build the product: a stale list only costs locality.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, TcpStream};
+use std::path::Path;
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::bench;
+use crate::tidy::workspace_root;
+
+const USAGE: &str = "usage: cargo xtask layout
+
+Builds mcp-resources with the `dist` profile, runs it under valgrind's callgrind on the bench
+workload (stdio and Streamable HTTP, both eras), and writes the functions it ran, in the order
+they were first met, to crates/mcp-server-bin/layout/symbol-order.txt: the order the linker lays
+them out in (see crates/mcp-server-bin/build.rs). Needs valgrind and nm. Run it after changes
+that rename many functions (a new rustc, new dependency versions); `cargo xtask bench` says how
+much of the list the binary still has.";
+
+/// Where the list goes, from the workspace root.
+pub(crate) const ORDER_FILE: &str = "crates/mcp-server-bin/layout/symbol-order.txt";
+
+/// How long the server under valgrind may take to listen or to exit.
+const VALGRIND_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Reads of static resources per era and transport: enough to run every path a read takes.
+const READS: usize = 200;
+
+pub(crate) fn run(args: &[String]) -> ExitCode {
+    if !args.is_empty() {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    }
+    match write_order() {
+        Ok(summary) => {
+            println!("layout: {summary}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("layout: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn write_order() -> Result<String, String> {
+    let root = workspace_root();
+    eprintln!(
+        "layout: building mcp-resources (profile {})",
+        bench::PROFILE
+    );
+    bench::cargo_build(
+        &root,
+        &["build", "--profile", bench::PROFILE, "-p", "mcp-server-bin"],
+        None,
+    )?;
+    let binary = root
+        .join("target")
+        .join(bench::PROFILE)
+        .join("mcp-resources");
+    let work = root.join("target/layout-work");
+    fs::create_dir_all(work.join("empty"))
+        .map_err(|error| format!("cannot create {}: {error}", work.display()))?;
+    let config = work.join("resources.toml");
+    fs::write(&config, bench::config_text())
+        .map_err(|error| format!("cannot write {}: {error}", config.display()))?;
+
+    let mut profiles = Vec::new();
+    for (era, script) in [("legacy", legacy_script()), ("modern", modern_script())] {
+        eprintln!("layout: {era} stdio under callgrind");
+        let out = work.join(format!("callgrind-stdio-{era}.out"));
+        stdio_profile(&binary, &config, &script, &out)?;
+        profiles.push(out);
+    }
+    eprintln!("layout: Streamable HTTP (both eras) under callgrind");
+    let out = work.join("callgrind-http.out");
+    http_profile(&binary, &config, &out)?;
+    profiles.push(out);
+
+    let symbols = Symbols::of(&binary)?;
+    let mut order = Vec::new();
+    let mut seen = HashSet::new();
+    let mut unmapped = 0;
+    for profile in &profiles {
+        for address in addresses_run(profile, &binary)? {
+            match symbols.holding(address) {
+                Some(name) if seen.insert(name) => order.push(name),
+                Some(_) => {}
+                None => unmapped += 1,
+            }
+        }
+    }
+    if order.len() < 100 {
+        return Err(format!(
+            "only {} functions found in the profiles ({unmapped} addresses outside any): is the \
+             binary position-independent in a way this tool does not map?",
+            order.len()
+        ));
+    }
+    let bytes: u64 = order.iter().map(|name| symbols.size(name)).sum();
+    let mut text = String::from(
+        "# Written by `cargo xtask layout`; do not edit by hand. The functions mcp-resources runs,\n\
+         # in the order first met: start-up, stdio (legacy, modern), Streamable HTTP.\n",
+    );
+    for name in &order {
+        let _ = writeln!(text, "{name}");
+    }
+    let path = root.join(ORDER_FILE);
+    fs::write(&path, text).map_err(|error| format!("cannot write {}: {error}", path.display()))?;
+    Ok(format!(
+        "{} functions ({} KiB of code) written to {ORDER_FILE}; rebuild to use it",
+        order.len(),
+        bytes / 1024
+    ))
+}
+
+/// How many of the listed functions `binary` holds, out of how many are listed: a list made for
+/// other names (a new rustc, new dependency versions) is ignored by the linker, name by name.
+pub(crate) fn coverage(root: &Path, binary: &Path) -> Result<(usize, usize), String> {
+    let listed = fs::read_to_string(root.join(ORDER_FILE))
+        .map_err(|error| format!("cannot read {ORDER_FILE}: {error}"))?;
+    let symbols = Symbols::of(binary)?;
+    let names: Vec<&str> = listed
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
+        .collect();
+    let found = names
+        .iter()
+        .filter(|name| symbols.sizes.contains_key(**name))
+        .count();
+    Ok((found, names.len()))
+}
+
+fn valgrind(out: &Path) -> Command {
+    let mut command = Command::new("valgrind");
+    command.args([
+        "--tool=callgrind",
+        "--dump-instr=yes",
+        "--compress-pos=no",
+        "--compress-strings=no",
+        "--quiet",
+    ]);
+    command.arg(format!("--callgrind-out-file={}", out.display()));
+    command
+}
+
+fn stdio_profile(binary: &Path, config: &Path, script: &str, out: &Path) -> Result<(), String> {
+    let mut child = valgrind(out)
+        .arg(binary)
+        .args(["serve", "--no-watch", "--config"])
+        .arg(config)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|error| format!("cannot run valgrind (is it installed?): {error}"))?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let mut stdout = child.stdout.take().ok_or("no stdout")?;
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    stdin
+        .write_all(script.as_bytes())
+        .map_err(|error| format!("cannot write to the server: {error}"))?;
+    drop(stdin);
+    let replies = reader.join().unwrap_or_default();
+    let status = child
+        .wait()
+        .map_err(|error| format!("cannot wait for valgrind: {error}"))?;
+    let read = replies.matches(r#""text":"resource "#).count();
+    if !status.success() || read < READS {
+        return Err(format!(
+            "the server under valgrind answered {read} reads of {READS} ({status})"
+        ));
+    }
+    Ok(())
+}
+
+fn http_profile(binary: &Path, config: &Path, out: &Path) -> Result<(), String> {
+    let port = bench::free_port()?;
+    let mut child = valgrind(out)
+        .arg(binary)
+        .args(["serve", "--no-watch", "--http"])
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--config")
+        .arg(config)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|error| format!("cannot run valgrind (is it installed?): {error}"))?;
+    let deadline = Instant::now() + VALGRIND_TIMEOUT;
+    while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+        if Instant::now() > deadline || matches!(child.try_wait(), Ok(Some(_))) {
+            let _ = child.kill();
+            return Err("the server under valgrind did not listen".to_owned());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let driven = drive_http(port);
+    // SIGTERM: the server shuts down and callgrind writes its profile.
+    let _ = Command::new("kill")
+        .arg("-TERM")
+        .arg(child.id().to_string())
+        .status();
+    let deadline = Instant::now() + VALGRIND_TIMEOUT;
+    loop {
+        if let Ok(Some(_)) = child.try_wait() {
+            break;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            return Err("the server under valgrind did not exit".to_owned());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    driven
+}
+
+/// The requests of both eras over HTTP, one connection each.
+fn drive_http(port: u16) -> Result<(), String> {
+    let reply = post(port, &[], &initialize(0))?;
+    let session = header(&reply, "mcp-session-id").ok_or("no Mcp-Session-Id")?;
+    let legacy = [
+        ("MCP-Protocol-Version", bench::LEGACY),
+        ("Mcp-Session-Id", session.as_str()),
+    ];
+    post(
+        port,
+        &legacy,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )?;
+    for (id, body) in legacy_requests(1).iter().enumerate() {
+        let reply = post(port, &legacy, body)?;
+        if id < READS && !reply.contains(r#""text":"resource "#) {
+            return Err(format!("an HTTP read was not answered: {reply}"));
+        }
+    }
+    for body in modern_requests(1) {
+        let method = body
+            .split(r#""method":""#)
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap_or("");
+        let name = body
+            .split(r#""uri":""#)
+            .nth(1)
+            .and_then(|rest| rest.split('"').next());
+        let mut headers = vec![
+            ("MCP-Protocol-Version", bench::MODERN),
+            ("Mcp-Method", method),
+        ];
+        if let Some(name) = name {
+            headers.push(("Mcp-Name", name));
+        }
+        post(port, &headers, &body)?;
+    }
+    Ok(())
+}
+
+fn post(port: u16, headers: &[(&str, &str)], body: &str) -> Result<String, String> {
+    let mut stream = TcpStream::connect((Ipv4Addr::LOCALHOST, port))
+        .map_err(|error| format!("cannot connect: {error}"))?;
+    stream
+        .set_read_timeout(Some(VALGRIND_TIMEOUT))
+        .map_err(|error| format!("cannot set a timeout: {error}"))?;
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nConnection: close\r\n\
+         Content-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        let _ = write!(request, "{name}: {value}\r\n");
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|error| format!("cannot send a request: {error}"))?;
+    let mut reply = String::new();
+    stream
+        .read_to_string(&mut reply)
+        .map_err(|error| format!("cannot read a reply: {error}"))?;
+    Ok(reply)
+}
+
+fn header(reply: &str, name: &str) -> Option<String> {
+    reply.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.eq_ignore_ascii_case(name)
+            .then(|| value.trim().to_owned())
+    })
+}
+
+fn initialize(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"{}","capabilities":{{}},"clientInfo":{{"name":"cargo-xtask-layout","version":"0.0.0"}}}}}}"#,
+        bench::LEGACY
+    )
+}
+
+/// Every request of one era in a session: reads first (the server's hottest path), then lists,
+/// a template read, subscriptions, completion and errors.
+fn requests(first_id: u64, meta: &str) -> Vec<String> {
+    let request = |id: u64, method: &str, params: &str| {
+        let params = match (params.is_empty(), meta.is_empty()) {
+            (true, true) => String::new(),
+            (true, false) => format!(r#","params":{{{meta}}}"#),
+            (false, true) => format!(r#","params":{{{params}}}"#),
+            (false, false) => format!(r#","params":{{{params},{meta}}}"#),
+        };
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"{params}}}"#)
+    };
+    let mut all: Vec<String> = (0..READS)
+        .map(|index| {
+            let uri = format!(r#""uri":"mem:///r/{:04}""#, index % 1000);
+            request(first_id + index as u64, "resources/read", &uri)
+        })
+        .collect();
+    let mut id = first_id + READS as u64;
+    let mut next = |method: &str, params: &str| {
+        id += 1;
+        all.push(request(id, method, params));
+    };
+    next("resources/list", "");
+    next("resources/list", r#""cursor":"not a cursor""#);
+    next("resources/templates/list", "");
+    next("resources/read", r#""uri":"mem:///t/7""#);
+    next("resources/read", r#""uri":"mem:///missing""#);
+    next(
+        "completion/complete",
+        r#""ref":{"type":"ref/resource","uri":"mem:///t/{id}"},"argument":{"name":"id","value":"1"}"#,
+    );
+    next("no/such/method", "");
+    next("ping", "");
+    all
+}
+
+fn legacy_requests(first_id: u64) -> Vec<String> {
+    let mut all = requests(first_id, "");
+    let id = first_id + all.len() as u64 + 10;
+    all.push(format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/subscribe","params":{{"uri":"mem:///r/0001"}}}}"#
+    ));
+    all.push(format!(
+        r#"{{"jsonrpc":"2.0","id":{},"method":"resources/unsubscribe","params":{{"uri":"mem:///r/0001"}}}}"#,
+        id + 1
+    ));
+    all
+}
+
+fn modern_requests(first_id: u64) -> Vec<String> {
+    let meta = format!(
+        r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{}","io.modelcontextprotocol/clientCapabilities":{{}}}}"#,
+        bench::MODERN
+    );
+    let mut all = requests(first_id, &meta);
+    let id = first_id + all.len() as u64 + 10;
+    all.push(format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{{meta}}}}}"#
+    ));
+    all
+}
+
+fn legacy_script() -> String {
+    let mut script = initialize(0) + "\n";
+    script.push_str(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    script.push('\n');
+    for request in legacy_requests(1) {
+        script.push_str(&request);
+        script.push('\n');
+    }
+    script
+}
+
+fn modern_script() -> String {
+    modern_requests(1)
+        .into_iter()
+        .map(|request| request + "\n")
+        .collect()
+}
+
+/// The addresses of `binary`'s instructions that a callgrind profile (written with
+/// `--dump-instr=yes --compress-pos=no --compress-strings=no`) counts, in the order listed.
+fn addresses_run(profile: &Path, binary: &Path) -> Result<Vec<u64>, String> {
+    let text = fs::read_to_string(profile)
+        .map_err(|error| format!("cannot read {}: {error}", profile.display()))?;
+    let name = binary.to_string_lossy();
+    let mut ours = false;
+    let mut addresses = Vec::new();
+    for line in text.lines() {
+        if let Some(object) = line.strip_prefix("ob=") {
+            ours = object.trim() == name;
+        } else if ours && line.starts_with("0x") {
+            let address = line.split_whitespace().next().unwrap_or("");
+            if let Ok(address) = u64::from_str_radix(address.trim_start_matches("0x"), 16) {
+                addresses.push(address);
+            }
+        }
+    }
+    Ok(addresses)
+}
+
+/// The functions of a binary, from `nm`: where each starts, and its size.
+struct Symbols {
+    starts: Vec<(u64, u64, String)>,
+    sizes: std::collections::HashMap<String, u64>,
+}
+
+impl Symbols {
+    fn of(binary: &Path) -> Result<Symbols, String> {
+        let output = Command::new("nm")
+            .args(["-n", "-S", "--defined-only"])
+            .arg(binary)
+            .output()
+            .map_err(|error| format!("cannot run nm: {error}"))?;
+        let text = String::from_utf8_lossy(&output.stdout);
+        let mut starts = Vec::new();
+        let mut sizes = std::collections::HashMap::new();
+        for line in text.lines() {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let [start, size, kind, name] = fields[..] else {
+                continue;
+            };
+            if !kind.eq_ignore_ascii_case("t") {
+                continue;
+            }
+            let (Ok(start), Ok(size)) = (
+                u64::from_str_radix(start, 16),
+                u64::from_str_radix(size, 16),
+            ) else {
+                continue;
+            };
+            sizes.insert(name.to_owned(), size);
+            starts.push((start, size, name.to_owned()));
+        }
+        Ok(Symbols { starts, sizes })
+    }
+
+    fn holding(&self, address: u64) -> Option<&str> {
+        let index = self
+            .starts
+            .partition_point(|(start, _, _)| *start <= address)
+            .checked_sub(1)?;
+        let (start, size, name) = &self.starts[index];
+        (address < start + size).then_some(name.as_str())
+    }
+
+    fn size(&self, name: &str) -> u64 {
+        self.sizes.get(name).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn symbols() -> Symbols {
+        let starts = vec![
+            (0x1000, 0x10, "a".to_owned()),
+            (0x1010, 0x20, "b".to_owned()),
+            (0x1040, 0x8, "c".to_owned()),
+        ];
+        let sizes = starts
+            .iter()
+            .map(|(_, size, name)| (name.clone(), *size))
+            .collect();
+        Symbols { starts, sizes }
+    }
+
+    #[test]
+    fn an_address_maps_to_the_function_holding_it_and_a_gap_to_none() {
+        let symbols = symbols();
+        assert_eq!(symbols.holding(0x1000), Some("a"));
+        assert_eq!(symbols.holding(0x100f), Some("a"));
+        assert_eq!(symbols.holding(0x1010), Some("b"));
+        assert_eq!(symbols.holding(0x1030), None, "between b and c");
+        assert_eq!(symbols.holding(0x1047), Some("c"));
+        assert_eq!(symbols.holding(0x1048), None, "past the last function");
+        assert_eq!(symbols.holding(0xfff), None, "before the first");
+    }
+
+    #[test]
+    fn profiles_count_only_the_binarys_own_instructions() {
+        let dir = std::env::temp_dir().join(format!("xtask-layout-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let profile = dir.join("callgrind.out");
+        fs::write(
+            &profile,
+            "ob=/usr/lib/libc.so.6\nfn=memcpy\n0x9000 4\nob=/bin/server\nfn=main\n0x1004 2\n\
+             cob=/usr/lib/libc.so.6\ncfn=memcpy\ncalls=1 0x9000\n0x1008 7\nob=/usr/lib/libc.so.6\n0x9004 1\n",
+        )
+        .unwrap();
+        let addresses = addresses_run(&profile, Path::new("/bin/server")).unwrap();
+        assert_eq!(addresses, vec![0x1004, 0x1008]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn every_scripted_request_is_json_rpc_with_a_distinct_id() {
+        for script in [legacy_script(), modern_script()] {
+            let mut ids = HashSet::new();
+            for line in script.lines() {
+                let message: serde_json::Value = serde_json::from_str(line).unwrap();
+                assert_eq!(message["jsonrpc"], "2.0", "{line}");
+                if let Some(id) = message.get("id") {
+                    assert!(ids.insert(id.to_string()), "a repeated id in {line}");
+                }
+            }
+            assert!(ids.len() > READS, "{} requests", ids.len());
+        }
+        for request in modern_requests(1) {
+            assert!(
+                request.contains("io.modelcontextprotocol/clientCapabilities"),
+                "{request}"
+            );
+        }
+    }
+}
