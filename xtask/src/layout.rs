@@ -4,9 +4,10 @@
 //! **Layer:** tooling. It builds the binary with the `dist` profile, runs it under valgrind's
 //! callgrind on the bench workload (start-up, then both eras on stdio and on Streamable HTTP:
 //! initialize or discover, lists, reads of static and template resources, subscriptions, errors),
-//! maps every instruction run to the function holding it (`nm`), and lists those functions in
-//! the order they were first met. The binary's build script hands the list to the linker. It must
-//! never be needed to build the product: a stale list only costs locality.
+//! maps every instruction run to the function holding it (`nm`), and lists those functions
+//! profile by profile: start-up and legacy stdio first, then what modern stdio adds, then what
+//! HTTP adds, each part sorted by name. The binary's build script hands the list to the linker.
+//! It must never be needed to build the product: a stale list only costs locality.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;
@@ -23,11 +24,12 @@ use crate::tidy::workspace_root;
 const USAGE: &str = "usage: cargo xtask layout
 
 Builds mcp-resources with the `dist` profile, runs it under valgrind's callgrind on the bench
-workload (stdio and Streamable HTTP, both eras), and writes the functions it ran, in the order
-they were first met, to crates/mcp-server-bin/layout/symbol-order.txt: the order the linker lays
-them out in (see crates/mcp-server-bin/build.rs). Needs valgrind and nm. Run it after changes
-that rename many functions (a new rustc, new dependency versions); `cargo xtask bench` says how
-much of the list the binary still has.";
+workload (stdio and Streamable HTTP, both eras), and writes the functions it ran (start-up and
+legacy stdio, then what modern stdio adds, then what HTTP adds, each part sorted by name) to
+crates/mcp-server-bin/layout/symbol-order.txt: the order the linker lays them out in (see
+crates/mcp-server-bin/build.rs). Needs valgrind and nm. Run it after changes that rename many
+functions (a new rustc, new dependency versions); `cargo xtask bench` says how much of the list
+the binary still has.";
 
 /// Where the list goes, from the workspace root.
 pub(crate) const ORDER_FILE: &str = "crates/mcp-server-bin/layout/symbol-order.txt";
@@ -90,17 +92,23 @@ fn write_order() -> Result<String, String> {
     profiles.push(out);
 
     let symbols = Symbols::of(&binary)?;
+    // Callgrind lists functions in an order of its own, which changes from run to run: each
+    // profile's new functions are sorted by name (which keeps a module's functions together),
+    // so that the same code gives the same list.
     let mut order = Vec::new();
     let mut seen = HashSet::new();
     let mut unmapped = 0;
     for profile in &profiles {
+        let mut found = Vec::new();
         for address in addresses_run(profile, &binary)? {
             match symbols.holding(address) {
-                Some(name) if seen.insert(name) => order.push(name),
+                Some(name) if seen.insert(name) => found.push(name),
                 Some(_) => {}
                 None => unmapped += 1,
             }
         }
+        found.sort_unstable();
+        order.extend(found);
     }
     if order.len() < 100 {
         return Err(format!(
@@ -112,7 +120,8 @@ fn write_order() -> Result<String, String> {
     let bytes: u64 = order.iter().map(|name| symbols.size(name)).sum();
     let mut text = String::from(
         "# Written by `cargo xtask layout`; do not edit by hand. The functions mcp-resources runs,\n\
-         # in the order first met: start-up, stdio (legacy, modern), Streamable HTTP.\n",
+         # start-up and legacy stdio, then what modern stdio adds, then what HTTP adds, each\n\
+         # part sorted by name.\n",
     );
     for name in &order {
         let _ = writeln!(text, "{name}");
