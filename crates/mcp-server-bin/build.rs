@@ -8,9 +8,10 @@
 //! from it (renamed, new) is placed after the listed ones and costs nothing but locality.
 //!
 //! The order is a flag of LLD (`--symbol-ordering-file`), the linker rustc uses by default for
-//! `x86_64-unknown-linux-gnu` since 1.90: it is passed there, in optimized builds, unless another
-//! linker is configured or `MCP_RESOURCES_NO_LAYOUT` is set. This script must never change what
-//! the program does.
+//! `x86_64-unknown-linux-gnu` since 1.90 when it ships its own (`rust-lld`, in the official
+//! builds; a distribution's rustc may link with the system's `ld`, which knows no such flag). It
+//! is passed there, in optimized builds, unless flags or the environment choose another linker
+//! or `MCP_RESOURCES_NO_LAYOUT` is set. This script must never change what the program does.
 
 use std::env;
 use std::path::Path;
@@ -43,18 +44,28 @@ fn main() {
 /// Whether the flags given to rustc choose a linker or its features themselves.
 fn custom_linker_flags() -> bool {
     let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    flags
-        .split('\u{1f}')
-        .any(|flag| flag.contains("linker") || flag.contains("link-self-contained"))
+    flags.split('\u{1f}').any(|flag| {
+        ["linker", "link-self-contained", "fuse-ld"]
+            .iter()
+            .any(|word| flag.contains(word))
+    })
 }
 
-/// Whether this rustc links with its own LLD by default on this target (1.90 and later).
+/// Whether this rustc links with its own LLD by default on this target: 1.90 or later, with
+/// `rust-lld` in its sysroot.
 fn rustc_links_with_lld() -> bool {
     let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let Ok(output) = Command::new(rustc).arg("--version").output() else {
+    let run = |arguments: &[&str]| {
+        Command::new(&rustc)
+            .args(arguments)
+            .output()
+            .ok()
+            .filter(|output| output.status.success())
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    };
+    let Some(version) = run(&["--version"]) else {
         return false;
     };
-    let version = String::from_utf8_lossy(&output.stdout);
     let mut numbers = version
         .split_whitespace()
         .nth(1)
@@ -62,5 +73,9 @@ fn rustc_links_with_lld() -> bool {
         .split('.')
         .map(|part| part.parse::<u32>().unwrap_or(0));
     let (major, minor) = (numbers.next().unwrap_or(0), numbers.next().unwrap_or(0));
-    (major, minor) >= (1, 90)
+    let Some(sysroot) = run(&["--print", "sysroot"]) else {
+        return false;
+    };
+    let lld = Path::new(&sysroot).join("lib/rustlib/x86_64-unknown-linux-gnu/bin/gcc-ld/ld.lld");
+    (major, minor) >= (1, 90) && lld.is_file()
 }
