@@ -393,10 +393,7 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
     )?;
     let ours = target.join(PROFILE).join("mcp-resources");
     let layout = match crate::layout::coverage(&root, &ours) {
-        Ok((found, listed)) => format!(
-            "mcp-resources' code laid out by `{}` ({found} of its {listed} functions found in the binary)",
-            crate::layout::ORDER_FILE
-        ),
+        Ok(coverage) => coverage.to_string(),
         Err(error) => format!("mcp-resources' code layout unknown ({error})"),
     };
     eprintln!("bench: {layout}");

@@ -27,9 +27,10 @@ Builds mcp-resources with the `dist` profile, runs it under valgrind's callgrind
 workload (stdio and Streamable HTTP, both eras), and writes the functions it ran (start-up and
 legacy stdio, then what modern stdio adds, then what HTTP adds, each part sorted by name) to
 crates/mcp-server-bin/layout/symbol-order.txt: the order the linker lays them out in (see
-crates/mcp-server-bin/build.rs). Needs valgrind and nm. Run it after changes that rename many
-functions (a new rustc, new dependency versions); `cargo xtask bench` says how much of the list
-the binary still has.";
+crates/mcp-server-bin/build.rs). Needs valgrind and nm. Code changes rename functions (closures,
+generic instances, rustc's hashes; a new rustc or new dependency versions rename most): run it
+again when `cargo xtask bench` says the list is out of date (it reports how much of the list the
+binary still has).";
 
 /// Where the list goes, from the workspace root.
 pub(crate) const ORDER_FILE: &str = "crates/mcp-server-bin/layout/symbol-order.txt";
@@ -135,21 +136,77 @@ fn write_order() -> Result<String, String> {
     ))
 }
 
-/// How many of the listed functions `binary` holds, out of how many are listed: a list made for
-/// other names (a new rustc, new dependency versions) is ignored by the linker, name by name.
-pub(crate) fn coverage(root: &Path, binary: &Path) -> Result<(usize, usize), String> {
+/// What `binary` makes of the list.
+pub(crate) struct Coverage {
+    /// Listed functions the binary has.
+    pub(crate) found: usize,
+    /// Functions listed.
+    pub(crate) listed: usize,
+    /// Whether the ones it has sit side by side, as the linker puts them when given the list.
+    pub(crate) laid_out: bool,
+}
+
+impl std::fmt::Display for Coverage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Coverage {
+            found,
+            listed,
+            laid_out,
+        } = self;
+        if *laid_out {
+            write!(
+                f,
+                "mcp-resources' code laid out by `{ORDER_FILE}` ({found} of its {listed} functions found in the binary)"
+            )?;
+        } else {
+            write!(
+                f,
+                "mcp-resources' code not laid out by `{ORDER_FILE}`: its {found} functions found in the binary (of {listed}) are spread over the text section (a linker other than LLD, or MCP_RESOURCES_NO_LAYOUT)"
+            )?;
+        }
+        // Code changes rename functions (closures, generic instances, rustc's hashes): a list a
+        // tenth out of date has lost a part of its effect.
+        if found * 10 < listed * 9 {
+            write!(f, "; the list is out of date: run `cargo xtask layout`")?;
+        }
+        Ok(())
+    }
+}
+
+/// How many of the listed functions `binary` holds, out of how many are listed (the linker
+/// skips, name by name, what the code no longer has), and whether they were laid out together.
+pub(crate) fn coverage(root: &Path, binary: &Path) -> Result<Coverage, String> {
     let listed = fs::read_to_string(root.join(ORDER_FILE))
         .map_err(|error| format!("cannot read {ORDER_FILE}: {error}"))?;
     let symbols = Symbols::of(binary)?;
-    let names: Vec<&str> = listed
+    let names: HashSet<&str> = listed
         .lines()
         .filter(|line| !line.starts_with('#') && !line.trim().is_empty())
         .collect();
-    let found = names
+    let spans: Vec<(u64, u64)> = symbols
+        .starts
         .iter()
-        .filter(|name| symbols.sizes.contains_key(**name))
-        .count();
-    Ok((found, names.len()))
+        .filter(|(_, _, name)| names.contains(name.as_str()))
+        .map(|(start, size, _)| (*start, start + size))
+        .collect();
+    Ok(Coverage {
+        found: spans.len(),
+        listed: names.len(),
+        laid_out: side_by_side(&spans),
+    })
+}
+
+/// Whether functions at `spans` (start, end) sit side by side: the stretch from the first to the
+/// last is at most a quarter larger than the functions themselves (alignment pads them).
+fn side_by_side(spans: &[(u64, u64)]) -> bool {
+    let (Some(first), Some(last)) = (
+        spans.iter().map(|(start, _)| *start).min(),
+        spans.iter().map(|(_, end)| *end).max(),
+    ) else {
+        return false;
+    };
+    let total: u64 = spans.iter().map(|(start, end)| end - start).sum();
+    (last - first) * 4 <= total * 5
 }
 
 fn valgrind(out: &Path) -> Command {
@@ -502,6 +559,13 @@ mod tests {
         assert_eq!(symbols.holding(0x1047), Some("c"));
         assert_eq!(symbols.holding(0x1048), None, "past the last function");
         assert_eq!(symbols.holding(0xfff), None, "before the first");
+    }
+
+    #[test]
+    fn functions_are_side_by_side_when_little_but_padding_separates_them() {
+        assert!(side_by_side(&[(0x1000, 0x1100), (0x1110, 0x1200)]));
+        assert!(!side_by_side(&[(0x1000, 0x1100), (0x9000, 0x9100)]));
+        assert!(!side_by_side(&[]));
     }
 
     #[test]
