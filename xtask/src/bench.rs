@@ -365,9 +365,7 @@ struct Programs {
 
 fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
     let root = workspace_root();
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
+    let target = target_dir(&root);
     let work = target.join("bench-work");
     fs::create_dir_all(work.join("empty"))
         .map_err(|error| format!("cannot create {}: {error}", work.display()))?;
@@ -577,6 +575,13 @@ struct Results {
     fanouts: BTreeMap<Scenario, Vec<fanout::FanOut>>,
     /// The in-process list page, by total.
     pages: Vec<pages::Page>,
+}
+
+/// Where cargo puts what it builds: `CARGO_TARGET_DIR`, or `target` in the workspace.
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
 }
 
 pub(crate) fn cargo_build(

@@ -69,11 +69,9 @@ fn write_order() -> Result<String, String> {
         &["build", "--profile", bench::PROFILE, "-p", "mcp-server-bin"],
         None,
     )?;
-    let binary = root
-        .join("target")
-        .join(bench::PROFILE)
-        .join("mcp-resources");
-    let work = root.join("target/layout-work");
+    let target = bench::target_dir(&root);
+    let binary = target.join(bench::PROFILE).join("mcp-resources");
+    let work = target.join("layout-work");
     fs::create_dir_all(work.join("empty"))
         .map_err(|error| format!("cannot create {}: {error}", work.display()))?;
     let config = work.join("resources.toml");
@@ -99,11 +97,15 @@ fn write_order() -> Result<String, String> {
     let mut order = Vec::new();
     let mut seen = HashSet::new();
     let mut unmapped = 0;
+    let mut bytes = 0;
     for profile in &profiles {
         let mut found = Vec::new();
         for address in addresses_run(profile, &binary)? {
             match symbols.holding(address) {
-                Some(name) if seen.insert(name) => found.push(name),
+                Some((name, size)) if seen.insert(name) => {
+                    found.push(name);
+                    bytes += size;
+                }
                 Some(_) => {}
                 None => unmapped += 1,
             }
@@ -118,7 +120,6 @@ fn write_order() -> Result<String, String> {
             order.len()
         ));
     }
-    let bytes: u64 = order.iter().map(|name| symbols.size(name)).sum();
     let mut text = String::from(
         "# Written by `cargo xtask layout`; do not edit by hand. The functions mcp-resources runs,\n\
          # start-up and legacy stdio, then what modern stdio adds, then what HTTP adds, each\n\
@@ -482,10 +483,9 @@ fn addresses_run(profile: &Path, binary: &Path) -> Result<Vec<u64>, String> {
     Ok(addresses)
 }
 
-/// The functions of a binary, from `nm`: where each starts, and its size.
+/// The functions of a binary, from `nm`: where each starts, its size and its name, by address.
 struct Symbols {
     starts: Vec<(u64, u64, String)>,
-    sizes: std::collections::HashMap<String, u64>,
 }
 
 impl Symbols {
@@ -497,7 +497,6 @@ impl Symbols {
             .map_err(|error| format!("cannot run nm: {error}"))?;
         let text = String::from_utf8_lossy(&output.stdout);
         let mut starts = Vec::new();
-        let mut sizes = std::collections::HashMap::new();
         for line in text.lines() {
             let fields: Vec<&str> = line.split_whitespace().collect();
             let [start, size, kind, name] = fields[..] else {
@@ -506,29 +505,24 @@ impl Symbols {
             if !kind.eq_ignore_ascii_case("t") {
                 continue;
             }
-            let (Ok(start), Ok(size)) = (
+            if let (Ok(start), Ok(size)) = (
                 u64::from_str_radix(start, 16),
                 u64::from_str_radix(size, 16),
-            ) else {
-                continue;
-            };
-            sizes.insert(name.to_owned(), size);
-            starts.push((start, size, name.to_owned()));
+            ) {
+                starts.push((start, size, name.to_owned()));
+            }
         }
-        Ok(Symbols { starts, sizes })
+        Ok(Symbols { starts })
     }
 
-    fn holding(&self, address: u64) -> Option<&str> {
+    /// The name and size of the function holding `address`.
+    fn holding(&self, address: u64) -> Option<(&str, u64)> {
         let index = self
             .starts
             .partition_point(|(start, _, _)| *start <= address)
             .checked_sub(1)?;
         let (start, size, name) = &self.starts[index];
-        (address < start + size).then_some(name.as_str())
-    }
-
-    fn size(&self, name: &str) -> u64 {
-        self.sizes.get(name).copied().unwrap_or(0)
+        (address < start + size).then_some((name.as_str(), *size))
     }
 }
 
@@ -537,26 +531,23 @@ mod tests {
     use super::*;
 
     fn symbols() -> Symbols {
-        let starts = vec![
-            (0x1000, 0x10, "a".to_owned()),
-            (0x1010, 0x20, "b".to_owned()),
-            (0x1040, 0x8, "c".to_owned()),
-        ];
-        let sizes = starts
-            .iter()
-            .map(|(_, size, name)| (name.clone(), *size))
-            .collect();
-        Symbols { starts, sizes }
+        Symbols {
+            starts: vec![
+                (0x1000, 0x10, "a".to_owned()),
+                (0x1010, 0x20, "b".to_owned()),
+                (0x1040, 0x8, "c".to_owned()),
+            ],
+        }
     }
 
     #[test]
     fn an_address_maps_to_the_function_holding_it_and_a_gap_to_none() {
         let symbols = symbols();
-        assert_eq!(symbols.holding(0x1000), Some("a"));
-        assert_eq!(symbols.holding(0x100f), Some("a"));
-        assert_eq!(symbols.holding(0x1010), Some("b"));
+        assert_eq!(symbols.holding(0x1000), Some(("a", 0x10)));
+        assert_eq!(symbols.holding(0x100f), Some(("a", 0x10)));
+        assert_eq!(symbols.holding(0x1010), Some(("b", 0x20)));
         assert_eq!(symbols.holding(0x1030), None, "between b and c");
-        assert_eq!(symbols.holding(0x1047), Some("c"));
+        assert_eq!(symbols.holding(0x1047), Some(("c", 0x8)));
         assert_eq!(symbols.holding(0x1048), None, "past the last function");
         assert_eq!(symbols.holding(0xfff), None, "before the first");
     }
