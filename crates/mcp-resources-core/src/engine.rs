@@ -13,7 +13,8 @@
 //! 2. **Static resources**, by exact canonical URI (a hash lookup).
 //! 3. **Providers that [claim](Provider::claims) the URI**, in registration order. The first one
 //!    that answers `Some` wins; `None` passes on to the next. A provider gets the variables of
-//!    the first of its own templates that matches the URI.
+//!    the first of its own templates that matches the URI (unless it
+//!    [parses its URIs itself](Provider::matches_templates)).
 //! 4. **Function templates**, through [`TemplateIndex::find`] in its documented order; a template
 //!    function that returns no contents means not found.
 //! 5. Otherwise [`ReadError::NotFound`].
@@ -704,7 +705,11 @@ impl Engine {
             if !slot.provider.claims(uri) {
                 continue;
             }
-            let matched = slot.templates.find(uri.as_str());
+            let matched = if slot.provider.matches_templates() {
+                slot.templates.find(uri.as_str())
+            } else {
+                None
+            };
             let request = ReadRequest {
                 principal,
                 uri,

@@ -55,6 +55,14 @@ pub trait Provider: Send + Sync {
     /// (see [`Body::slice`](crate::resource::Body::slice) for the reference behaviour).
     async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError>;
 
+    /// Whether the engine matches a URI against this provider's templates before each read, to
+    /// fill [`ReadRequest::template`] and [`ReadRequest::variables`]. A provider that parses its
+    /// URIs itself says `false` and saves that match on every read; its requests then carry
+    /// `None` in both. The default is `true`.
+    fn matches_templates(&self) -> bool {
+        true
+    }
+
     /// Candidate values for one variable of one of this provider's templates. The engine
     /// filters them by policy and caps them; the default proposes nothing.
     async fn complete(&self, request: CompletionRequest<'_>) -> Result<Vec<String>, ProviderError> {
@@ -87,7 +95,8 @@ pub struct ReadRequest<'a> {
     pub principal: &'a Principal,
     /// The URI to read.
     pub uri: &'a ResourceUri,
-    /// The provider's template that matched the URI, if one did.
+    /// The provider's template that matched the URI, if one did (always `None` for a provider
+    /// whose [`Provider::matches_templates`] is `false`).
     pub template: Option<&'a UriTemplate>,
     /// The variables extracted by that template.
     pub variables: Option<&'a Variables>,

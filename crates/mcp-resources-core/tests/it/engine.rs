@@ -26,6 +26,8 @@ struct Named {
     scheme: &'static str,
     answers: bool,
     templates: Vec<ResourceTemplate>,
+    /// What [`Provider::matches_templates`] answers.
+    matches_templates: bool,
     seen_variables: Mutex<Vec<Option<String>>>,
 }
 
@@ -36,6 +38,7 @@ impl Named {
             scheme,
             answers,
             templates: Vec::new(),
+            matches_templates: true,
             seen_variables: Mutex::new(Vec::new()),
         }
     }
@@ -53,6 +56,10 @@ impl Provider for Named {
 
     fn templates(&self) -> Vec<ResourceTemplate> {
         self.templates.clone()
+    }
+
+    fn matches_templates(&self) -> bool {
+        self.matches_templates
     }
 
     async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError> {
@@ -160,6 +167,21 @@ fn a_provider_gets_the_variables_of_its_own_matching_template() {
     assert_eq!(read_text(&engine, "db://groups/1"), "named");
     let seen = named.seen_variables.lock().unwrap().clone();
     assert_eq!(seen, [Some("42".to_owned()), None]);
+}
+
+#[test]
+fn a_provider_that_parses_its_uris_itself_gets_no_variables() {
+    let mut named = Named::new("named", "db", true);
+    named.templates.push(template("db://users/{id}", "user"));
+    named.matches_templates = false;
+    let named = Arc::new(named);
+    let engine = EngineBuilder::new(key())
+        .provider(named.clone())
+        .build()
+        .unwrap();
+    assert_eq!(read_text(&engine, "db://users/42"), "named");
+    let seen = named.seen_variables.lock().unwrap().clone();
+    assert_eq!(seen, [None]);
 }
 
 #[test]

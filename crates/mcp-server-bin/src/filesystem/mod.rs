@@ -509,31 +509,41 @@ impl Shared {
         &self,
         uri: &ResourceUri,
         part: read::Part,
+        indexed: Option<Indexed>,
     ) -> Result<Option<Vec<Contents>>, ProviderError> {
-        let Some((root, path, known)) = read::resolve(&self.rules, &self.roots, uri) else {
+        let Some(resolved) = read::resolve(&self.rules, &self.roots, uri) else {
             return Ok(None);
         };
-        let contents = read::read_file(root, &path, known, uri, part, self.max_read_bytes)?;
+        // The index's MIME type is the one guessed from the URI's last segment; a path through
+        // a symlink is guessed again from the name of the file it resolved to, as before.
+        let mime = indexed
+            .filter(|_| resolved.own.is_some())
+            .map(|indexed| indexed.mime);
+        let contents = read::read_file(&resolved, uri, part, self.max_read_bytes, mime)?;
         Ok(contents.map(|contents| vec![contents]))
     }
 }
 
+/// What the index says about a file a read asks for: hints only, never trusted for the checks.
+#[derive(Clone, Copy, Debug)]
+struct Indexed {
+    size: u64,
+    mime: Option<&'static str>,
+}
+
 impl FilesystemProvider {
-    /// Whether a read of `uri` runs on the calling task: its file, as indexed, is at most
-    /// [`FsConfig::inline_read_bytes`] long. A file the index does not know goes to the pool.
-    fn reads_inline(&self, uri: &ResourceUri) -> bool {
-        let limit = self.shared.inline_read_bytes;
-        if limit == 0 {
-            return false;
-        }
-        // The index knows files by their URI without the range query.
+    /// The index's entry for `uri` (without its range query), if it has one.
+    fn indexed(&self, uri: &ResourceUri) -> Option<Indexed> {
         let whole = uri
             .as_str()
             .split_once('?')
             .map_or(uri.as_str(), |(whole, _)| whole);
         read_lock(&self.shared.index)
             .get(whole)
-            .is_some_and(|meta| meta.size <= limit)
+            .map(|meta| Indexed {
+                size: meta.size,
+                mime: meta.mime,
+            })
     }
 }
 
@@ -579,20 +589,28 @@ impl Provider for FilesystemProvider {
             return Ok(None);
         };
         let part = read::narrow(part, request.range);
-        if self.reads_inline(request.uri) {
-            // A small file: the hand-off to a pool thread and back would cost more than the
-            // read itself.
-            return self.shared.read_blocking(request.uri, part);
+        let indexed = self.indexed(request.uri);
+        // A small file, as indexed, is read on the calling task: the hand-off to a pool thread
+        // and back would cost more than the read itself. A file the index does not know goes
+        // to the pool.
+        let limit = self.shared.inline_read_bytes;
+        if indexed.is_some_and(|indexed| limit > 0 && indexed.size <= limit) {
+            return self.shared.read_blocking(request.uri, part, indexed);
         }
         let shared = Arc::clone(&self.shared);
         let uri = request.uri.clone();
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => runtime
-                .spawn_blocking(move || shared.read_blocking(&uri, part))
+                .spawn_blocking(move || shared.read_blocking(&uri, part, indexed))
                 .await
                 .map_err(|error| ProviderError::new("file read task failed").with_source(error))?,
-            Err(_) => shared.read_blocking(&uri, part),
+            Err(_) => shared.read_blocking(&uri, part, indexed),
         }
+    }
+
+    fn matches_templates(&self) -> bool {
+        // The path is decoded from the URI by `read::resolve`, which can tell `%2F` from `/`.
+        false
     }
 
     async fn complete(&self, request: CompletionRequest<'_>) -> Result<Vec<String>, ProviderError> {

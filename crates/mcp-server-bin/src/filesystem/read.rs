@@ -27,6 +27,7 @@
 use std::fs::{self, File};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::string::FromUtf8Error;
 
 use mcp_resources_core::provider::ProviderError;
 use mcp_resources_core::resource::{ByteRange, Contents};
@@ -101,16 +102,25 @@ pub(crate) fn narrow(part: Part, range: Option<ByteRange>) -> Part {
     }
 }
 
-/// The served root of `uri` and the canonical path of the regular, non-excluded file it names,
-/// or `None` (see the module documentation for the checks).
-///
-/// With the path comes the `lstat` metadata of its last component when no symlink was met on
-/// the way (it is then the file's own).
+/// A request URI resolved to a file that passed the checks (see the module documentation).
+#[derive(Debug)]
+pub(crate) struct Resolved<'r> {
+    /// The served root the file lies below.
+    pub(crate) root: &'r Root,
+    /// Its canonical path.
+    pub(crate) path: PathBuf,
+    /// The `lstat` metadata of the path's last component when no symlink was met on the way
+    /// (it is then the file's own); `None` for a path resolved through a symlink.
+    pub(crate) own: Option<fs::Metadata>,
+}
+
+/// The file `uri` names, resolved and checked, or `None` (see the module documentation for the
+/// checks).
 pub(crate) fn resolve<'r>(
     rules: &Rules,
     roots: &'r [Root],
     uri: &ResourceUri,
-) -> Option<(&'r Root, PathBuf, Option<fs::Metadata>)> {
+) -> Option<Resolved<'r>> {
     if uri.scheme() != "file" || uri.authority() != Some("") {
         return None;
     }
@@ -121,8 +131,12 @@ pub(crate) fn resolve<'r>(
     let relative = decode_relative(&path[root.path_prefix.len()..])?;
     check_relative(rules, &root.path, &root.base, &relative, false)?;
     let joined = root.path.join(&relative);
-    if let Some(metadata) = no_symlink_below(&root.path, &relative)? {
-        return Some((root, joined, Some(metadata)));
+    if let Some(metadata) = no_symlink_below(&joined, relative.components().count())? {
+        return Some(Resolved {
+            root,
+            path: joined,
+            own: Some(metadata),
+        });
     }
     let canonical = fs::canonicalize(&joined).ok()?;
     let canonical_relative = canonical.strip_prefix(&root.path).ok()?;
@@ -132,46 +146,51 @@ pub(crate) fn resolve<'r>(
     if canonical_relative != relative {
         check_relative(rules, &root.path, &root.base, canonical_relative, false)?;
     }
-    Some((root, canonical, None))
+    Some(Resolved {
+        root,
+        path: canonical,
+        own: None,
+    })
 }
 
-/// Walks `relative` (plain downward components) below the canonical `root` with `lstat`:
-/// `None` when a component is missing, `Some(None)` when one is a symlink (the path must be
-/// resolved in full), else `Some(Some(metadata))` of the last component.
-fn no_symlink_below(root: &Path, relative: &Path) -> Option<Option<fs::Metadata>> {
-    let mut path = root.to_path_buf();
+/// Looks at the last `depth` components of `joined` (a canonical root joined with plain
+/// downward components), deepest first, with `lstat`: `None` when one is missing,
+/// `Some(None)` when one is a symlink (the path must be resolved in full), else
+/// `Some(Some(metadata))` of the last one. Deepest first: no path is built, and a missing
+/// file stops at the first call.
+fn no_symlink_below(joined: &Path, depth: usize) -> Option<Option<fs::Metadata>> {
     let mut last = None;
-    for component in relative.components() {
-        path.push(component);
-        let metadata = fs::symlink_metadata(&path).ok()?;
+    for path in joined.ancestors().take(depth) {
+        let metadata = fs::symlink_metadata(path).ok()?;
         if metadata.file_type().is_symlink() {
             return Some(None);
         }
-        last = Some(metadata);
+        last.get_or_insert(metadata);
     }
     Some(last)
 }
 
-/// Reads `part` of the file at `path` (already resolved) for the request `uri`, within `limit`
-/// bytes; `Ok(None)` when it is not a regular file (any more).
+/// Reads `part` of the resolved file for the request `uri`, within `limit` bytes; `Ok(None)`
+/// when it is not a regular file (any more). `mime`, when given, is the MIME type guessed from
+/// the file's name already (by the index).
 pub(crate) fn read_file(
-    root: &Root,
-    path: &Path,
-    known: Option<fs::Metadata>,
+    resolved: &Resolved<'_>,
     uri: &ResourceUri,
     part: Part,
     limit: u64,
+    mime: Option<Option<&'static str>>,
 ) -> Result<Option<Contents>, ProviderError> {
-    // Looked at before opening, so that a FIFO or a device never blocks the open; `known` is
-    // the file's own metadata when resolving it took one already.
-    let is_file = match known {
+    let Resolved { root, path, own } = resolved;
+    // Looked at before opening, so that a device is never opened; `own` is the file's own
+    // metadata when resolving it took one already.
+    let is_file = match own {
         Some(metadata) => metadata.is_file(),
         None => fs::metadata(path).is_ok_and(|metadata| metadata.is_file()),
     };
     if !is_file {
         return Ok(None);
     }
-    let Ok(mut file) = File::open(path) else {
+    let Ok(mut file) = open_no_follow(path) else {
         return Ok(None);
     };
     let Ok(metadata) = file.metadata() else {
@@ -223,10 +242,7 @@ pub(crate) fn read_file(
     };
     let mut bytes = Vec::new();
     if offset < size {
-        // Room for what the file holds and one byte more, so that the read takes one call
-        // and the end of the file one more (a growing buffer would take several).
         let expected = (size - offset).min(length);
-        bytes.reserve_exact(usize::try_from(expected.saturating_add(1)).unwrap_or(usize::MAX));
         if offset > 0 {
             file.seek(SeekFrom::Start(offset)).map_err(io_error)?;
         }
@@ -236,24 +252,68 @@ pub(crate) fn read_file(
         } else {
             length
         };
-        file.take(take).read_to_end(&mut bytes).map_err(io_error)?;
+        read_part(&mut file, expected, take, &mut bytes).map_err(io_error)?;
     }
     if part == Part::Whole && bytes.len() as u64 > limit {
         return Err(too_large(bytes.len() as u64));
     }
-    let guessed = path
-        .file_name()
-        .and_then(|name| mime_guess::from_path(name).first_raw());
-    let contents = match String::from_utf8(bytes) {
-        Ok(text) if !text.contains('\0') => {
+    let guessed = mime.unwrap_or_else(|| {
+        path.file_name()
+            .and_then(|name| mime_guess::from_path(name).first_raw())
+    });
+    // Text holds no NUL here: a file with one is served as bytes.
+    let text = if memchr::memchr(0, &bytes).is_none() {
+        String::from_utf8(bytes).map_err(FromUtf8Error::into_bytes)
+    } else {
+        Err(bytes)
+    };
+    let contents = match text {
+        Ok(text) => {
             Contents::text(uri.clone(), text).with_mime_type(guessed.unwrap_or("text/plain"))
         }
-        Ok(text) => Contents::bytes(uri.clone(), text.into_bytes())
-            .with_mime_type(guessed.unwrap_or("application/octet-stream")),
-        Err(error) => Contents::bytes(uri.clone(), error.into_bytes())
+        Err(bytes) => Contents::bytes(uri.clone(), bytes)
             .with_mime_type(guessed.unwrap_or("application/octet-stream")),
     };
     Ok(Some(contents))
+}
+
+/// Opens `path` for reading without following a symlink in its last component, and without
+/// waiting on a FIFO that took the checked file's place.
+fn open_no_follow(path: &Path) -> std::io::Result<File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+/// Reads at most `take` bytes of `file` from where it stands into `bytes`, `expected` of them
+/// by its size. A read of a regular file ends short only at the end of the file, so one call
+/// that brings exactly `expected` bytes (of the `expected + 1` asked for) is all it takes;
+/// otherwise the file changed meanwhile and it is read on to its end (or to `take`).
+fn read_part(
+    file: &mut File,
+    expected: u64,
+    take: u64,
+    bytes: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    let first = usize::try_from(expected.saturating_add(1).min(take)).unwrap_or(usize::MAX);
+    bytes.resize(first, 0);
+    let got = loop {
+        match file.read(bytes) {
+            Ok(got) => break got,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    };
+    bytes.truncate(got);
+    if got as u64 != expected {
+        file.take(take - got as u64).read_to_end(bytes)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
