@@ -33,6 +33,7 @@ CONFIGURATION FILE (TOML):
         log_level = \"info\"
         page_size = 100
         max_read_bytes = 8388608
+        read_cache_bytes = 8388608      # 0 turns the read cache off
         allowed_hosts = [\"example.internal\"]
         allowed_origins = [\"https://app.example\"]
         secret_patterns = [\"*.secret\"]
@@ -106,6 +107,11 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "BYTES")]
     pub(crate) max_read_bytes: Option<u64>,
 
+    /// Bytes of small files' contents kept after a read and served again while the file's
+    /// metadata is unchanged; 0 turns it off [default: 8388608].
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) read_cache_bytes: Option<u64>,
+
     /// HTTP: a Host value to allow besides loopback ones (repeatable; `*` for any).
     #[arg(long = "allowed-host", value_name = "HOST")]
     pub(crate) allowed_hosts: Vec<String>,
@@ -153,6 +159,7 @@ impl ServeArgs {
             log_level,
             page_size: self.page_size,
             max_read_bytes: self.max_read_bytes,
+            read_cache_bytes: self.read_cache_bytes,
             allowed_hosts: list(&self.allowed_hosts),
             allowed_origins: list(&self.allowed_origins),
             secret_patterns: list(&self.secret_patterns),

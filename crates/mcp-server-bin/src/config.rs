@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::filesystem::{DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS};
+use crate::filesystem::{
+    DEFAULT_READ_CACHE_BYTES, DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS,
+};
 
 /// The default number of items on one list page.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -47,6 +49,11 @@ pub struct RawConfig {
     /// The largest read in bytes; larger files are read in ranges through the
     /// `file://…{?offset,length}` template. Default 8388608 (8 MiB).
     pub max_read_bytes: Option<u64>,
+    /// How many bytes of files' contents are kept after a read, and served again without
+    /// opening the file while its size, times and inode are unchanged. A file changed in the
+    /// last two seconds is not kept, and none larger than an eighth of this. `0` turns the
+    /// cache off. Default 8388608 (8 MiB).
+    pub read_cache_bytes: Option<u64>,
     /// HTTP: `Host` values allowed besides loopback ones (`name` or `name:port`; `"*"` for any).
     /// Needed when serving on a non-loopback address.
     pub allowed_hosts: Option<Vec<String>>,
@@ -137,6 +144,7 @@ impl RawConfig {
             log_level: over.log_level.or(self.log_level),
             page_size: over.page_size.or(self.page_size),
             max_read_bytes: over.max_read_bytes.or(self.max_read_bytes),
+            read_cache_bytes: over.read_cache_bytes.or(self.read_cache_bytes),
             allowed_hosts: over.allowed_hosts.or(self.allowed_hosts),
             allowed_origins: over.allowed_origins.or(self.allowed_origins),
             secret_patterns: over.secret_patterns.or(self.secret_patterns),
@@ -251,6 +259,8 @@ pub struct Config {
     pub page_size: NonZeroUsize,
     /// The largest read, in bytes (at least 1).
     pub max_read_bytes: u64,
+    /// The budget of the read cache of files' contents, in bytes (`0`: no cache).
+    pub read_cache_bytes: u64,
     /// `Host` values allowed besides loopback ones.
     pub allowed_hosts: Vec<String>,
     /// `Origin` values allowed besides loopback ones.
@@ -369,6 +379,7 @@ impl Config {
                 .unwrap_or_else(|| DEFAULT_LOG_LEVEL.to_owned()),
             page_size,
             max_read_bytes,
+            read_cache_bytes: raw.read_cache_bytes.unwrap_or(DEFAULT_READ_CACHE_BYTES),
             allowed_hosts: raw.allowed_hosts.unwrap_or_default(),
             allowed_origins: raw.allowed_origins.unwrap_or_default(),
             secret_patterns: with_defaults(DEFAULT_SECRET_PATTERNS, raw.secret_patterns),

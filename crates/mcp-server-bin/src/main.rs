@@ -145,6 +145,7 @@ async fn run(mut config: Config) -> Result<(), Box<dyn std::error::Error>> {
         secret_exceptions: config.secret_exceptions.clone(),
         respect_ignore_files: config.respect_ignore_files,
         max_read_bytes: config.max_read_bytes,
+        read_cache_bytes: config.read_cache_bytes,
         watch: config.watch,
         ..FsConfig::new(config.paths.clone())
     };

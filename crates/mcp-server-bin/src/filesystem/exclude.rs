@@ -149,7 +149,7 @@ pub(crate) const RACY_WINDOW: std::time::Duration = std::time::Duration::from_se
 /// What an ignore file looked like when it was parsed: a change to any of these means the file
 /// must be read again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Stamp {
+pub(crate) struct Stamp {
     len: u64,
     modified: Option<SystemTime>,
     /// Inode and change time (seconds, nanoseconds), where the platform has them: a file
@@ -167,6 +167,14 @@ impl Stamp {
         let metadata = std::fs::metadata(file)
             .ok()
             .filter(std::fs::Metadata::is_file)?;
+        Some(Stamp::from_metadata(&metadata, window))
+    }
+
+    /// The stamp of the file `metadata` describes; racy if it changed within `window` of now.
+    pub(crate) fn from_metadata(
+        metadata: &std::fs::Metadata,
+        window: std::time::Duration,
+    ) -> Stamp {
         let modified = metadata.modified().ok();
         #[cfg(unix)]
         let identity = {
@@ -185,13 +193,18 @@ impl Stamp {
                 .duration_since(changed)
                 .map_or(true, |age| age < window)
         });
-        Some(Stamp {
+        Stamp {
             len: metadata.len(),
             modified,
             #[cfg(unix)]
             identity,
             racy,
-        })
+        }
+    }
+
+    /// Whether the file changed too recently for the stamp to tell a later change.
+    pub(crate) fn is_racy(&self) -> bool {
+        self.racy
     }
 }
 

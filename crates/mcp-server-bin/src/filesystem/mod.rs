@@ -89,7 +89,16 @@
 //! # Caching
 //!
 //! Answers do not depend on the principal; their ttl is [`FsConfig::ttl_ms`] (default 5 s).
+//!
+//! The provider keeps the contents of files it read whole, up to [`FsConfig::read_cache_bytes`]
+//! (default [`DEFAULT_READ_CACHE_BYTES`]), and serves them again while the file's size, times
+//! and inode are unchanged: the `lstat` the read path takes anyway replaces the open, `fstat`,
+//! read and close. Every rule above is still checked on every read, before the cache is looked
+//! at. A file changed in the last two seconds is not kept (two writes within one tick of the
+//! file system's clock could leave the same metadata), nor is a read through a symlink or of a
+//! range.
 
+mod cache;
 mod exclude;
 mod index;
 mod read;
@@ -113,6 +122,9 @@ use mcp_resources_core::uri::ResourceUri;
 
 pub use exclude::{DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS, PatternError};
 pub use watch::{FsChange, FsWatcher, MAX_BATCH_DELAY, WatchError};
+
+/// The default budget of the read cache ([`FsConfig::read_cache_bytes`]): 8 MiB.
+pub const DEFAULT_READ_CACHE_BYTES: u64 = 8 * 1024 * 1024;
 
 use exclude::{Rules, SecretMatcher};
 use index::{Index, Root, remove_subtree, scan_path};
@@ -143,6 +155,11 @@ pub struct FsConfig {
     /// that a long read never holds up other requests. `0` sends every read to the pool (for
     /// a slow network file system). Default 64 KiB.
     pub inline_read_bytes: u64,
+    /// At most this many bytes of file bodies are kept after a read, and served again while
+    /// the file's metadata is unchanged, without opening it (one `lstat` instead of five
+    /// system calls; see [Caching](self#caching)). A body over an eighth of it is never kept;
+    /// `0` turns the cache off. Default 8 MiB.
+    pub read_cache_bytes: u64,
     /// How long answers stay fresh, in milliseconds. Default 5,000.
     pub ttl_ms: u64,
     /// Whether to watch the roots (see [`FilesystemProvider::watch`]). Default `true`.
@@ -167,6 +184,7 @@ impl FsConfig {
             respect_ignore_files: true,
             max_read_bytes: 8 * 1024 * 1024,
             inline_read_bytes: 64 * 1024,
+            read_cache_bytes: DEFAULT_READ_CACHE_BYTES,
             ttl_ms: 5_000,
             watch: true,
             debounce: Duration::from_millis(150),
@@ -228,6 +246,7 @@ pub(crate) struct Shared {
     index: RwLock<Index>,
     max_read_bytes: u64,
     inline_read_bytes: u64,
+    read_cache: cache::ReadCache,
     ttl_ms: u64,
     debounce: Duration,
     watch_state: Mutex<Option<WatchState>>,
@@ -278,6 +297,7 @@ impl FilesystemProvider {
                 index: RwLock::new(index),
                 max_read_bytes: config.max_read_bytes,
                 inline_read_bytes: config.inline_read_bytes,
+                read_cache: cache::ReadCache::new(config.read_cache_bytes),
                 ttl_ms: config.ttl_ms,
                 debounce: config.debounce,
                 watch_state: Mutex::new(watch_state),
@@ -519,7 +539,22 @@ impl Shared {
         let mime = indexed
             .filter(|_| resolved.own.is_some())
             .map(|indexed| indexed.mime);
+        // Only whole reads of a path without symlinks, whose `lstat` is in hand, are cached.
+        let stamp = resolved
+            .own
+            .as_ref()
+            .filter(|_| part == read::Part::Whole && self.read_cache.is_enabled())
+            .map(|own| self.read_cache.stamp(own));
+        let cached = stamp
+            .as_ref()
+            .and_then(|stamp| self.read_cache.get(&resolved.path, stamp, uri));
+        if let Some(contents) = cached {
+            return Ok(Some(vec![contents]));
+        }
         let contents = read::read_file(&resolved, uri, part, self.max_read_bytes, mime)?;
+        if let (Some(stamp), Some(contents)) = (stamp, &contents) {
+            self.read_cache.insert(&resolved.path, stamp, contents);
+        }
         Ok(contents.map(|contents| vec![contents]))
     }
 }
@@ -649,5 +684,128 @@ impl Provider for FilesystemProvider {
             ttl_ms: Some(self.shared.ttl_ms),
             per_principal: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::sync::Arc;
+
+    use futures_util::FutureExt;
+    use mcp_resources_core::policy::Principal;
+    use mcp_resources_core::provider::{Provider, ReadRequest};
+    use mcp_resources_core::resource::Body;
+    use mcp_resources_core::uri::ResourceUri;
+
+    use super::{FilesystemProvider, FsConfig, cache::ReadCache};
+
+    /// A provider over `root` (not watching) whose read cache trusts recent changes, so that
+    /// files written by the test are cached at once.
+    fn trusting(root: &std::path::Path) -> FilesystemProvider {
+        let mut config = FsConfig::new([root]);
+        config.watch = false;
+        let mut provider = FilesystemProvider::new(config).unwrap();
+        Arc::get_mut(&mut provider.shared)
+            .expect("invariant: no watcher holds the state")
+            .read_cache = ReadCache::trusting_recent_changes(1024 * 1024);
+        provider
+    }
+
+    /// Reads `relative` below the provider's only root: the body, or `None`.
+    fn read(provider: &FilesystemProvider, relative: &str) -> Option<Body> {
+        let root = provider
+            .roots()
+            .next()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let uri = ResourceUri::parse(&format!("file://{root}/{relative}")).unwrap();
+        let principal = Principal::anonymous();
+        let request = ReadRequest {
+            principal: &principal,
+            uri: &uri,
+            template: None,
+            variables: None,
+            range: None,
+        };
+        let contents = provider
+            .read(request)
+            .now_or_never()
+            .expect("small files are read at once")
+            .unwrap()?;
+        Some(contents[0].body.clone())
+    }
+
+    fn shared(a: &Option<Body>, b: &Option<Body>) -> bool {
+        match (a, b) {
+            (Some(Body::Text(a)), Some(Body::Text(b))) => Arc::ptr_eq(a, b),
+            (Some(Body::Bytes(a)), Some(Body::Bytes(b))) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn whole_reads_are_served_from_the_cache_until_the_file_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.txt"), "first").unwrap();
+        fs::write(dir.path().join("b.bin"), b"\0\x01").unwrap();
+        std::os::unix::fs::symlink("a.txt", dir.path().join("link.txt")).unwrap();
+        let provider = trusting(dir.path());
+
+        let first = read(&provider, "a.txt");
+        assert_eq!(first, Some(Body::Text("first".into())));
+        let again = read(&provider, "a.txt");
+        assert!(shared(&first, &again), "the second read is the cached body");
+        let bytes = read(&provider, "b.bin");
+        assert!(shared(&bytes, &read(&provider, "b.bin")));
+
+        // A change of size (and times) is seen at once.
+        fs::write(dir.path().join("a.txt"), "second!").unwrap();
+        let changed = read(&provider, "a.txt");
+        assert_eq!(changed, Some(Body::Text("second!".into())));
+        assert!(!shared(&first, &changed));
+
+        // Ranged reads and paths through a symlink are never cached.
+        let ranged = read(&provider, "a.txt?offset=1&length=3");
+        assert_eq!(ranged, Some(Body::Text("eco".into())));
+        assert!(!shared(
+            &ranged,
+            &read(&provider, "a.txt?offset=1&length=3")
+        ));
+        let linked = read(&provider, "link.txt");
+        assert_eq!(linked, Some(Body::Text("second!".into())));
+        assert!(!shared(&linked, &read(&provider, "link.txt")));
+
+        // The rules are checked before the cache: a file ignored since it was cached, or
+        // removed, is not found.
+        fs::write(dir.path().join(".gitignore"), "a.txt\n").unwrap();
+        assert_eq!(read(&provider, "a.txt"), None);
+        fs::remove_file(dir.path().join("b.bin")).unwrap();
+        assert_eq!(read(&provider, "b.bin"), None);
+    }
+
+    #[test]
+    fn a_file_changed_a_moment_ago_is_read_again_each_time() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("fresh.txt"), "fresh").unwrap();
+        let mut config = FsConfig::new([dir.path()]);
+        config.watch = false;
+        let provider = FilesystemProvider::new(config).unwrap();
+        let first = read(&provider, "fresh.txt");
+        assert_eq!(first, Some(Body::Text("fresh".into())));
+        assert!(!shared(&first, &read(&provider, "fresh.txt")));
+
+        let mut config = FsConfig::new([dir.path()]);
+        config.watch = false;
+        config.read_cache_bytes = 0;
+        let mut off = FilesystemProvider::new(config).unwrap();
+        Arc::get_mut(&mut off.shared).unwrap().read_cache = ReadCache::trusting_recent_changes(0);
+        let first = read(&off, "fresh.txt");
+        assert!(
+            !shared(&first, &read(&off, "fresh.txt")),
+            "a budget of 0 caches nothing"
+        );
     }
 }

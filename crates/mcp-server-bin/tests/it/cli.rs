@@ -29,6 +29,7 @@ fn help_documents_commands_flags_and_config() {
         "--log-level",
         "--page-size",
         "--max-read-bytes",
+        "--read-cache-bytes",
         "--allowed-host",
         "--allowed-origin",
         "--secret-pattern",
@@ -65,6 +66,7 @@ fn config_schema_lists_every_key() {
         "log_level",
         "page_size",
         "max_read_bytes",
+        "read_cache_bytes",
         "allowed_hosts",
         "allowed_origins",
         "secret_patterns",
@@ -125,6 +127,7 @@ fn config_validation() {
                 && config.respect_ignore_files
                 && config.server_name == "mcp-resources"
                 && config.http_threads.get() == 1
+                && config.read_cache_bytes == 8 * 1024 * 1024
                 && config
                     .secret_patterns
                     .iter()
@@ -150,6 +153,10 @@ fn config_validation() {
         Ok(|config| config.http_threads.get() == 4),
     );
     check("http_threads = 0", Err("http_threads must be at least 1"));
+    check(
+        "read_cache_bytes = 0",
+        Ok(|config| config.read_cache_bytes == 0),
+    );
     check(
         "max_read_bytes = 0",
         Err("max_read_bytes must be at least 1"),
