@@ -616,7 +616,7 @@ fn resource_text(index: usize) -> String {
 
 /// Writes the 1,000 files of 1 KiB (`r0000.txt`…, the texts of [`resource_text`]) into a fresh
 /// `dir`.
-fn write_files(dir: &Path) -> Result<(), String> {
+pub(crate) fn write_files(dir: &Path) -> Result<(), String> {
     if dir.exists() {
         fs::remove_dir_all(dir)
             .map_err(|error| format!("cannot empty {}: {error}", dir.display()))?;
@@ -638,7 +638,7 @@ fn file_name(index: usize) -> String {
 /// `file://` and the canonical path (the provider canonicalizes its roots and percent-encodes
 /// every byte that is not an RFC 3986 `pchar`; the bench folder is refused when its path would
 /// need encoding, so that the URI is exactly the path).
-fn file_uri_prefix(dir: &Path) -> Result<String, String> {
+pub(crate) fn file_uri_prefix(dir: &Path) -> Result<String, String> {
     let canonical = fs::canonicalize(dir)
         .map_err(|error| format!("cannot canonicalize {}: {error}", dir.display()))?;
     let text = canonical

@@ -3,13 +3,15 @@
 //!
 //! **Layer:** tooling. It builds the binary with the `dist` profile, runs it under valgrind's
 //! callgrind on the bench workload (start-up, then both eras on stdio and on Streamable HTTP:
-//! initialize or discover, lists, reads of static and template resources, subscriptions, errors),
-//! maps every instruction run to the function holding it (`nm`), and lists those functions
-//! profile by profile: start-up and legacy stdio first, then what modern stdio adds, then what
-//! HTTP adds, each part sorted by name. The binary's build script hands the list to the linker.
+//! initialize or discover, lists, reads of static and template resources, subscriptions, errors;
+//! then reads of the bench's files through the filesystem provider on stdio, both eras), maps
+//! every instruction run to the function holding it (`nm`), and lists those functions profile by
+//! profile: start-up and legacy stdio first, then what modern stdio adds, then what HTTP adds,
+//! then what file reads add, each part sorted by name. The binary's build script hands the list to the linker.
 //! It must never be needed to build the product: a stale list only costs locality.
 
 use std::collections::HashSet;
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{Read, Write};
@@ -24,8 +26,9 @@ use crate::tidy::workspace_root;
 const USAGE: &str = "usage: cargo xtask layout
 
 Builds mcp-resources with the `dist` profile, runs it under valgrind's callgrind on the bench
-workload (stdio and Streamable HTTP, both eras), and writes the functions it ran (start-up and
-legacy stdio, then what modern stdio adds, then what HTTP adds, each part sorted by name) to
+workload (stdio and Streamable HTTP, both eras; then file reads on stdio), and writes the
+functions it ran (start-up and legacy stdio, then what modern stdio adds, then what HTTP adds,
+then what file reads add, each part sorted by name) to
 crates/mcp-server-bin/layout/symbol-order.txt: the order the linker lays them out in (see
 crates/mcp-server-bin/build.rs). Needs valgrind and nm. Code changes rename functions (closures,
 generic instances, rustc's hashes; a new rustc or new dependency versions rename most): run it
@@ -77,18 +80,34 @@ fn write_order() -> Result<String, String> {
     let config = work.join("resources.toml");
     fs::write(&config, bench::config_text())
         .map_err(|error| format!("cannot write {}: {error}", config.display()))?;
+    // Written first: by the time they are read, the files are old enough for the read cache.
+    let files = work.join("files");
+    bench::write_files(&files)?;
+    let file_prefix = bench::file_uri_prefix(&files)?;
 
+    let with_config = [
+        "--no-watch".into(),
+        "--config".into(),
+        config.into_os_string(),
+    ];
     let mut profiles = Vec::new();
     for (era, script) in [("legacy", legacy_script()), ("modern", modern_script())] {
         eprintln!("layout: {era} stdio under callgrind");
         let out = work.join(format!("callgrind-stdio-{era}.out"));
-        stdio_profile(&binary, &config, &script, &out)?;
+        stdio_profile(&binary, &with_config, &script, &out)?;
         profiles.push(out);
     }
     eprintln!("layout: Streamable HTTP (both eras) under callgrind");
     let out = work.join("callgrind-http.out");
-    http_profile(&binary, &config, &out)?;
+    http_profile(&binary, &with_config, &out)?;
     profiles.push(out);
+    let with_files = ["--no-watch".into(), files.into_os_string()];
+    for (era, script) in file_scripts(&file_prefix) {
+        eprintln!("layout: {era} file reads on stdio under callgrind");
+        let out = work.join(format!("callgrind-files-{era}.out"));
+        stdio_profile(&binary, &with_files, &script, &out)?;
+        profiles.push(out);
+    }
 
     let symbols = Symbols::of(&binary)?;
     // Callgrind lists functions in an order of its own, which changes from run to run: each
@@ -122,8 +141,8 @@ fn write_order() -> Result<String, String> {
     }
     let mut text = String::from(
         "# Written by `cargo xtask layout`; do not edit by hand. The functions mcp-resources runs,\n\
-         # start-up and legacy stdio, then what modern stdio adds, then what HTTP adds, each\n\
-         # part sorted by name.\n",
+         # start-up and legacy stdio, then what modern stdio adds, then what HTTP adds, then\n\
+         # what file reads add, each part sorted by name.\n",
     );
     for name in &order {
         let _ = writeln!(text, "{name}");
@@ -223,11 +242,12 @@ fn valgrind(out: &Path) -> Command {
     command
 }
 
-fn stdio_profile(binary: &Path, config: &Path, script: &str, out: &Path) -> Result<(), String> {
+/// Runs `mcp-resources serve` with `args` under callgrind, writing `script` to its stdin.
+fn stdio_profile(binary: &Path, args: &[OsString], script: &str, out: &Path) -> Result<(), String> {
     let mut child = valgrind(out)
         .arg(binary)
-        .args(["serve", "--no-watch", "--config"])
-        .arg(config)
+        .arg("serve")
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -257,14 +277,14 @@ fn stdio_profile(binary: &Path, config: &Path, script: &str, out: &Path) -> Resu
     Ok(())
 }
 
-fn http_profile(binary: &Path, config: &Path, out: &Path) -> Result<(), String> {
+/// Runs `mcp-resources serve` with `args` on Streamable HTTP under callgrind, and drives it.
+fn http_profile(binary: &Path, args: &[OsString], out: &Path) -> Result<(), String> {
     let port = bench::free_port()?;
     let mut child = valgrind(out)
         .arg(binary)
-        .args(["serve", "--no-watch", "--http"])
+        .args(["serve", "--http"])
         .arg(format!("127.0.0.1:{port}"))
-        .arg("--config")
-        .arg(config)
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -431,11 +451,16 @@ fn legacy_requests(first_id: u64) -> Vec<String> {
     all
 }
 
-fn modern_requests(first_id: u64) -> Vec<String> {
-    let meta = format!(
+/// The `_meta` member of every modern request.
+fn modern_meta() -> String {
+    format!(
         r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{}","io.modelcontextprotocol/clientCapabilities":{{}}}}"#,
         bench::MODERN
-    );
+    )
+}
+
+fn modern_requests(first_id: u64) -> Vec<String> {
+    let meta = modern_meta();
     let mut all = requests(first_id, &meta);
     let id = first_id + all.len() as u64 + 10;
     all.push(format!(
@@ -460,6 +485,34 @@ fn modern_script() -> String {
         .into_iter()
         .map(|request| request + "\n")
         .collect()
+}
+
+/// The scripts of file reads, legacy then modern: [`READS`] reads of the files under
+/// `prefix` (a `file://` URI ending in `/`), each of the first half read twice so that the
+/// read cache serves the second.
+fn file_scripts(prefix: &str) -> [(&'static str, String); 2] {
+    let reads = |meta: &str| -> String {
+        (0..READS)
+            .map(|index| {
+                let meta = if meta.is_empty() {
+                    String::new()
+                } else {
+                    format!(",{meta}")
+                };
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{},"method":"resources/read","params":{{"uri":"{prefix}r{:04}.txt"{meta}}}}}"#,
+                    index + 1,
+                    index % (READS / 2)
+                ) + "\n"
+            })
+            .collect()
+    };
+    let legacy = initialize(0)
+        + "\n"
+        + r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        + "\n"
+        + &reads("");
+    [("legacy", legacy), ("modern", reads(&modern_meta()))]
 }
 
 /// The addresses of `binary`'s instructions that a callgrind profile (written with
@@ -577,7 +630,8 @@ mod tests {
 
     #[test]
     fn every_scripted_request_is_json_rpc_with_a_distinct_id() {
-        for script in [legacy_script(), modern_script()] {
+        let [(_, legacy_files), (_, modern_files)] = file_scripts("file:///bench/");
+        for script in [legacy_script(), modern_script(), legacy_files, modern_files] {
             let mut ids = HashSet::new();
             for line in script.lines() {
                 let message: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -586,8 +640,15 @@ mod tests {
                     assert!(ids.insert(id.to_string()), "a repeated id in {line}");
                 }
             }
-            assert!(ids.len() > READS, "{} requests", ids.len());
+            assert!(ids.len() >= READS, "{} requests", ids.len());
         }
+        let (_, modern_files) = &file_scripts("file:///bench/")[1];
+        assert!(
+            modern_files
+                .lines()
+                .all(|line| line.contains("file:///bench/r0")
+                    && line.contains("io.modelcontextprotocol/protocolVersion"))
+        );
         for request in modern_requests(1) {
             assert!(
                 request.contains("io.modelcontextprotocol/clientCapabilities"),

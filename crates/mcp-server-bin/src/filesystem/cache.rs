@@ -30,7 +30,8 @@
 //! [`FsConfig::read_cache_bytes`]: super::FsConfig::read_cache_bytes
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::ffi::OsString;
+use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
@@ -49,7 +50,9 @@ struct Entry {
 
 #[derive(Debug, Default)]
 struct Entries {
-    by_path: HashMap<PathBuf, Entry, foldhash::fast::RandomState>,
+    /// By canonical path, as bytes: canonical paths are equal exactly when their bytes are, and
+    /// bytes hash faster than a `Path`, which hashes component by component.
+    by_path: HashMap<OsString, Entry, foldhash::fast::RandomState>,
     /// The bytes of all bodies held.
     bytes: u64,
 }
@@ -96,7 +99,7 @@ impl ReadCache {
     /// The contents of `path` for the request `uri`, when its body is cached with `stamp`.
     pub(crate) fn get(&self, path: &Path, stamp: &Stamp, uri: &ResourceUri) -> Option<Contents> {
         let entries = self.lock();
-        let entry = entries.by_path.get(path)?;
+        let entry = entries.by_path.get(path.as_os_str())?;
         if entry.stamp != *stamp {
             return None;
         }
@@ -117,7 +120,7 @@ impl ReadCache {
         }
         let mut entries = self.lock();
         let entries = &mut *entries;
-        if let Some(old) = entries.by_path.remove(path) {
+        if let Some(old) = entries.by_path.remove(path.as_os_str()) {
             entries.bytes -= old.body.len();
         }
         while entries.bytes + size > self.budget {
@@ -130,7 +133,7 @@ impl ReadCache {
         }
         entries.bytes += size;
         entries.by_path.insert(
-            path.to_path_buf(),
+            path.as_os_str().to_owned(),
             Entry {
                 stamp,
                 body: contents.body.clone(),

@@ -97,10 +97,14 @@ impl SecretMatcher {
     }
 
     /// Whether one component `name`, reached by the relative path `prefix` (ending in `name`),
-    /// looks secret.
-    fn component_is_secret(&self, name: &str, prefix: &str) -> bool {
-        let matched = self.names.is_match(name) || self.paths.is_match(prefix);
-        matched && !(self.exception_names.is_match(name) || self.exception_paths.is_match(prefix))
+    /// looks secret. The path is spelt with `/` only when a pattern holding one needs it.
+    fn component_is_secret(&self, name: &str, prefix: &Path) -> bool {
+        let slashed = || super::uri::slash_path(prefix);
+        let matched =
+            self.names.is_match(name) || (!self.paths.is_empty() && self.paths.is_match(slashed()));
+        matched
+            && !(self.exception_names.is_match(name)
+                || (!self.exception_paths.is_empty() && self.exception_paths.is_match(slashed())))
     }
 }
 
@@ -248,10 +252,7 @@ impl Rules {
             return true;
         };
         let name = name.to_string_lossy();
-        name.eq_ignore_ascii_case(".git")
-            || self
-                .secrets
-                .component_is_secret(&name, &super::uri::slash_path(relative))
+        name.eq_ignore_ascii_case(".git") || self.secrets.component_is_secret(&name, relative)
     }
 
     /// Whether any component of `relative` is `.git` or secret-looking.
@@ -395,6 +396,10 @@ pub(crate) fn check_relative(
     if rules.any_component_is_special(relative) {
         return None;
     }
+    if !rules.respect_ignore_files && base.is_empty() {
+        // No matcher anywhere: nothing is ignored, and no level is needed.
+        return Some(Vec::new());
+    }
     let mut levels: Vec<Level> = Vec::new();
     let mut directory = root.to_path_buf();
     levels.extend(rules.level(&directory));
@@ -439,6 +444,32 @@ mod tests {
             expect_special,
             "{relative}"
         );
+    }
+
+    #[test]
+    fn patterns_with_a_slash_match_the_relative_path() {
+        let rules = Rules {
+            secrets: SecretMatcher::new(
+                &["config/*.json".to_owned()],
+                &["config/public.json".to_owned()],
+            )
+            .unwrap(),
+            respect_ignore_files: false,
+            ignore_cache: IgnoreCache::default(),
+        };
+        for (relative, special) in [
+            ("config/db.json", true),
+            ("config/public.json", false),
+            ("other/db.json", false),
+            ("db.json", false),
+            ("config/deeper/db.json", false),
+        ] {
+            assert_eq!(
+                rules.any_component_is_special(Path::new(relative)),
+                special,
+                "{relative}"
+            );
+        }
     }
 
     #[test]
