@@ -7,6 +7,8 @@
 //! module must never know an HTTP library: the binary fills a [`RequestHeaders`] view from
 //! whatever header map it has.
 
+use std::borrow::Cow;
+
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use mcp_types::jsonrpc::Request;
@@ -144,15 +146,15 @@ fn compare(
     } else {
         Err(HeaderError::Differs {
             header,
-            header_value: value,
+            header_value: value.into_owned(),
             body_value: body.to_owned(),
         })
     }
 }
 
 /// The header's text: visible ASCII and inner spaces only, surrounding whitespace dropped, the
-/// `=?base64?…?=` form decoded.
-fn decode(header: &'static str, raw: &[u8]) -> Result<String, HeaderError> {
+/// `=?base64?…?=` form decoded. Borrowed unless it was encoded.
+fn decode<'v>(header: &'static str, raw: &'v [u8]) -> Result<Cow<'v, str>, HeaderError> {
     let malformed = |reason| HeaderError::Malformed { header, reason };
     let trimmed = raw.trim_ascii();
     if !trimmed
@@ -167,10 +169,12 @@ fn decode(header: &'static str, raw: &[u8]) -> Result<String, HeaderError> {
         .strip_prefix(SENTINEL_START)
         .and_then(|rest| rest.strip_suffix(SENTINEL_END))
     else {
-        return Ok(text.into_owned());
+        return Ok(text);
     };
     let bytes = STANDARD
         .decode(encoded)
         .map_err(|_| malformed("its =?base64?...?= form is not valid base64"))?;
-    String::from_utf8(bytes).map_err(|_| malformed("its =?base64?...?= form is not utf-8"))
+    String::from_utf8(bytes)
+        .map(Cow::Owned)
+        .map_err(|_| malformed("its =?base64?...?= form is not utf-8"))
 }
