@@ -64,6 +64,10 @@ const PAGE_SIZE: usize = 100;
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a reply may take before the run is abandoned.
 const REPLY_TIMEOUT: Duration = Duration::from_secs(20);
+/// How old the files must be before a server reads them: older than the two seconds within
+/// which mcp-resources' read cache does not trust a file's metadata, so that every measured
+/// read of a file is served as a user's repeated reads are.
+const FILES_SETTLE: Duration = Duration::from_secs(3);
 /// The subscriptions scenario: sessions, and subscriptions per session (the core's default
 /// limit per subscriber is 1,000).
 const SUBSCRIPTION_SESSIONS: usize = 100;
@@ -356,6 +360,8 @@ struct Programs {
     config: PathBuf,
     /// The 1,000 files of the filesystem read scenarios (never changed).
     files: PathBuf,
+    /// When they were written.
+    files_written: Instant,
     /// The 1,000 files of the fan-out scenario (one of them rewritten).
     fanout_files: PathBuf,
     logs: PathBuf,
@@ -374,6 +380,7 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
         .map_err(|error| format!("cannot write {}: {error}", config.display()))?;
     let files = work.join("files");
     write_files(&files)?;
+    let files_written = Instant::now();
 
     eprintln!("bench: building mcp-resources (profile {PROFILE})");
     cargo_build(
@@ -412,6 +419,7 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
         fanout: bench_target.join(PROFILE).join("bench-fanout"),
         config,
         files,
+        files_written,
         fanout_files: work.join("fanout-files"),
         logs: work.clone(),
         layout,
@@ -878,6 +886,9 @@ fn measure(
         ),
         _ => (Serving::Config, Uris::memory()),
     };
+    if matches!(serving, Serving::Files { .. }) {
+        std::thread::sleep(FILES_SETTLE.saturating_sub(programs.files_written.elapsed()));
+    }
     let mut server = Server::start(programs, subject, scenario.transport, serving)?;
     let result = measure_started(&mut server, plan, scenario, subject, &uris);
     result.map_err(|error| format!("{error}{}", server.log_tail()))
@@ -1891,7 +1902,10 @@ fn render_report(
          `mem:///t/{{id}}`; reads go round robin over the 1,000. mcp-resources serves them from \
          `[[resources]]` entries of its configuration (`--no-watch`, log level `warn`) or, in the scenarios \
          that say so, from 1,000 files of 1 KiB with the same bytes (`r0000.txt`…, read by their \
-         `file://` URIs) through its filesystem provider (`mcp-resources serve --no-watch --no-ignore-files <dir>`); the rmcp anchor \
+         `file://` URIs) through its filesystem provider (`mcp-resources serve --no-watch --no-ignore-files <dir>`; the files \
+         are written when the run starts and are at least 3 s old when first read, so from its first read, in the warm-up, \
+         each file is served from the server's read cache, which checks with one `lstat` per read that the file is \
+         unchanged: the default, `--read-cache-bytes`); the rmcp anchor \
          (`bench/rmcp-anchor`, rmcp 3.11 from crates.io) with `stdio_pipes()` and stateless Streamable HTTP \
          with JSON responses (in the SSE scenarios `json_response = false`, its default), always from memory, on both eras (legacy: `initialize` first; modern: `_meta` on every request and \
          the `Mcp-Method`/`Mcp-Name` headers); the floor (`bench-floor`) parses each request into a typed serde struct and \

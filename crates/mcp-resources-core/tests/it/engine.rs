@@ -154,34 +154,34 @@ fn reads_route_static_then_claiming_providers_then_templates() {
     }
 }
 
-#[test]
-fn a_provider_gets_the_variables_of_its_own_matching_template() {
+/// The variables a `db` provider with the template `db://users/{id}` is given for each of
+/// `uris`, as it asks the engine to match its templates or not.
+fn variables_seen(matches_templates: bool, uris: &[&str]) -> Vec<Option<String>> {
     let mut named = Named::new("named", "db", true);
     named.templates.push(template("db://users/{id}", "user"));
+    named.matches_templates = matches_templates;
     let named = Arc::new(named);
     let engine = EngineBuilder::new(key())
         .provider(named.clone())
         .build()
         .unwrap();
-    assert_eq!(read_text(&engine, "db://users/42"), "named");
-    assert_eq!(read_text(&engine, "db://groups/1"), "named");
-    let seen = named.seen_variables.lock().unwrap().clone();
-    assert_eq!(seen, [Some("42".to_owned()), None]);
+    for uri in uris {
+        assert_eq!(read_text(&engine, uri), "named");
+    }
+    named.seen_variables.lock().unwrap().clone()
+}
+
+#[test]
+fn a_provider_gets_the_variables_of_its_own_matching_template() {
+    assert_eq!(
+        variables_seen(true, &["db://users/42", "db://groups/1"]),
+        [Some("42".to_owned()), None]
+    );
 }
 
 #[test]
 fn a_provider_that_parses_its_uris_itself_gets_no_variables() {
-    let mut named = Named::new("named", "db", true);
-    named.templates.push(template("db://users/{id}", "user"));
-    named.matches_templates = false;
-    let named = Arc::new(named);
-    let engine = EngineBuilder::new(key())
-        .provider(named.clone())
-        .build()
-        .unwrap();
-    assert_eq!(read_text(&engine, "db://users/42"), "named");
-    let seen = named.seen_variables.lock().unwrap().clone();
-    assert_eq!(seen, [None]);
+    assert_eq!(variables_seen(false, &["db://users/42"]), [None]);
 }
 
 #[test]

@@ -98,15 +98,18 @@ impl ReadCache {
 
     /// The contents of `path` for the request `uri`, when its body is cached with `stamp`.
     pub(crate) fn get(&self, path: &Path, stamp: &Stamp, uri: &ResourceUri) -> Option<Contents> {
-        let entries = self.lock();
-        let entry = entries.by_path.get(path.as_os_str())?;
-        if entry.stamp != *stamp {
-            return None;
-        }
+        let (body, mime_type) = {
+            let entries = self.lock();
+            let entry = entries.by_path.get(path.as_os_str())?;
+            if entry.stamp != *stamp {
+                return None;
+            }
+            (entry.body.clone(), entry.mime_type.clone())
+        };
         Some(Contents {
             uri: uri.clone(),
-            mime_type: entry.mime_type.clone(),
-            body: entry.body.clone(),
+            mime_type,
+            body,
             encoding: EncodingMemo::disabled(),
         })
     }
