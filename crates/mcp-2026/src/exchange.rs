@@ -298,7 +298,7 @@ impl Exchange {
     /// Ends a listen stream gracefully (server shutdown): answers the listen request with
     /// `{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId": id}}`.
     /// A query still out is cancelled. On stdio the binary then also sends
-    /// [`cancelled_notification`](crate::cancelled_notification). No effect on other exchanges.
+    /// [`cancelled_notification`]. No effect on other exchanges.
     pub fn close(&mut self, now: Instant) {
         let _ = now;
         if !self.listen || self.state == State::Finished {

@@ -16,7 +16,7 @@
 //! A [`Stamp`] holds the size, the modification time, the inode and the change time (to the
 //! nanosecond). Writing a file changes its times, replacing it by a rename changes its inode. Two
 //! writes within one tick of the file system's clock could leave every field the same, so a file
-//! changed less than [`RACY_WINDOW`](super::exclude::RACY_WINDOW) before it was read is not
+//! changed less than [`RACY_WINDOW`] before it was read is not
 //! cached (git's rule for "racy" index entries). Only whole reads of files reached without a
 //! symlink are cached (the read path decides).
 //!

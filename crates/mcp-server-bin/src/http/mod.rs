@@ -12,7 +12,7 @@
 //! 3. `POST`: the body size limit (`413`), then the body is parsed (`400` with `-32700` or
 //!    `-32600`, the latter also for a batch over
 //!    [`MAX_BATCH_MESSAGES`](crate::MAX_BATCH_MESSAGES)), then
-//!    [`era::route_http`](crate::era::route_http) picks the era from `initialize`, the
+//!    [`era::route_http`] picks the era from `initialize`, the
 //!    `MCP-Protocol-Version` header and the body's `_meta` (`400` with `-32020`, `-32022` or
 //!    `-32600` when it rejects).
 //!    - Legacy ([`legacy`]): `initialize` (without modern `_meta`) opens a session and sends

@@ -2,7 +2,7 @@
 //!
 //! **Layer:** server, a transport. One task runs one loop over four kinds of events: a line
 //! from the input, a finished query, a subscriber with changes waiting, and shutdown. Each line
-//! is decoded, routed by [`era::route_stdio`](crate::era::route_stdio) to the process's legacy
+//! is decoded, routed by [`era::route_stdio`] to the process's legacy
 //! `Session` (made on `initialize`) or to a new modern `Exchange`, and the adapter's outputs
 //! are carried out at once: messages are written to a buffered writer, queries are polled and,
 //! if they have to wait, pushed into a `FuturesUnordered` polled by the same task (no task or

@@ -11,8 +11,9 @@
 //! stdout through `tokio::io::stdout`.
 //!
 //! Non-blocking mode is a property of the open file description, which the client may share
-//! (a shell's pipe, for one): [`StdioStreams::restore`] puts the descriptors back in blocking
-//! mode when serving ends. This module knows nothing of JSON-RPC, lines or eras.
+//! (a shell's pipe, for one): [`Input::restore`] and [`Output::restore`] put the descriptors
+//! back in blocking mode when serving ends. This module knows nothing of JSON-RPC, lines or
+//! eras.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};

@@ -71,7 +71,7 @@ impl JsonSchema for JsonRpcVersion {
 
 /// A JSON-RPC request: it has an id and expects exactly one response.
 ///
-/// `P` is the params type: raw JSON when decoded by [`decode`], a typed params struct when built
+/// `P` is the params type: raw JSON when decoded by [`decode()`], a typed params struct when built
 /// by a client or a test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Request<P = Box<RawValue>> {
