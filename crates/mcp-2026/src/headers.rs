@@ -39,17 +39,16 @@ impl<'a> RequestHeaders<'a> {
         RequestHeaders::default()
     }
 
+    /// No headers yet, with room for `capacity` of them.
+    pub fn with_capacity(capacity: usize) -> RequestHeaders<'a> {
+        RequestHeaders {
+            pairs: Vec::with_capacity(capacity),
+        }
+    }
+
     /// Adds one header as received (a repeated name is kept twice).
     pub fn push(&mut self, name: &'a str, value: &'a [u8]) {
         self.pairs.push((name, value));
-    }
-
-    /// The values of `name`, compared case-insensitively.
-    fn values<'s>(&'s self, name: &'s str) -> impl Iterator<Item = &'a [u8]> + 's {
-        self.pairs
-            .iter()
-            .filter(move |(candidate, _)| candidate.eq_ignore_ascii_case(name))
-            .map(|(_, value)| *value)
     }
 }
 
@@ -122,24 +121,48 @@ pub(crate) fn check_parts(
     method: &str,
     body_uri: Option<&str>,
 ) -> Result<(), HeaderError> {
-    compare(headers, PROTOCOL_VERSION_HEADER, body_version)?;
-    compare(headers, METHOD_HEADER, method)?;
+    let [version, method_value, name] = Found::scan(headers);
+    compare(version, PROTOCOL_VERSION_HEADER, body_version)?;
+    compare(method_value, METHOD_HEADER, method)?;
     if let Some(body_uri) = body_uri {
-        compare(headers, NAME_HEADER, body_uri)?;
+        compare(name, NAME_HEADER, body_uri)?;
     }
     Ok(())
 }
 
-fn compare(
-    headers: &RequestHeaders<'_>,
-    header: &'static str,
-    body: &str,
-) -> Result<(), HeaderError> {
-    let mut values = headers.values(header);
-    let raw = values.next().ok_or(HeaderError::Missing(header))?;
-    if values.next().is_some() {
-        return Err(HeaderError::Repeated(header));
+/// What the headers hold of one checked header: nothing, one value, or more than one.
+#[derive(Clone, Copy)]
+enum Found<'v> {
+    None,
+    One(&'v [u8]),
+    Repeated,
+}
+
+impl<'v> Found<'v> {
+    /// `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`, in one pass over the headers.
+    fn scan(headers: &RequestHeaders<'v>) -> [Found<'v>; 3] {
+        let mut found = [Found::None; 3];
+        for &(name, value) in &headers.pairs {
+            let index = [PROTOCOL_VERSION_HEADER, METHOD_HEADER, NAME_HEADER]
+                .iter()
+                .position(|header| name.eq_ignore_ascii_case(header));
+            if let Some(index) = index {
+                found[index] = match found[index] {
+                    Found::None => Found::One(value),
+                    Found::One(_) | Found::Repeated => Found::Repeated,
+                };
+            }
+        }
+        found
     }
+}
+
+fn compare(found: Found<'_>, header: &'static str, body: &str) -> Result<(), HeaderError> {
+    let raw = match found {
+        Found::None => return Err(HeaderError::Missing(header)),
+        Found::Repeated => return Err(HeaderError::Repeated(header)),
+        Found::One(raw) => raw,
+    };
     let value = decode(header, raw)?;
     if value == body {
         Ok(())
@@ -164,7 +187,8 @@ fn decode<'v>(header: &'static str, raw: &'v [u8]) -> Result<Cow<'v, str>, Heade
         return Err(malformed("it holds characters outside visible ascii"));
     }
     // Only visible ASCII and blanks are left, so this is valid UTF-8.
-    let text = String::from_utf8_lossy(trimmed);
+    let text =
+        Cow::Borrowed(std::str::from_utf8(trimmed).map_err(|_| malformed("it is not utf-8"))?);
     let Some(encoded) = text
         .strip_prefix(SENTINEL_START)
         .and_then(|rest| rest.strip_suffix(SENTINEL_END))

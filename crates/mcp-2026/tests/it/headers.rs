@@ -94,6 +94,26 @@ fn header_table() {
         None,
         Err("more than once"),
     );
+    // A name repeated in another case is still repeated, wherever the repeat is.
+    check(
+        &[list, V, ("mcp-method", b"resources/list")],
+        "resources/list",
+        None,
+        Err("Mcp-Method is given more than once"),
+    );
+    // The version is checked first, then the method, then the name.
+    check(
+        &[read, ("Mcp-Name", b"a"), ("Mcp-Name", b"a")],
+        "resources/read",
+        Some("test://a"),
+        Err("missing required header MCP-Protocol-Version"),
+    );
+    check(
+        &[V, ("Mcp-Name", b"test://b")],
+        "resources/read",
+        Some("test://a"),
+        Err("missing required header Mcp-Method"),
+    );
     check(
         &[V, ("Mcp-Method", b"resources/LIST")],
         "resources/list",

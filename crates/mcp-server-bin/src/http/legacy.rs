@@ -19,7 +19,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
@@ -39,14 +39,18 @@ use crate::driver::{self, Latch, LatchWait, Signal, SubscriberGuard};
 use crate::http::{HttpState, reply, sse};
 use crate::server::Shared;
 
+/// The maps looked up on every POST: foldhash instead of SipHash, seeded at random for each map
+/// (session ids and request ids come from the client).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// The sessions of one router, by id.
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
-    table: Mutex<HashMap<String, Arc<LegacyHttpSession>>>,
+    table: Mutex<FastMap<String, Arc<LegacyHttpSession>>>,
 }
 
 impl Sessions {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Arc<LegacyHttpSession>>> {
+    fn lock(&self) -> MutexGuard<'_, FastMap<String, Arc<LegacyHttpSession>>> {
         // Inserts and removes leave the map whole, so a poisoned lock holds consistent data.
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -124,12 +128,39 @@ impl std::fmt::Debug for LegacyHttpSession {
 struct SessionState {
     session: Session,
     /// The POSTs waiting for messages, by the id of the request they carry (for a batch, its
-    /// first request), each with a number telling it from a later POST reusing the id.
-    waiters: HashMap<RequestId, (u64, mpsc::UnboundedSender<Outgoing>)>,
+    /// first request).
+    waiters: FastMap<RequestId, Waiter>,
+    /// The messages of waiters done but not yet taken whose id a later request took, by
+    /// waiter number.
+    finished: FastMap<u64, Vec<Outgoing>>,
     next_waiter: u64,
     /// The open GET stream, with its generation.
     stream: Option<(u64, mpsc::UnboundedSender<Bytes>)>,
     next_stream: u64,
+}
+
+/// A POST waiting for the messages of its request. They are kept here, under the session's
+/// lock, and the POST takes them once its response is in: a read answered on the spot is
+/// routed and taken within one request, with no channel between the two.
+#[derive(Debug)]
+struct Waiter {
+    /// Tells this POST's waiter from a later POST's reusing the id.
+    number: u64,
+    messages: Vec<Outgoing>,
+    /// The response is in, or the request was cancelled: nothing more is routed here.
+    done: bool,
+    /// The POST's task, while it waits.
+    waker: Option<Waker>,
+}
+
+impl Waiter {
+    /// Ends the wait: the POST takes what it has. Called with the session's lock held.
+    fn finish(&mut self) {
+        self.done = true;
+        if let Some(waker) = self.waker.take() {
+            waker.wake();
+        }
+    }
 }
 
 /// What a POST body holds, as far as the session path cares.
@@ -174,7 +205,8 @@ impl LegacyHttpSession {
             last_used: Mutex::new(Instant::now()),
             state: Mutex::new(SessionState {
                 session: Session::new(Arc::clone(&shared.legacy)),
-                waiters: HashMap::new(),
+                waiters: FastMap::default(),
+                finished: FastMap::default(),
                 next_waiter: 0,
                 stream: None,
                 next_stream: 0,
@@ -204,32 +236,47 @@ impl LegacyHttpSession {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Feeds one decoded body and routes what it produced; returns the waiter's number and
-    /// the queries to run. The waiter for `expects` is registered first, so that no message for
-    /// it can be routed before it exists; an id-less response (the error answering an
-    /// unreadable body) goes to `own`. A body whose request id is already in flight in this
-    /// session is not fed: `Err(())`.
+    /// Feeds one decoded body and routes what it produced; returns the waiter's number, the
+    /// queries to run and the id-less responses (the error answering an unreadable body). The
+    /// waiter for `expects` is registered first, so that no message for it can be routed
+    /// before it exists. A body whose request id is already in flight in this session is not
+    /// fed: `Err(())`.
     fn feed(
         &self,
         incoming: Result<Incoming, DecodeError>,
         expects: Option<&RequestId>,
-        own: &mpsc::UnboundedSender<Outgoing>,
-    ) -> Result<(u64, Queries), ()> {
+    ) -> Result<(u64, Vec<QueryFuture>, Vec<Outgoing>), ()> {
         let mut state = self.lock();
         let number = state.next_waiter;
         if let Some(key) = expects {
-            if state.waiters.contains_key(key) {
-                return Err(());
+            match state.waiters.get(key) {
+                Some(waiter) if !waiter.done => return Err(()),
+                Some(_) => {
+                    // Answered or cancelled, its POST yet to take its messages: they wait for
+                    // it aside, and the id is free.
+                    if let Some(done) = state.waiters.remove(key) {
+                        state.finished.insert(done.number, done.messages);
+                    }
+                }
+                None => {}
             }
             state.next_waiter += 1;
-            state.waiters.insert(key.clone(), (number, own.clone()));
+            let waiter = Waiter {
+                number,
+                messages: Vec::new(),
+                done: false,
+                waker: None,
+            };
+            state.waiters.insert(key.clone(), waiter);
         }
         state.session.handle_incoming(incoming, Instant::now());
-        Ok((number, self.drain(&mut state, Some(own))))
+        let mut own = Vec::new();
+        let queries = self.drain(&mut state, Some(&mut own));
+        Ok((number, queries, own))
     }
 
     /// Feeds the answer of one query and routes what it produced; returns the queries to run.
-    fn answer(&self, ticket: Ticket, answer: Answer) -> Queries {
+    fn answer(&self, ticket: Ticket, answer: Answer) -> Vec<QueryFuture> {
         let mut state = self.lock();
         state.session.handle_answer(ticket, answer, Instant::now());
         self.drain(&mut state, None)
@@ -240,12 +287,12 @@ impl LegacyHttpSession {
     fn drain(
         &self,
         state: &mut SessionState,
-        own: Option<&mpsc::UnboundedSender<Outgoing>>,
-    ) -> Queries {
-        let queries = Queries::new();
+        mut own: Option<&mut Vec<Outgoing>>,
+    ) -> Vec<QueryFuture> {
+        let mut queries = Vec::new();
         while let Some(output) = state.session.poll_output() {
             match output {
-                Output::Send(outgoing) => route_message(state, outgoing, own),
+                Output::Send(outgoing) => route_message(state, outgoing, own.as_deref_mut()),
                 Output::Query { ticket, query } => {
                     let subscriber = Some(self.subscriber.id());
                     // A static read is answered on the spot, its outputs drained by this loop;
@@ -278,7 +325,14 @@ impl LegacyHttpSession {
     }
 
     /// Runs every query drained so far, and those their answers lead to, to the end.
-    async fn run(self: &Arc<Self>, mut queries: Queries) {
+    async fn run(self: &Arc<Self>, queries: Vec<QueryFuture>) {
+        // Nearly always none: a static read is answered while it is drained.
+        if !queries.is_empty() {
+            self.run_all(queries.into_iter().collect()).await;
+        }
+    }
+
+    async fn run_all(self: &Arc<Self>, mut queries: Queries) {
         let guard = Unfinished {
             session: Arc::clone(self),
             queries: &mut queries,
@@ -290,16 +344,48 @@ impl LegacyHttpSession {
         }
     }
 
-    /// Removes the waiter `number` for `key`, if it is still there (and not a later POST's).
-    fn forget_waiter(&self, key: &RequestId, number: u64) {
+    /// Removes the waiter `number` for `key`, if it is still there (and not a later POST's),
+    /// with the messages routed to it.
+    fn forget_waiter(&self, key: &RequestId, number: u64) -> Option<Vec<Outgoing>> {
         let mut state = self.lock();
         if state
             .waiters
             .get(key)
-            .is_some_and(|(registered, _)| *registered == number)
+            .is_some_and(|waiter| waiter.number == number)
         {
-            state.waiters.remove(key);
+            state.waiters.remove(key).map(|waiter| waiter.messages)
+        } else {
+            state.finished.remove(&number)
         }
+    }
+
+    /// The messages for the waiter `number` of `key` once its wait is over (its response is
+    /// in, or its request was cancelled); until then, `Pending` with the task's waker left
+    /// with the waiter.
+    fn poll_waiter(
+        &self,
+        key: &RequestId,
+        number: u64,
+        context: &mut Context<'_>,
+    ) -> Poll<Vec<Outgoing>> {
+        let mut state = self.lock();
+        let Some(waiter) = state
+            .waiters
+            .get_mut(key)
+            .filter(|waiter| waiter.number == number)
+        else {
+            // Done, and its id taken by a later request since.
+            return Poll::Ready(state.finished.remove(&number).unwrap_or_default());
+        };
+        if !waiter.done {
+            match &mut waiter.waker {
+                Some(waker) => waker.clone_from(context.waker()),
+                None => waiter.waker = Some(context.waker().clone()),
+            }
+            return Poll::Pending;
+        }
+        let waiter = state.waiters.remove(key);
+        Poll::Ready(waiter.map(|waiter| waiter.messages).unwrap_or_default())
     }
 }
 
@@ -322,32 +408,28 @@ impl Drop for Unfinished<'_> {
         let queries = std::mem::take(self.queries);
         let session = Arc::clone(&self.session);
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move { session.run(queries).await });
+            runtime.spawn(async move { session.run_all(queries).await });
         }
     }
 }
 
-fn route_message(
-    state: &mut SessionState,
-    outgoing: Outgoing,
-    own: Option<&mpsc::UnboundedSender<Outgoing>>,
-) {
-    match outgoing.related.clone() {
+fn route_message(state: &mut SessionState, outgoing: Outgoing, own: Option<&mut Vec<Outgoing>>) {
+    match &outgoing.related {
         Some(id) => {
-            let is_response = outgoing.is_response;
-            let Some((_, waiter)) = state.waiters.get(&id) else {
+            // A waiter gone (its POST was dropped) or done (cancelled) loses the message.
+            let Some(waiter) = state.waiters.get_mut(id).filter(|waiter| !waiter.done) else {
                 tracing::debug!(%id, "legacy message for a request nobody waits for is dropped");
                 return;
             };
-            // A waiter gone (its POST was dropped) just loses the message.
-            let _ = waiter.send(outgoing);
+            let is_response = outgoing.is_response;
+            waiter.messages.push(outgoing);
             if is_response {
-                state.waiters.remove(&id);
+                waiter.finish();
             }
         }
         None if outgoing.is_response => {
             if let Some(own) = own {
-                let _ = own.send(outgoing);
+                own.push(outgoing);
             }
         }
         None => match &state.stream {
@@ -420,8 +502,10 @@ pub(crate) async fn post(
     };
     if let Some(id) = cancelled {
         // The session sends nothing more for a cancelled request: the POST still waiting for
-        // it is let go (it ends with an empty `202`).
-        session.lock().waiters.remove(&id);
+        // it is let go with what it has (without a message, an empty `202`).
+        if let Some(waiter) = session.lock().waiters.get_mut(&id) {
+            waiter.finish();
+        }
     }
     if has_requests || !messages.is_empty() {
         reply::messages(messages)
@@ -453,31 +537,20 @@ async fn exchange(
     incoming: Result<Incoming, DecodeError>,
     expects: Option<RequestId>,
 ) -> Result<Vec<Outgoing>, ()> {
-    let (sender, mut receiver) = mpsc::unbounded_channel();
-    let (number, queries) = session.feed(incoming, expects.as_ref(), &sender)?;
-    drop(sender);
-    let _forget = expects.as_ref().map(|key| ForgetWaiter {
+    let (number, queries, own) = session.feed(incoming, expects.as_ref())?;
+    let Some(key) = expects else {
+        // Only the id-less error of an unreadable body is for this POST.
+        session.run(queries).await;
+        return Ok(own);
+    };
+    let forget = ForgetWaiter {
         session,
-        key: key.clone(),
+        key,
         number,
-    });
+    };
     session.run(queries).await;
-
-    let mut messages = Vec::new();
-    if expects.is_none() {
-        // Only the id-less error of an unreadable body can be here, already sent.
-        while let Ok(message) = receiver.try_recv() {
-            messages.push(message);
-        }
-        return Ok(messages);
-    }
-    while let Some(message) = receiver.recv().await {
-        let done = message.is_response;
-        messages.push(message);
-        if done {
-            break;
-        }
-    }
+    let messages =
+        std::future::poll_fn(|context| session.poll_waiter(&forget.key, number, context)).await;
     Ok(messages)
 }
 
@@ -490,7 +563,9 @@ struct ForgetWaiter<'a> {
 
 impl Drop for ForgetWaiter<'_> {
     fn drop(&mut self) {
-        self.session.forget_waiter(&self.key, self.number);
+        // Taken out of the lock scope: dropping messages and a waker runs foreign code.
+        let forgotten = self.session.forget_waiter(&self.key, self.number);
+        drop(forgotten);
     }
 }
 

@@ -41,12 +41,14 @@ mod modern;
 mod reply;
 mod sse;
 
+use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 use axum::Router;
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
@@ -244,7 +246,8 @@ async fn serve_connection(state: Arc<HttpState>, stream: tokio::net::TcpStream) 
                 if request.uri().path() != state.options.path {
                     return Ok(reply::status(StatusCode::NOT_FOUND));
                 }
-                let request = request.map(axum::body::Body::new);
+                // Hyper's body as it is: boxing it into axum's would cost an allocation and a
+                // dynamic call per frame.
                 Ok::<_, std::convert::Infallible>(handle(&state, request).await)
             }
         });
@@ -268,8 +271,12 @@ async fn endpoint(State(state): State<HttpState>, request: axum::extract::Reques
     handle(&state, request).await
 }
 
-/// Answers one request to the endpoint (whichever path it came by).
-async fn handle(state: &HttpState, request: axum::extract::Request) -> Response {
+/// Answers one request to the endpoint (whichever path it came by: axum's body from the
+/// router, hyper's from [`Server::serve_http`]).
+async fn handle<B>(state: &HttpState, request: axum::http::Request<B>) -> Response
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+{
     let (parts, body) = request.into_parts();
     if let Some(origin) = parts.headers.get(header::ORIGIN) {
         if !guard::origin_allowed(origin.as_bytes(), &state.options.allowed_origins) {
@@ -301,7 +308,10 @@ async fn handle(state: &HttpState, request: axum::extract::Request) -> Response 
     }
 }
 
-async fn post(state: &HttpState, headers: &HeaderMap, body: axum::body::Body) -> Response {
+async fn post<B>(state: &HttpState, headers: &HeaderMap, body: B) -> Response
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+{
     let limit = state.options.max_body_bytes;
     let declared = headers
         .get(header::CONTENT_LENGTH)
@@ -310,12 +320,12 @@ async fn post(state: &HttpState, headers: &HeaderMap, body: axum::body::Body) ->
     if declared.is_some_and(|length| length > limit as u64) {
         return reply::status(StatusCode::PAYLOAD_TOO_LARGE);
     }
-    let Ok(bytes) = axum::body::to_bytes(body, limit).await else {
+    let Some(bytes) = read_body(body, limit).await else {
         return reply::status(StatusCode::PAYLOAD_TOO_LARGE);
     };
     let header_version = headers
         .get(PROTOCOL_VERSION_HEADER)
-        .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+        .map(|value| String::from_utf8_lossy(value.as_bytes()));
     // The request served most, a modern read in its usual shape, is read in one pass (routed
     // as it would be decoded: by its `_meta` version and the header). Without a modern
     // header, it would only fail the header checks: legacy requests are not read twice.
@@ -395,14 +405,14 @@ async fn post(state: &HttpState, headers: &HeaderMap, body: axum::body::Body) ->
         HttpRoute::RejectVersionMismatch => {
             let error = RequestError::HeaderMismatch(HeaderError::Differs {
                 header: PROTOCOL_VERSION_HEADER,
-                header_value: header_version.unwrap_or_default(),
+                header_value: header_version.map(Cow::into_owned).unwrap_or_default(),
                 body_value: meta_version.unwrap_or_default(),
             });
             reply::error(StatusCode::BAD_REQUEST, id, error.to_error_object())
         }
         HttpRoute::RejectUnsupportedVersion => {
             let error = RequestError::UnsupportedVersion {
-                requested: header_version.unwrap_or_default(),
+                requested: header_version.map(Cow::into_owned).unwrap_or_default(),
                 supported: state.shared.modern.config().supported_versions(),
             };
             reply::error(StatusCode::BAD_REQUEST, id, error.to_error_object())
@@ -415,6 +425,42 @@ async fn post(state: &HttpState, headers: &HeaderMap, body: axum::body::Body) ->
             reply::error(StatusCode::BAD_REQUEST, None, error)
         }
     }
+}
+
+/// The whole body, or `None` when it is longer than `limit` bytes or cannot be read (as
+/// `axum::body::to_bytes` answers, which this replaces). A body that comes in one frame (a
+/// request body already in hyper's read buffer, nearly every POST) is that frame's bytes, with
+/// no copy and no list of frames.
+async fn read_body<B>(mut body: B, limit: usize) -> Option<Bytes>
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+{
+    let mut single = Bytes::new();
+    let mut joined: Option<Vec<u8>> = None;
+    let mut length = 0_usize;
+    while let Some(frame) =
+        std::future::poll_fn(|context| std::pin::Pin::new(&mut body).poll_frame(context)).await
+    {
+        // Trailers carry nothing a JSON-RPC body needs.
+        let Ok(data) = frame.ok()?.into_data() else {
+            continue;
+        };
+        length += data.len();
+        if length > limit {
+            return None;
+        }
+        if let Some(joined) = &mut joined {
+            joined.extend_from_slice(&data);
+        } else if single.is_empty() {
+            single = data;
+        } else if !data.is_empty() {
+            let mut both = Vec::with_capacity(length);
+            both.extend_from_slice(&single);
+            both.extend_from_slice(&data);
+            joined = Some(both);
+        }
+    }
+    Some(joined.map_or(single, Bytes::from))
 }
 
 async fn legacy_post(state: &HttpState, headers: &HeaderMap, incoming: Incoming) -> Response {
@@ -501,4 +547,68 @@ fn method_not_allowed() -> Response {
         .headers_mut()
         .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Bytes;
+    use http_body_util::StreamBody;
+    use hyper::body::Frame;
+
+    use super::read_body;
+
+    /// A body of frames from a list.
+    type ListBody =
+        StreamBody<futures_util::stream::Iter<std::vec::IntoIter<Result<Frame<Bytes>, String>>>>;
+
+    /// A body made of these frames (data, or trailers for `None`).
+    fn body(frames: &[Option<&'static str>]) -> ListBody {
+        let frames: Vec<Result<Frame<Bytes>, String>> = frames
+            .iter()
+            .map(|frame| {
+                Ok(match frame {
+                    Some(text) => Frame::data(Bytes::from_static(text.as_bytes())),
+                    None => Frame::trailers(axum::http::HeaderMap::new()),
+                })
+            })
+            .collect();
+        StreamBody::new(futures_util::stream::iter(frames))
+    }
+
+    #[test]
+    fn a_body_in_one_frame_is_that_frame() {
+        let read = pollster::block_on(read_body(body(&[Some("{\"a\":1}")]), 7));
+        let read = read.expect("within the limit");
+        assert_eq!(read, "{\"a\":1}");
+        // The frame's own bytes, not a copy.
+        assert_eq!(read.as_ptr(), "{\"a\":1}".as_ptr());
+    }
+
+    #[test]
+    fn frames_are_joined_in_order_and_trailers_skipped() {
+        let frames = [Some("ab"), Some(""), Some("cd"), None, Some("e")];
+        let read = pollster::block_on(read_body(body(&frames), 5));
+        assert_eq!(read.as_deref(), Some(&b"abcde"[..]));
+        assert_eq!(
+            pollster::block_on(read_body(body(&[]), 0)),
+            Some(Bytes::new())
+        );
+    }
+
+    #[test]
+    fn a_body_over_the_limit_or_failing_is_refused() {
+        assert_eq!(
+            pollster::block_on(read_body(body(&[Some("abc"), Some("def")]), 5)),
+            None
+        );
+        assert_eq!(
+            pollster::block_on(read_body(body(&[Some("abcdef")]), 5)),
+            None
+        );
+        let failing = StreamBody::new(futures_util::stream::iter(vec![
+            Ok(Frame::data(Bytes::from_static(b"ab"))),
+            Err("reset".to_owned()),
+        ]));
+        assert_eq!(pollster::block_on(read_body(failing, 100)), None);
+    }
 }

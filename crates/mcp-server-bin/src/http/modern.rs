@@ -47,10 +47,12 @@ pub(crate) async fn read(state: &HttpState, headers: &HeaderMap, read: ReadLine)
 
 /// The headers as the adapter reads them.
 fn view(headers: &HeaderMap) -> RequestHeaders<'_> {
-    headers
-        .iter()
-        .map(|(name, value)| (name.as_str(), value.as_bytes()))
-        .collect()
+    // Sized at once: collecting would grow the vector from its iterator's lower bound.
+    let mut view = RequestHeaders::with_capacity(headers.len());
+    for (name, value) in headers {
+        view.push(name.as_str(), value.as_bytes());
+    }
+    view
 }
 
 /// Runs a new exchange to its response, or opens its listen stream.

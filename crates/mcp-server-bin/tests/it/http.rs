@@ -967,6 +967,9 @@ async fn legacy_cancelled_request_lets_its_post_go() {
         )
         .await;
     assert_eq!(cancel.status, 202);
+    // The cancelled id is free again at once, while the read still runs.
+    let again = server.post(&[("mcp-session-id", &session)], &ping).await;
+    assert_eq!((again.status, &again.json["id"]), (200, &json!(8)));
     GATES[1].notify_one();
     // No response for the cancelled read: its POST ends empty instead of hanging.
     let first = bounded(first).await.unwrap();
