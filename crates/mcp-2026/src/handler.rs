@@ -23,6 +23,7 @@ use serde::Deserialize;
 use serde::de::{DeserializeOwned, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
+use crate::compact::{self, CompactRead};
 use crate::config::{ModernConfig, Shared};
 use crate::errors::RequestError;
 use crate::exchange::{Exchange, Pending};
@@ -378,17 +379,45 @@ pub struct ReadLine {
 impl ReadLine {
     /// Reads `line` (one stdio line, one POST body) when it is a `resources/read` request in
     /// its usual shape ([`jsonrpc::decode_request`]) with a valid `_meta`: one pass over its
-    /// bytes, instead of decoding it into a [`Request`] whose params are then read again.
+    /// bytes, instead of decoding it into a [`Request`] whose params are then read again. The
+    /// compact shape nearly every client writes is read by hand (`compact.rs`), any other with
+    /// serde.
     ///
     /// `None` for any other line, and whenever anything about it is unusual (an escape where a
     /// name was expected, a repeated member, leading whitespace): decode it then. Finding out
     /// that a line is something else costs a parse of it, up to where it goes off: try this
     /// where requests of this era are the ones expected.
     pub fn parse(line: &[u8]) -> Option<ReadLine> {
+        if let Some(compact) = compact::read(line) {
+            return Some(ReadLine::from_compact(compact));
+        }
         let (id, params) =
             jsonrpc::decode_request::<QuickReadParams<'_>>(line, method::RESOURCES_READ)?;
         let (meta, read) = params.checked()?;
         Some(ReadLine { id, meta, read })
+    }
+
+    /// What [`compact::read`] read: a `_meta` of the version and `{}` capabilities only.
+    fn from_compact(compact: CompactRead<'_>) -> ReadLine {
+        let meta = RequestMeta {
+            protocol_version: ProtocolVersion::from(compact.version),
+            client_capabilities: ClientCapabilities::default(),
+            client_info: None,
+            log_level: None,
+            progress_token: None,
+            other: Meta::default(),
+        };
+        let read = ReadParams {
+            _meta: IgnoredAny,
+            uri: compact.uri.to_owned(),
+            _input_responses: None,
+            _request_state: None,
+        };
+        ReadLine {
+            id: compact.id,
+            meta,
+            read,
+        }
     }
 
     /// The protocol version its `_meta` names, which may be another era's: what era routing

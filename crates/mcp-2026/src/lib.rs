@@ -129,6 +129,7 @@
 //! assert_eq!(exchange.http_status(), 200);
 //! ```
 
+mod compact;
 mod config;
 pub mod errors;
 mod exchange;
