@@ -1,17 +1,18 @@
-//! The shape nearly every client writes a `resources/read` in, read by hand: compact JSON (no
-//! white space), the four members of a request and the two of a read's params (in any order),
-//! no escape in any string, and a `_meta` of the two required keys only, with `{}` for the
-//! client's capabilities.
+//! The shape nearly every client writes a `resources/read` of this era in, read by hand with
+//! [`compact_request`]: compact JSON, the read's two params (`uri` and `_meta`, in either
+//! order), no escape in any string, and a `_meta` of the two required keys only, with `{}` for
+//! the client's capabilities.
 //!
 //! **Layer:** adapter, the `from_wire` side: the first try of
-//! [`ReadLine::parse`](crate::ReadLine::parse). Skipping JSON with serde costs about
-//! 12 instructions a byte; a read's line is about 230 bytes, and this reader passes over it once
-//! at about two. Anything outside the shape is `None`, and the line is read with serde as
-//! before, so this reader only takes lines that serde reads into the same request (the tests
-//! compare the two). This module must never know a transport or what a request means.
+//! [`ReadLine::parse`](crate::ReadLine::parse). A read's line is about 230 bytes, which serde
+//! takes about 5,000 instructions to read and this reader about 1,500. Anything outside the
+//! shape is `None`, and the line is read with serde as before, so this reader only takes lines
+//! that serde reads into the same request (the tests compare the two). This module must never
+//! know a transport or what a request means.
 
-use mcp_types::jsonrpc::RequestId;
+use mcp_types::jsonrpc::{Cursor, RequestId, compact_request};
 use mcp_types::meta::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
+use mcp_types::method;
 
 /// What a compact read line says: its id, the version its `_meta` names and its URI.
 #[derive(Debug, PartialEq, Eq)]
@@ -23,21 +24,21 @@ pub(crate) struct CompactRead<'a> {
 
 /// Reads `line` when it is a `resources/read` request in the compact shape; `None` otherwise.
 pub(crate) fn read(line: &[u8]) -> Option<CompactRead<'_>> {
-    let mut cursor = Cursor {
-        text: std::str::from_utf8(line).ok()?,
-        at: 0,
-    };
-    cursor.eat("{")?;
-    let (mut jsonrpc, mut id, mut method, mut params) = (false, None, false, None);
+    let (id, (version, uri)) = compact_request(line, method::RESOURCES_READ, params)?;
+    Some(CompactRead { id, version, uri })
+}
+
+/// The members of the params after their opening brace, up to and with the closing one:
+/// `uri` and `_meta` once each, in either order, and nothing else. Returns the version and the
+/// URI.
+fn params<'a>(cursor: &mut Cursor<'a>) -> Option<(&'a str, &'a str)> {
+    let (mut uri, mut version) = (None, None);
     loop {
-        if !jsonrpc && cursor.eat(r#""jsonrpc":"2.0""#).is_some() {
-            jsonrpc = true;
-        } else if id.is_none() && cursor.eat(r#""id":"#).is_some() {
-            id = Some(cursor.id()?);
-        } else if !method && cursor.eat(r#""method":"resources/read""#).is_some() {
-            method = true;
-        } else if params.is_none() && cursor.eat(r#""params":{"#).is_some() {
-            params = Some(cursor.params()?);
+        if uri.is_none() && cursor.key("uri").is_some() {
+            uri = Some(cursor.string()?);
+        } else if version.is_none() && cursor.key("_meta").is_some() {
+            cursor.eat("{")?;
+            version = Some(meta(cursor)?);
         } else {
             return None;
         }
@@ -46,137 +47,28 @@ pub(crate) fn read(line: &[u8]) -> Option<CompactRead<'_>> {
         }
     }
     cursor.eat("}")?;
-    if cursor.at != cursor.text.len() || !jsonrpc || !method {
-        return None;
-    }
-    let (version, uri) = params?;
-    Some(CompactRead {
-        id: id?,
-        version,
-        uri,
-    })
+    Some((version?, uri?))
 }
 
-/// A position in a line.
-struct Cursor<'a> {
-    text: &'a str,
-    at: usize,
-}
-
-impl<'a> Cursor<'a> {
-    /// Steps over `expected` when the line goes on with it.
-    fn eat(&mut self, expected: &str) -> Option<()> {
-        let rest = self.text.as_bytes().get(self.at..)?;
-        if !rest.starts_with(expected.as_bytes()) {
-            return None;
-        }
-        self.at += expected.len();
-        Some(())
-    }
-
-    /// A string without escapes or control characters (which serde would refuse), as its text.
-    fn string(&mut self) -> Option<&'a str> {
-        self.eat("\"")?;
-        let rest = self.text.as_bytes().get(self.at..)?;
-        let length = rest
-            .iter()
-            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
-        if rest[length] != b'"' {
-            return None;
-        }
-        // Both ends are ASCII, so they are character boundaries.
-        let text = self.text.get(self.at..self.at + length)?;
-        self.at += length + 1;
-        Some(text)
-    }
-
-    /// An id: a string as [`Cursor::string`] takes it, or an integer of at most 18 digits
-    /// (always an `i64`) without a leading zero, a fraction or an exponent.
-    fn id(&mut self) -> Option<RequestId> {
-        let bytes = self.text.as_bytes();
-        let first = *bytes.get(self.at)?;
-        if first == b'"' {
-            return self.string().map(|text| RequestId::String(text.to_owned()));
-        }
-        let negative = first == b'-';
-        if negative {
-            self.at += 1;
-        }
-        let digits = bytes.get(self.at..)?;
-        let length = digits
-            .iter()
-            .take_while(|byte| byte.is_ascii_digit())
-            .count();
-        let leading_zero = digits.first() == Some(&b'0') && (negative || length > 1);
-        if length == 0 || length > 18 || leading_zero {
-            return None;
-        }
-        let magnitude = digits[..length]
-            .iter()
-            .fold(0_i64, |value, digit| value * 10 + i64::from(digit - b'0'));
-        self.at += length;
-        Some(RequestId::Number(if negative {
-            -magnitude
+/// The members of `_meta` after its opening brace, up to and with its closing one: the version
+/// and `{}` capabilities once each, in either order, and nothing else. Returns the version.
+fn meta<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
+    let (mut version, mut capabilities) = (None, false);
+    loop {
+        if version.is_none() && cursor.key(PROTOCOL_VERSION).is_some() {
+            version = Some(cursor.string()?);
+        } else if !capabilities && cursor.key(CLIENT_CAPABILITIES).is_some() {
+            cursor.eat("{}")?;
+            capabilities = true;
         } else {
-            magnitude
-        }))
-    }
-
-    /// The members of the params after their opening brace, up to and with the closing one:
-    /// `uri` and `_meta` once each, in either order, and nothing else. Returns the version
-    /// and the URI.
-    fn params(&mut self) -> Option<(&'a str, &'a str)> {
-        let (mut uri, mut version) = (None, None);
-        loop {
-            if uri.is_none() && self.eat(r#""uri":"#).is_some() {
-                uri = Some(self.string()?);
-            } else if version.is_none() && self.eat(r#""_meta":{"#).is_some() {
-                version = Some(self.meta()?);
-            } else {
-                return None;
-            }
-            if self.eat(",").is_none() {
-                break;
-            }
+            return None;
         }
-        self.eat("}")?;
-        Some((version?, uri?))
-    }
-
-    /// The members of `_meta` after its opening brace, up to and with its closing one: the
-    /// version and `{}` capabilities once each, in either order, and nothing else. Returns the
-    /// version.
-    fn meta(&mut self) -> Option<&'a str> {
-        let (mut version, mut capabilities) = (None, false);
-        loop {
-            if version.is_none() && self.key(PROTOCOL_VERSION).is_some() {
-                version = Some(self.string()?);
-            } else if !capabilities && self.key(CLIENT_CAPABILITIES).is_some() {
-                self.eat("{}")?;
-                capabilities = true;
-            } else {
-                return None;
-            }
-            if self.eat(",").is_none() {
-                break;
-            }
+        if cursor.eat(",").is_none() {
+            break;
         }
-        self.eat("}")?;
-        version.filter(|_| capabilities)
     }
-
-    /// Steps over `"name":`.
-    fn key(&mut self, name: &str) -> Option<()> {
-        let start = self.at;
-        let found = self
-            .eat("\"")
-            .and_then(|()| self.eat(name))
-            .and_then(|()| self.eat("\":"));
-        if found.is_none() {
-            self.at = start;
-        }
-        found
-    }
+    cursor.eat("}")?;
+    version.filter(|_| capabilities)
 }
 
 #[cfg(test)]
@@ -202,15 +94,6 @@ mod tests {
         let uri = r#""uri":"mem:///r/0001""#;
         let cases = [
             (line("7", &format!("{uri},{META}")), RequestId::Number(7)),
-            (line("0", &format!("{META},{uri}")), RequestId::Number(0)),
-            (
-                line("-42", &format!("{uri},{META}")),
-                RequestId::Number(-42),
-            ),
-            (
-                line("999999999999999999", &format!("{uri},{META}")),
-                RequestId::Number(999_999_999_999_999_999),
-            ),
             (
                 line(r#""r-1 é""#, &format!("{uri},{META}")),
                 RequestId::String("r-1 é".to_owned()),
@@ -240,14 +123,6 @@ mod tests {
         let uri = r#""uri":"mem:///r/0001""#;
         let good = format!("{uri},{META}");
         let lines = [
-            line("01", &good),
-            line("-0", &good),
-            line("-", &good),
-            line("1.0", &good),
-            line("1e2", &good),
-            line("1234567890123456789", &good),
-            line(r#""a\"b""#, &good),
-            line("null", &good),
             line("1", uri),
             line("1", META),
             line("1", &format!("{uri},{uri},{META}")),

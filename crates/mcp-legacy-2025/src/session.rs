@@ -278,7 +278,8 @@ impl Session {
     /// 2026-07-28 protocol version, a request of the other era) is untouched: decode it and
     /// feed it to [`Session::handle_incoming`], which does for a read exactly what this does.
     pub fn handle_read_line(&mut self, line: &[u8], _now: Instant) -> bool {
-        let Some((id, params)) = jsonrpc::decode_request::<UriParams>(line, method::RESOURCES_READ)
+        let Some((id, params)) = compact_read(line)
+            .or_else(|| jsonrpc::decode_request::<UriParams>(line, method::RESOURCES_READ))
         else {
             return false;
         };
@@ -917,4 +918,21 @@ fn to_response<R>(id: Option<RequestId>, outcome: Result<R, ErrorObject>) -> Res
             Err(error) => Outcome::Failure(error),
         },
     }
+}
+
+/// A read in the compact shape nearly every client writes ([`jsonrpc::compact_request`]), with
+/// params of a `uri` only: read by hand in one pass, as serde would read it (a `_meta` or any
+/// other member is left to serde).
+fn compact_read(line: &[u8]) -> Option<(RequestId, UriParams)> {
+    let (id, uri) = jsonrpc::compact_request(line, method::RESOURCES_READ, |cursor| {
+        cursor.key("uri")?;
+        let uri = cursor.string()?;
+        cursor.eat("}")?;
+        Some(uri)
+    })?;
+    let params = UriParams {
+        uri: uri.to_owned(),
+        meta: None,
+    };
+    Some((id, params))
 }

@@ -7,6 +7,7 @@
 //! envelope types are generic over their payload, so a typed result is serialized in one pass.
 //! This module must never know method names, protocol versions or what a resource is.
 
+mod compact;
 mod decode;
 mod id;
 mod write;
@@ -20,6 +21,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 pub use serde_json::value::RawValue;
 
+pub use self::compact::{Cursor, compact_request};
 pub use self::decode::{DecodeError, Incoming, InvalidMessage, decode, decode_request, decode_str};
 pub use self::id::{RequestId, RequestIdError};
 pub use self::write::{string_room, write_string};
