@@ -129,5 +129,5 @@ mod session;
 mod wire;
 
 pub use crate::session::{
-    DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Outgoing, Output, Session, Ticket,
+    DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Outgoing, Output, ReadLine, Session, Ticket,
 };

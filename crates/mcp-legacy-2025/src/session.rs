@@ -272,29 +272,26 @@ impl Session {
     }
 
     /// Feeds one stdio line or POST body when it is a `resources/read` request of this era in
-    /// its usual shape (see [`jsonrpc::decode_request`]), read in one pass over its bytes
-    /// instead of being decoded and its params read again; returns whether it did. A line it
-    /// leaves (anything else, anything unusual, and a read whose `_meta` names the key of the
-    /// 2026-07-28 protocol version, a request of the other era) is untouched: decode it and
-    /// feed it to [`Session::handle_incoming`], which does for a read exactly what this does.
-    pub fn handle_read_line(&mut self, line: &[u8], _now: Instant) -> bool {
-        let Some((id, params)) = compact_read(line)
-            .or_else(|| jsonrpc::decode_request::<UriParams>(line, method::RESOURCES_READ))
-        else {
+    /// its usual shape ([`ReadLine::parse`]), read in one pass over its bytes instead of being
+    /// decoded and its params read again; returns whether it did. A line it leaves is
+    /// untouched: decode it and feed it to [`Session::handle_incoming`], which does for a read
+    /// exactly what this does.
+    pub fn handle_read_line(&mut self, line: &[u8], now: Instant) -> bool {
+        let Some(read) = ReadLine::parse(line) else {
             return false;
         };
-        let modern = params
-            .meta
-            .as_ref()
-            .is_some_and(|meta| meta.contains_key(meta::PROTOCOL_VERSION));
-        if modern {
-            return false;
-        }
+        self.handle_read(read, now);
+        true
+    }
+
+    /// Feeds a read already read with [`ReadLine::parse`], as [`Session::handle_read_line`]
+    /// feeds it.
+    pub fn handle_read(&mut self, read: ReadLine, _now: Instant) {
+        let ReadLine { id, params } = read;
         self.serve_request(id.clone(), None, |session| {
             session.negotiated()?;
             session.read(&id, None, params)
         });
-        true
     }
 
     /// Feeds the result of decoding one stdio line or one POST body.
@@ -920,19 +917,44 @@ fn to_response<R>(id: Option<RequestId>, outcome: Result<R, ErrorObject>) -> Res
     }
 }
 
-/// A read in the compact shape nearly every client writes ([`jsonrpc::compact_request`]), with
-/// params of a `uri` only: read by hand in one pass, as serde would read it (a `_meta` or any
-/// other member is left to serde).
-fn compact_read(line: &[u8]) -> Option<(RequestId, UriParams)> {
-    let (id, uri) = jsonrpc::compact_request(line, method::RESOURCES_READ, |cursor| {
-        cursor.key("uri")?;
-        let uri = cursor.string()?;
-        cursor.eat("}")?;
-        Some(uri)
-    })?;
-    let params = UriParams {
-        uri: uri.to_owned(),
-        meta: None,
-    };
-    Some((id, params))
+/// A `resources/read` request of this era, read in one pass over its line or body.
+#[derive(Debug)]
+pub struct ReadLine {
+    id: RequestId,
+    params: UriParams,
+}
+
+impl ReadLine {
+    /// Reads `line` (one stdio line, one POST body) when it is a `resources/read` request in
+    /// its usual shape: the compact shape nearly every client writes, with params of a `uri`
+    /// only ([`jsonrpc::compact_request`]), by hand; any other with serde
+    /// ([`jsonrpc::decode_request`]). `None` for anything else, anything unusual, and a read
+    /// whose `_meta` names the key of the 2026-07-28 protocol version (a request of the other
+    /// era).
+    pub fn parse(line: &[u8]) -> Option<ReadLine> {
+        let compact = jsonrpc::compact_request(line, method::RESOURCES_READ, |cursor| {
+            cursor.key("uri")?;
+            let uri = cursor.string()?;
+            cursor.eat("}")?;
+            Some(uri)
+        });
+        if let Some((id, uri)) = compact {
+            let params = UriParams {
+                uri: uri.to_owned(),
+                meta: None,
+            };
+            return Some(ReadLine { id, params });
+        }
+        let (id, params) = jsonrpc::decode_request::<UriParams>(line, method::RESOURCES_READ)?;
+        let modern = params
+            .meta
+            .as_ref()
+            .is_some_and(|meta| meta.contains_key(meta::PROTOCOL_VERSION));
+        (!modern).then_some(ReadLine { id, params })
+    }
+
+    /// The id of the request.
+    pub fn id(&self) -> &RequestId {
+        &self.id
+    }
 }

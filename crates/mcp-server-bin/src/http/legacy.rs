@@ -26,7 +26,7 @@ use axum::body::{Body, Bytes};
 use axum::response::Response;
 use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
-use mcp_legacy_2025::{LifecycleState, Outgoing, Output, Session, Ticket};
+use mcp_legacy_2025::{LifecycleState, Outgoing, Output, ReadLine, Session, Ticket};
 use mcp_resources_core::policy::Principal;
 use mcp_resources_core::service::Answer;
 use mcp_types::error::INVALID_REQUEST;
@@ -163,6 +163,14 @@ impl Waiter {
     }
 }
 
+/// A POST body as the session is fed it.
+enum Fed {
+    /// Decoded.
+    Decoded(Result<Incoming, DecodeError>),
+    /// A read in its usual shape, read in one pass.
+    Read(ReadLine),
+}
+
 /// What a POST body holds, as far as the session path cares.
 pub(crate) enum PostKind {
     /// `initialize`, with its id.
@@ -243,7 +251,7 @@ impl LegacyHttpSession {
     /// fed: `Err(())`.
     fn feed(
         &self,
-        incoming: Result<Incoming, DecodeError>,
+        body: Fed,
         expects: Option<&RequestId>,
     ) -> Result<(u64, Vec<QueryFuture>, Vec<Outgoing>), ()> {
         let mut state = self.lock();
@@ -269,7 +277,10 @@ impl LegacyHttpSession {
             };
             state.waiters.insert(key.clone(), waiter);
         }
-        state.session.handle_incoming(incoming, Instant::now());
+        match body {
+            Fed::Decoded(incoming) => state.session.handle_incoming(incoming, Instant::now()),
+            Fed::Read(read) => state.session.handle_read(read, Instant::now()),
+        }
         let mut own = Vec::new();
         let queries = self.drain(&mut state, Some(&mut own));
         Ok((number, queries, own))
@@ -470,7 +481,7 @@ pub(crate) async fn initialize(state: &HttpState, incoming: Incoming, id: Reques
         }
     };
     // A fresh session has nothing in flight.
-    let messages = exchange(&session, Ok(incoming), Some(id))
+    let messages = exchange(&session, Fed::Decoded(Ok(incoming)), Some(id))
         .await
         .unwrap_or_default();
     let initialized = session.lock().session.state() != LifecycleState::Uninitialized;
@@ -493,12 +504,8 @@ pub(crate) async fn post(
 ) -> Response {
     let has_requests = expects.is_some();
     let cancelled = cancelled_request(&incoming);
-    let Ok(messages) = exchange(session, Ok(incoming), expects.clone()).await else {
-        let error = ErrorObject::new(
-            INVALID_REQUEST,
-            "a request with this id is already in flight in this session",
-        );
-        return reply::error(axum::http::StatusCode::BAD_REQUEST, expects, error);
+    let Ok(messages) = exchange(session, Fed::Decoded(Ok(incoming)), expects.clone()).await else {
+        return in_flight(expects);
     };
     if let Some(id) = cancelled {
         // The session sends nothing more for a cancelled request: the POST still waiting for
@@ -512,6 +519,25 @@ pub(crate) async fn post(
     } else {
         reply::status(axum::http::StatusCode::ACCEPTED)
     }
+}
+
+/// POST of a read read in one pass ([`ReadLine::parse`]) to an existing session: what
+/// [`post`] does with its decoded form.
+pub(crate) async fn post_read(session: &Arc<LegacyHttpSession>, read: ReadLine) -> Response {
+    let id = read.id().clone();
+    match exchange(session, Fed::Read(read), Some(id.clone())).await {
+        Ok(messages) => reply::messages(messages),
+        Err(()) => in_flight(Some(id)),
+    }
+}
+
+/// `400`: a request with this id is in flight in the session already.
+fn in_flight(id: Option<RequestId>) -> Response {
+    let error = ErrorObject::new(
+        INVALID_REQUEST,
+        "a request with this id is already in flight in this session",
+    );
+    reply::error(axum::http::StatusCode::BAD_REQUEST, id, error)
 }
 
 /// The request a `notifications/cancelled` body cancels.
@@ -534,10 +560,10 @@ fn cancelled_request(incoming: &Incoming) -> Option<RequestId> {
 /// request with the id of `expects` is already in flight.
 async fn exchange(
     session: &Arc<LegacyHttpSession>,
-    incoming: Result<Incoming, DecodeError>,
+    body: Fed,
     expects: Option<RequestId>,
 ) -> Result<Vec<Outgoing>, ()> {
-    let (number, queries, own) = session.feed(incoming, expects.as_ref())?;
+    let (number, queries, own) = session.feed(body, expects.as_ref())?;
     let Some(key) = expects else {
         // Only the id-less error of an unreadable body is for this POST.
         session.run(queries).await;

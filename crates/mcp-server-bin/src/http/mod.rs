@@ -329,7 +329,8 @@ where
     // The request served most, a modern read in its usual shape, is read in one pass (routed
     // as it would be decoded: by its `_meta` version and the header). Without a modern
     // header, it would only fail the header checks: legacy requests are not read twice.
-    let quick = era::header_is_modern(header_version.as_deref())
+    let header_is_modern = era::header_is_modern(header_version.as_deref());
+    let quick = header_is_modern
         .then(|| mcp_2026::ReadLine::parse(&bytes))
         .flatten();
     if let Some(read) = quick {
@@ -341,6 +342,26 @@ where
         });
         if route == HttpRoute::Modern {
             return modern::read(state, headers, read).await;
+        }
+    }
+    // So is a legacy read to a session: it names no modern version in its `_meta`, so it is
+    // routed as a single request that is not `initialize` and has none.
+    let session_id = headers.get(SESSION_ID);
+    let legacy_quick = (!header_is_modern && session_id.is_some())
+        .then(|| mcp_legacy_2025::ReadLine::parse(&bytes))
+        .flatten();
+    if let (Some(read), Some(session_id)) = (legacy_quick, session_id) {
+        let route = era::route_http(HttpMessage {
+            batch: false,
+            initialize: false,
+            header_version: header_version.as_deref(),
+            meta_version: None,
+        });
+        if route == HttpRoute::Legacy {
+            return match lookup(state, session_id) {
+                Some(session) => legacy::post_read(&session, read).await,
+                None => session_not_found(Some(read.id().clone())),
+            };
         }
     }
     let incoming = match jsonrpc::decode(&bytes) {

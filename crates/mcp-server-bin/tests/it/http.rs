@@ -934,6 +934,52 @@ async fn legacy_request_ids_in_flight_are_not_reused() {
     );
 }
 
+/// A legacy read is read in one pass (by hand in the compact shape, else by serde); the same
+/// read after a space is decoded the general way: every answer is the same, errors and
+/// unknown sessions included.
+#[tokio::test]
+async fn legacy_reads_in_one_pass_answer_as_decoded_ones() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let session = server.legacy_session("2025-11-25").await;
+    let known = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let unknown = [("mcp-session-id", "no-such-session")];
+    let unsupported = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2099-01-01"),
+    ];
+    let mut id = 0;
+    for headers in [&known[..], &unknown[..], &unsupported[..], &known[..1]] {
+        for uri in [
+            "test://static-text",
+            "test://template/7/data",
+            "test://nope",
+            "::",
+        ] {
+            let mut answers = Vec::new();
+            for shape in ["compact", "spaced", "leading"] {
+                id += 1;
+                let spacing = if shape == "spaced" { " " } else { "" };
+                let mut body = format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/read","params":{{"uri":{spacing}"{uri}"}}}}"#
+                );
+                if shape == "leading" {
+                    body.insert(0, ' ');
+                }
+                let answer = Answer::read(server.send("POST", headers, Some(&body)).await).await;
+                let mut json = answer.json;
+                assert_eq!(json["id"], id, "{body}: {json}");
+                json["id"] = Value::Null;
+                answers.push((answer.status, answer.content_type, json));
+            }
+            assert_eq!(answers[0], answers[2], "{uri} with {headers:?}");
+            assert_eq!(answers[1], answers[2], "{uri} with {headers:?}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn legacy_cancelled_request_lets_its_post_go() {
     let server = std::sync::Arc::new(TestServer::start(HttpOptions::default()).await);
