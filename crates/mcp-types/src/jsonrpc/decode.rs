@@ -168,8 +168,9 @@ pub fn decode_str(input: &str) -> Result<Incoming, DecodeError> {
 /// without reading the params twice (once to find where they end, once into `P`) or copying
 /// them. `None` for any other line and whenever anything is unusual (a repeated member, an
 /// escape where a name was expected, params `P` does not take): [`decode`] the line then, which
-/// says what it is. Finding out that a line is something else costs a parse of it, up to where
-/// it goes off.
+/// says what it is. A line without the method's quoted text is left at once (the method is
+/// borrowed, so it has no escape); finding out that another line is something else costs a
+/// parse of it.
 pub fn decode_request<'a, P: Deserialize<'a>>(
     line: &'a [u8],
     method: &str,
@@ -189,12 +190,18 @@ pub fn decode_request<'a, P: Deserialize<'a>>(
         #[serde(default, deserialize_with = "member")]
         error: bool,
     }
-    if line.first() != Some(&b'{') {
+    if line.first() != Some(&b'{') || !quotes(line, method) {
         return None;
     }
     let line: Line<'a, P> = serde_json::from_str(std::str::from_utf8(line).ok()?).ok()?;
     let usual = line.jsonrpc == "2.0" && line.method == method && !line.result && !line.error;
     usual.then_some((line.id, line.params))
+}
+
+/// Whether `text` appears in `line` between two quotes.
+fn quotes(line: &[u8], text: &str) -> bool {
+    memchr::memmem::find_iter(line, text.as_bytes())
+        .any(|at| at > 0 && line[at - 1] == b'"' && line.get(at + text.len()) == Some(&b'"'))
 }
 
 /// Deserializes `T` from a JSON object only (a derived struct takes an array as well).

@@ -398,6 +398,8 @@ fn decode_request_reads_a_usual_request_in_one_pass() {
     let usual = [
         r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"}}"#,
         r#"{"params":{"_meta":{"k":[1]},"uri":"a://\u0062"},"x":null,"id":"i\"d","method":"resources/read","jsonrpc":"2.0"}"#,
+        // The method's text unquoted before it.
+        r#"{"params":{"uri":"x:resources/read"},"jsonrpc":"2.0","id":2,"method":"resources/read"}"#,
     ];
     for line in usual {
         let (id, params) = decode_request::<UriParams>(line.as_bytes(), "resources/read")
@@ -411,6 +413,7 @@ fn decode_request_reads_a_usual_request_in_one_pass() {
     }
     let other = [
         r#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"uri":"a://b"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"uri":"x:resources/read"}}"#,
         r#"{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"a://b"}}"#,
         r#"{"jsonrpc":"2.0","id":null,"method":"resources/read","params":{"uri":"a://b"}}"#,
         r#"{"jsonrpc":"2.0","id":1.5,"method":"resources/read","params":{"uri":"a://b"}}"#,
