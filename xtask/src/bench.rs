@@ -75,6 +75,9 @@ const SUBSCRIPTIONS_PER_SESSION: usize = 1_000;
 /// The fan-out scenario: streams opened on one server.
 const FANOUT_STREAMS: usize = 10_000;
 const FANOUT_STREAMS_TEXT: &str = "10,000";
+/// The fan-out scenario over HTTP/2: streams to one connection (the server's default
+/// `HttpOptions::max_streams_per_connection`).
+const FANOUT_STREAMS_PER_CONNECTION: usize = 200;
 /// The legacy protocol revision used on the wire.
 pub(crate) const LEGACY: &str = "2025-11-25";
 /// The modern protocol revision.
@@ -198,6 +201,27 @@ enum Era {
     Modern,
 }
 
+/// How the fan-out driver's streams reach the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Wire {
+    /// HTTP/1.1, a connection per stream.
+    Http1,
+    /// HTTP/2 with prior knowledge (h2c), [`FANOUT_STREAMS_PER_CONNECTION`] streams to a
+    /// connection.
+    Http2,
+}
+
+impl Wire {
+    fn label(self) -> String {
+        match self {
+            Wire::Http1 => "HTTP/1.1, a connection per stream".to_owned(),
+            Wire::Http2 => {
+                format!("HTTP/2 (h2c), {FANOUT_STREAMS_PER_CONNECTION} streams per connection")
+            }
+        }
+    }
+}
+
 /// Who serves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Subject {
@@ -267,7 +291,7 @@ enum Workload {
     Subscriptions,
     /// One file rewritten under the served folder (watcher on) with 10,000 streams subscribed
     /// to it; mcp-resources only.
-    FanOut { era: Era },
+    FanOut { era: Era, wire: Wire },
     /// One list page out of 1,000 / 100,000 / 1,000,000 resources, in-process (the core's
     /// divan bench).
     ListPage,
@@ -297,12 +321,13 @@ impl Scenario {
                  in memory), {}, concurrency {concurrency}",
                 self.transport.label()
             ),
-            Workload::FanOut { era } => format!(
-                "fan-out of one file change to {FANOUT_STREAMS_TEXT} {}, Streamable HTTP",
+            Workload::FanOut { era, wire } => format!(
+                "fan-out of one file change to {FANOUT_STREAMS_TEXT} {}, Streamable HTTP over {}",
                 match era {
                     Era::Modern => "subscriptions/listen streams (modern)",
                     Era::Legacy => "legacy sessions with a GET stream and resources/subscribe",
                 },
+                wire.label(),
             ),
             Workload::ListPage => {
                 "one resources/list page of 100 out of 1,000 / 100,000 / 1,000,000 resources, in-process".to_owned()
@@ -324,7 +349,7 @@ impl Scenario {
     fn subjects(&self) -> Vec<Subject> {
         match self.workload {
             Workload::Subscriptions => return vec![Subject::Ours(Era::Legacy)],
-            Workload::FanOut { era } => return vec![Subject::Ours(era)],
+            Workload::FanOut { era, .. } => return vec![Subject::Ours(era)],
             Workload::ListPage => return Vec::new(),
             Workload::Read { .. } | Workload::ListWalk => {}
         }
@@ -443,12 +468,13 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
                 .is_none_or(|wanted| label.contains(wanted.as_str()))
         };
         match scenario.workload {
-            Workload::FanOut { era } => {
+            Workload::FanOut { era, wire } => {
                 if wanted(Subject::Ours(era).label()) {
                     for round in 0..plan.fanout_rounds {
-                        let changes = fanout::measure(&programs, &plan, era).map_err(|error| {
-                            format!("{} / round {}: {error}", scenario.title(), round + 1)
-                        })?;
+                        let changes =
+                            fanout::measure(&programs, &plan, era, wire).map_err(|error| {
+                                format!("{} / round {}: {error}", scenario.title(), round + 1)
+                            })?;
                         results
                             .fanouts
                             .entry(*scenario)
@@ -562,10 +588,12 @@ fn all_scenarios() -> Vec<Scenario> {
         transport: Transport::Http,
     });
     for era in [Era::Modern, Era::Legacy] {
-        scenarios.push(Scenario {
-            workload: Workload::FanOut { era },
-            transport: Transport::Http,
-        });
+        for wire in [Wire::Http1, Wire::Http2] {
+            scenarios.push(Scenario {
+                workload: Workload::FanOut { era, wire },
+                transport: Transport::Http,
+            });
+        }
     }
     scenarios.push(Scenario {
         workload: Workload::ListPage,
@@ -723,9 +751,11 @@ impl Server {
                         command.arg("--config").arg(&programs.config);
                     }
                     Serving::Files { dir, watch } => {
-                        command.args(["--log-level", "warn", "--no-ignore-files"]);
-                        if !watch {
-                            command.arg("--no-watch");
+                        command.arg("--no-ignore-files");
+                        if watch {
+                            command.args(["--log-level", fanout::LOG_FILTER]);
+                        } else {
+                            command.args(["--log-level", "warn", "--no-watch"]);
                         }
                         command.arg(dir);
                     }
@@ -793,6 +823,10 @@ impl Server {
 
     fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    fn log_path(&self) -> &Path {
+        &self.log
     }
 
     fn log_tail(&self) -> String {
@@ -1825,38 +1859,50 @@ fn render_fanouts(out: &mut String, fanouts: &BTreeMap<Scenario, Vec<fanout::Fan
          mcp-resources serves 1,000 files of 1 KiB with its watcher on (`mcp-resources serve --http … <dir>`); \
          every stream subscribes to the same file: modern, one `subscriptions/listen` POST per stream with \
          `resourceSubscriptions` (an SSE stream, open once acknowledged); legacy, one session per stream \
-         (`initialize`, `resources/subscribe`, then the GET SSE stream). \
-         The driver (`bench-fanout`, profile `dist`, one tokio thread, one connection per stream) \
+         (`initialize`, `resources/subscribe`, then the GET SSE stream). The streams reach the server over \
+         HTTP/1.1, a connection per stream, or over HTTP/2 with prior knowledge (h2c), {} streams per \
+         connection (the server's default limit). \
+         The driver (`bench-fanout`, profile `dist`, one tokio thread; hyper's client for HTTP/2) \
          checks every notification (method, URI and, modern, the stream's `subscriptionId` tag); \
          it rewrites the file and times, from the end of the write, the first and the last \
-         notification it reads. The watcher debounces (150 ms), so file write → notification includes that wait; \
-         first → last is the fan-out proper (target: under 20 ms; the max over all changes in brackets). \
+         notification it reads. The watcher debounces (150 ms), so write → first and write → last include that wait. \
+         **change → last** is the fan-out proper (target: under 20 ms; the max over all changes in brackets): \
+         from the moment the server took the change, the timestamp of the line it logs just before notifying \
+         (`{}`, with `--log-level {}`), to the last notification read. \
+         first → last is shorter than it wherever notifications leave in a burst at the end: over HTTP/2 every \
+         stream's task runs before its connection writes. \
          CPU is the server's for the whole change, per notification; the driver's own CPU time per change \
          is given to show how much of the window it needed (both share the 2 cores). Peak RSS is the server's \
          `VmHWM` with every stream open. \
          rmcp is not measured: it keeps no subscriptions (its `subscribe` handler is the application's to write).\n\n\
          Extra notifications: beyond one per stream and change, over all changes (counted, not timed).\n\n\
-         | server | changes | streams open in s | write → first ms | write → last ms | first → last ms (max) | CPU µs/notification | driver CPU ms/change | peak RSS MiB | extra notifications |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        FANOUT_STREAMS_TEXT
+         | server | changes | streams open in s | write → first ms | write → last ms | first → last ms | change → last ms (max) | CPU µs/notification | driver CPU ms/change | peak RSS MiB | extra notifications |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        FANOUT_STREAMS_TEXT,
+        FANOUT_STREAMS_PER_CONNECTION,
+        fanout::CHANGE_LOGGED,
+        fanout::LOG_FILTER,
     );
     for (scenario, changes) in fanouts.iter().rev() {
         let pick = |field: fn(&fanout::FanOut) -> f64| median(changes.iter().map(field).collect());
         let max =
             |field: fn(&fanout::FanOut) -> f64| changes.iter().map(field).fold(f64::NAN, f64::max);
         let label = match scenario.workload {
-            Workload::FanOut { era } => Subject::Ours(era).label(),
-            _ => "–",
+            Workload::FanOut { era, wire } => {
+                format!("{}, {}", Subject::Ours(era).label(), wire.label())
+            }
+            _ => "–".to_owned(),
         };
         let _ = writeln!(
             out,
-            "| {label} | {} | {:.1} | {:.1} | {:.1} | {:.1} ({:.1}) | {:.2} | {:.1} | {:.1} | {} |",
+            "| {label} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} ({:.1}) | {:.2} | {:.1} | {:.1} | {} |",
             changes.len(),
             pick(|change| change.setup_s),
             pick(|change| change.write_to_first_ms),
             pick(|change| change.write_to_last_ms),
             pick(fanout::FanOut::first_to_last_ms),
-            max(fanout::FanOut::first_to_last_ms),
+            pick(|change| change.change_to_last_ms),
+            max(|change| change.change_to_last_ms),
             pick(|change| change.cpu_us_per_notification),
             pick(|change| change.driver_cpu_ms),
             max(|change| change.peak_rss_mib),
@@ -2069,7 +2115,14 @@ mod tests {
             .iter()
             .filter(|scenario| scenario.title().contains("fan-out"))
             .count();
-        assert_eq!(fanouts, 2);
+        assert_eq!(fanouts, 4);
+        let http2 = scenarios
+            .iter()
+            .filter(|scenario| {
+                scenario.title().contains("fan-out") && scenario.title().contains("HTTP/2")
+            })
+            .count();
+        assert_eq!(http2, 2);
         assert_eq!(
             FANOUT_STREAMS_TEXT.replace(',', "").parse::<usize>(),
             Ok(FANOUT_STREAMS)
@@ -2082,7 +2135,10 @@ mod tests {
         };
         assert!(walk.subjects().contains(&Subject::Floor));
         let fanout = Scenario {
-            workload: Workload::FanOut { era: Era::Modern },
+            workload: Workload::FanOut {
+                era: Era::Modern,
+                wire: Wire::Http2,
+            },
             transport: Transport::Http,
         };
         assert_eq!(fanout.subjects(), vec![Subject::Ours(Era::Modern)]);

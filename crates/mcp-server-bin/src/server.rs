@@ -365,9 +365,18 @@ impl Server {
                 match change {
                     None => return,
                     Some(crate::filesystem::FsChange::Updated(uri)) => {
+                        tracing::debug!(
+                            uri = uri.as_str(),
+                            "file changed: notifying its subscribers"
+                        );
                         server.resource_updated(uri.as_str());
                     }
-                    Some(crate::filesystem::FsChange::ListChanged { removed, .. }) => {
+                    Some(crate::filesystem::FsChange::ListChanged { created, removed }) => {
+                        tracing::debug!(
+                            created = created.len(),
+                            removed = removed.len(),
+                            "files appeared or disappeared: notifying subscribers"
+                        );
                         // A subscriber of a file that is gone learns it from an update too.
                         for uri in &removed {
                             server.resource_updated(uri.as_str());

@@ -17,8 +17,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{
-    Era, FANOUT_STREAMS, Plan, Programs, Server, Serving, Subject, Transport, cpu_ns, file_name,
-    file_uri_prefix, peak_rss_mib, write_files,
+    Era, FANOUT_STREAMS, FANOUT_STREAMS_PER_CONNECTION, Plan, Programs, Server, Serving, Subject,
+    Transport, Wire, cpu_ns, file_name, file_uri_prefix, peak_rss_mib, write_files,
 };
 
 /// What one change measured.
@@ -30,6 +30,9 @@ pub(super) struct FanOut {
     pub(super) write_to_first_ms: f64,
     /// From the end of the file write to the last notification read by the driver.
     pub(super) write_to_last_ms: f64,
+    /// From the moment the server took the change (its debounce over, the log line it writes
+    /// before it notifies) to the last notification read by the driver: the fan-out proper.
+    pub(super) change_to_last_ms: f64,
     /// Server CPU time of the change (the watcher, the hub, every stream's write) per
     /// notification.
     pub(super) cpu_us_per_notification: f64,
@@ -44,10 +47,49 @@ pub(super) struct FanOut {
 }
 
 impl FanOut {
-    /// From the first notification to the last: the fan-out proper.
+    /// From the first notification read to the last.
     pub(super) fn first_to_last_ms(&self) -> f64 {
         self.write_to_last_ms - self.write_to_first_ms
     }
+}
+
+/// The server's log line for a changed file, written (at `debug` for the module
+/// `mcp_server_bin::server`) just before it notifies the file's subscribers.
+pub(super) const CHANGE_LOGGED: &str = "file changed: notifying its subscribers";
+
+/// The log filter the fan-out's server runs with: warnings, and [`CHANGE_LOGGED`].
+pub(super) const LOG_FILTER: &str = "warn,mcp_server_bin::server=debug";
+
+/// When the server took its first change at or after `since_unix_us`, in µs since the Unix
+/// epoch, from the timestamps of its log (`2026-11-30T02:50:24.623425Z …`).
+fn change_logged_at(log: &str, since_unix_us: f64) -> Option<f64> {
+    log.lines()
+        .filter(|line| line.contains(CHANGE_LOGGED))
+        .filter_map(|line| unix_micros(line.split_whitespace().next()?))
+        .find(|at| *at >= since_unix_us)
+}
+
+/// An RFC 3339 UTC timestamp (`YYYY-MM-DDTHH:MM:SS[.fraction]Z`) in µs since the Unix epoch.
+fn unix_micros(stamp: &str) -> Option<f64> {
+    let (date, time) = stamp.strip_suffix('Z')?.split_once('T')?;
+    let mut date = date.splitn(3, '-').map(str::parse::<i64>);
+    let (year, month, day) = (date.next()?.ok()?, date.next()?.ok()?, date.next()?.ok()?);
+    let mut time = time.splitn(3, ':');
+    let (hours, minutes) = (
+        time.next()?.parse::<i64>().ok()?,
+        time.next()?.parse::<i64>().ok()?,
+    );
+    let seconds = time.next()?.parse::<f64>().ok()?;
+    // Days since 1970-01-01 of a proleptic Gregorian date (years counted from March, so that
+    // the leap day ends a year).
+    let shifted = if month <= 2 { year - 1 } else { year };
+    let era = shifted.div_euclid(400);
+    let year_of_era = shifted - era * 400;
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    let days = era * 146_097 + day_of_era - 719_468;
+    let whole = (days * 86_400 + hours * 3_600 + minutes * 60) as f64;
+    Some((whole + seconds) * 1e6)
 }
 
 /// The driver process; killed on drop.
@@ -91,7 +133,12 @@ impl Drop for Driver {
 }
 
 /// One run: a fresh folder, a fresh server, 10,000 fresh streams, then the plan's changes.
-pub(super) fn measure(programs: &Programs, plan: &Plan, era: Era) -> Result<Vec<FanOut>, String> {
+pub(super) fn measure(
+    programs: &Programs,
+    plan: &Plan,
+    era: Era,
+    wire: Wire,
+) -> Result<Vec<FanOut>, String> {
     let dir = &programs.fanout_files;
     write_files(dir)?;
     let server = Server::start(
@@ -100,7 +147,7 @@ pub(super) fn measure(programs: &Programs, plan: &Plan, era: Era) -> Result<Vec<
         Transport::Http,
         Serving::Files { dir, watch: true },
     )?;
-    measure_started(programs, plan, era, &server)
+    measure_started(programs, plan, era, wire, &server)
         .map_err(|error| format!("{error}{}", server.log_tail()))
 }
 
@@ -108,6 +155,7 @@ fn measure_started(
     programs: &Programs,
     plan: &Plan,
     era: Era,
+    wire: Wire,
     server: &Server,
 ) -> Result<Vec<FanOut>, String> {
     let dir = &programs.fanout_files;
@@ -122,6 +170,10 @@ fn measure_started(
         .arg(match era {
             Era::Modern => "modern",
             Era::Legacy => "legacy",
+        })
+        .arg(match wire {
+            Wire::Http1 => "http1".to_owned(),
+            Wire::Http2 => format!("http2:{FANOUT_STREAMS_PER_CONNECTION}"),
         })
         .arg(port.to_string())
         .arg(FANOUT_STREAMS.to_string())
@@ -171,10 +223,18 @@ fn measure_started(
                 .map(|micros| micros / 1e3)
                 .ok_or_else(|| format!("the fan-out driver's report has no {field}: {report}"))
         };
+        let write_to_last_ms = millis("write_to_last_us")?;
+        let write_unix_us = millis("write_unix_us")? * 1e3;
+        let log = std::fs::read_to_string(server.log_path())
+            .map_err(|error| format!("cannot read the server's log: {error}"))?;
+        let changed_unix_us = change_logged_at(&log, write_unix_us).ok_or_else(|| {
+            format!("the server's log has no {CHANGE_LOGGED:?} line after the write")
+        })?;
         let figures = FanOut {
             setup_s,
             write_to_first_ms: millis("write_to_first_us")?,
-            write_to_last_ms: millis("write_to_last_us")?,
+            write_to_last_ms,
+            change_to_last_ms: write_to_last_ms - (changed_unix_us - write_unix_us) / 1e3,
             cpu_us_per_notification: (after - before) as f64 / 1e3 / FANOUT_STREAMS as f64,
             peak_rss_mib: peak_rss_mib(pid)?,
             driver_cpu_ms: (driver_after - driver_before) as f64 / 1e6,
@@ -182,11 +242,12 @@ fn measure_started(
         };
         eprintln!(
             "  change {}: write → first {:>7.1} ms, write → last {:>7.1} ms, first → last {:>7.1} ms, \
-             cpu {:>5.1} µs/notification (driver {:>6.1} ms), rss {:>6.1} MiB, late {}",
+             change → last {:>7.1} ms, cpu {:>5.1} µs/notification (driver {:>6.1} ms), rss {:>6.1} MiB, late {}",
             change + 1,
             figures.write_to_first_ms,
             figures.write_to_last_ms,
             figures.first_to_last_ms(),
+            figures.change_to_last_ms,
             figures.cpu_us_per_notification,
             figures.driver_cpu_ms,
             figures.peak_rss_mib,
@@ -202,4 +263,38 @@ fn measure_started(
         change.extra += last.get("late").and_then(Value::as_u64).unwrap_or(0);
     }
     Ok(changes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{change_logged_at, unix_micros};
+
+    #[test]
+    fn log_timestamps_are_read_as_unix_time() {
+        assert_eq!(unix_micros("1970-01-01T00:00:00Z"), Some(0.0));
+        // `date -u -d 2026-11-30T02:50:24 +%s` is 1796007024.
+        assert_eq!(
+            unix_micros("2026-11-30T02:50:24.623425Z"),
+            Some(1_796_007_024_623_425.0)
+        );
+        // A leap day, and the day after it.
+        assert_eq!(unix_micros("2024-02-29T00:00:00Z"), Some(1_709_164_800e6));
+        assert_eq!(unix_micros("2024-03-01T00:00:00Z"), Some(1_709_251_200e6));
+        assert_eq!(unix_micros("2026-11-30 02:50:24Z"), None);
+        assert_eq!(unix_micros("2026-11-30T02:50:24"), None);
+    }
+
+    #[test]
+    fn the_change_is_the_first_logged_after_the_write() {
+        let log = "2026-11-30T02:50:24.000000Z DEBUG mcp_server_bin::server: file changed: notifying its subscribers uri=\"a\"\n\
+                   2026-11-30T02:50:25.000000Z  WARN something else\n\
+                   2026-11-30T02:50:26.500000Z DEBUG mcp_server_bin::server: file changed: notifying its subscribers uri=\"a\"\n\
+                   2026-11-30T02:50:27.000000Z DEBUG mcp_server_bin::server: file changed: notifying its subscribers uri=\"a\"\n";
+        let second = unix_micros("2026-11-30T02:50:25Z").unwrap();
+        assert_eq!(
+            change_logged_at(log, second),
+            unix_micros("2026-11-30T02:50:26.5Z")
+        );
+        assert_eq!(change_logged_at(log, second + 3e6), None);
+    }
 }

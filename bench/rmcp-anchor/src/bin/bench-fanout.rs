@@ -5,10 +5,11 @@
 //! It is a program of its own (built in release with the other bench programs) so that the
 //! driver's own cost per notification is that of optimized code on a single-threaded tokio
 //! runtime, not of the xtask's debug build. It speaks HTTP/1.1 by hand (requests, chunked
-//! bodies, SSE events) and checks every notification it counts: the method, the URI and, in the
-//! modern era, the `subscriptionId` tag of its stream.
+//! bodies, SSE events), one connection per stream, or HTTP/2 through hyper's client (h2c with
+//! prior knowledge), PER streams to a connection, and checks every notification it counts: the
+//! method, the URI and, in the modern era, the `subscriptionId` tag of its stream.
 //!
-//! Usage: `bench-fanout modern|legacy PORT STREAMS URI FILE`
+//! Usage: `bench-fanout modern|legacy http1|http2:PER PORT STREAMS URI FILE`
 //!
 //! - `modern`: one `subscriptions/listen` POST per stream with `resourceSubscriptions: [URI]`;
 //!   a stream is open once its acknowledgment arrived.
@@ -18,16 +19,21 @@
 //!
 //! Lines with the xtask, one JSON object each: it prints `{"ready":N,"setup_ms":…}` once every
 //! stream is open; then for every `change` line read on stdin it rewrites FILE and prints
-//! `{"received":N,"write_to_first_us":…,"write_to_last_us":…,"late":…}` once every stream got
-//! its notification (`late`: notifications of an earlier change seen since); `quit` prints
+//! `{"received":N,"write_unix_us":…,"write_to_first_us":…,"write_to_last_us":…,"late":…}` once
+//! every stream got its notification (`write_unix_us`: the end of the write on the wall clock,
+//! in µs since the Unix epoch; `late`: notifications of an earlier change seen since); `quit` prints
 //! `{"late":…}` (those seen since the last change) and ends it, as does the end of stdin. Any
 //! failure prints `{"error":"…"}` and exits with status 1. Setup and every change are bounded
 //! in time.
 
 use std::net::Ipv4Addr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::client::conn::http2::SendRequest;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -46,6 +52,16 @@ const LEGACY: &str = "2025-11-25";
 enum Era {
     Modern,
     Legacy,
+}
+
+/// How the streams reach the server.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wire {
+    /// HTTP/1.1, one connection per stream.
+    Http1,
+    /// HTTP/2, this many streams to a connection (at most the server's
+    /// `SETTINGS_MAX_CONCURRENT_STREAMS`: a request past it would wait for a stream to end).
+    Http2 { per_connection: usize },
 }
 
 struct Target {
@@ -70,19 +86,29 @@ fn main() {
         .collect::<Vec<_>>()
         .as_slice()
     {
-        [era, port, streams, uri, file] => {
+        [era, wire, port, streams, uri, file] => {
             let era = match *era {
                 "modern" => Some(Era::Modern),
                 "legacy" => Some(Era::Legacy),
                 _ => None,
             };
-            match (era, port.parse::<u16>(), streams.parse::<usize>()) {
-                (Some(era), Ok(port), Ok(streams)) => Some((
+            let wire = match wire.split_once(':') {
+                None if *wire == "http1" => Some(Wire::Http1),
+                Some(("http2", per)) => per
+                    .parse()
+                    .ok()
+                    .filter(|per| *per > 0)
+                    .map(|per_connection| Wire::Http2 { per_connection }),
+                _ => None,
+            };
+            match (era, wire, port.parse::<u16>(), streams.parse::<usize>()) {
+                (Some(era), Some(wire), Ok(port), Ok(streams)) => Some((
                     Target {
                         era,
                         port,
                         uri: (*uri).to_owned(),
                     },
+                    wire,
                     streams,
                     std::path::PathBuf::from(file),
                 )),
@@ -91,15 +117,15 @@ fn main() {
         }
         _ => None,
     };
-    let Some((target, streams, file)) = parsed else {
-        eprintln!("usage: bench-fanout modern|legacy PORT STREAMS URI FILE");
+    let Some((target, wire, streams, file)) = parsed else {
+        eprintln!("usage: bench-fanout modern|legacy http1|http2:PER PORT STREAMS URI FILE");
         std::process::exit(2);
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    if let Err(error) = runtime.block_on(drive(Arc::new(target), streams, &file)) {
+    if let Err(error) = runtime.block_on(drive(Arc::new(target), wire, streams, &file)) {
         println!("{}", json!({ "error": error }));
         std::process::exit(1);
     }
@@ -119,16 +145,39 @@ fn drain_late(inbox: &mut mpsc::UnboundedReceiver<(usize, Event)>) -> Result<usi
     Ok(late)
 }
 
-async fn drive(target: Arc<Target>, streams: usize, file: &std::path::Path) -> Result<(), String> {
+async fn drive(
+    target: Arc<Target>,
+    wire: Wire,
+    streams: usize,
+    file: &std::path::Path,
+) -> Result<(), String> {
     let (events, mut inbox) = mpsc::unbounded_channel::<(usize, Event)>();
     let setup = Arc::new(Semaphore::new(SETUP_PARALLEL));
     let started = Instant::now();
+    // HTTP/2: the connections first, each shared by its streams.
+    let mut shared = Vec::new();
+    if let Wire::Http2 { per_connection } = wire {
+        for _ in 0..streams.div_ceil(per_connection) {
+            shared.push(Http2::connect(target.port).await?);
+        }
+    }
     for index in 0..streams {
         let (target, events, setup) = (Arc::clone(&target), events.clone(), Arc::clone(&setup));
+        let link = match wire {
+            Wire::Http1 => None,
+            Wire::Http2 { per_connection } => Some(shared[index / per_connection].clone()),
+        };
         tokio::spawn(async move {
             let opened = {
                 let _permit = setup.acquire().await;
-                open(&target, index).await
+                let link = match link {
+                    Some(http2) => Ok(Link::Http2(http2)),
+                    None => Connection::connect(target.port).await.map(Link::Http1),
+                };
+                match link {
+                    Ok(link) => open(&target, index, link).await,
+                    Err(error) => Err(error),
+                }
             };
             let mut connection = match opened {
                 Ok(connection) => connection,
@@ -223,10 +272,17 @@ async fn drive(target: Arc<Target>, streams: usize, file: &std::path::Path) -> R
                 at.saturating_duration_since(written).as_secs_f64() * 1e6
             })
         };
+        // The wall-clock time of the write, to compare with the server's log.
+        let (now, wall) = (Instant::now(), SystemTime::now());
+        let write_unix_us = wall
+            .checked_sub(now.saturating_duration_since(written))
+            .and_then(|at| at.duration_since(UNIX_EPOCH).ok())
+            .map_or(f64::NAN, |since| since.as_secs_f64() * 1e6);
         println!(
             "{}",
             json!({
                 "received": received,
+                "write_unix_us": write_unix_us,
                 "write_to_first_us": micros(first),
                 "write_to_last_us": micros(last),
                 "late": late,
@@ -238,6 +294,7 @@ async fn drive(target: Arc<Target>, streams: usize, file: &std::path::Path) -> R
 
 /// One HTTP/1.1 connection to the server, with what was read and not yet used.
 struct Connection {
+    port: u16,
     stream: TcpStream,
     buffer: Vec<u8>,
 }
@@ -258,6 +315,7 @@ impl Connection {
             .map_err(|error| format!("cannot connect to 127.0.0.1:{port}: {error}"))?;
         let _ = stream.set_nodelay(true);
         Ok(Connection {
+            port,
             stream,
             buffer: Vec::with_capacity(1024),
         })
@@ -358,24 +416,6 @@ impl Connection {
             self.take(head.length.unwrap_or(0)).await
         }
     }
-
-    /// POSTs `body` and returns the head and the body of the reply.
-    async fn post(
-        &mut self,
-        port: u16,
-        extra_headers: &str,
-        body: &str,
-    ) -> Result<(Head, Vec<u8>), String> {
-        self.send(&format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n{extra_headers}\r\n{body}",
-            body.len()
-        ))
-        .await?;
-        let head = self.head().await?;
-        let reply = self.body(&head).await?;
-        Ok((head, reply))
-    }
 }
 
 /// SSE events out of a de-chunked byte stream.
@@ -405,10 +445,207 @@ impl Events {
     }
 }
 
-/// Opens stream `index` and returns its connection, positioned in the stream's body.
-async fn open(target: &Target, index: usize) -> Result<(Connection, Events), String> {
-    let port = target.port;
-    let mut connection = Connection::connect(port).await?;
+/// The `Accept` of a POST: both reply forms.
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+
+/// An HTTP/2 connection to the server, shared by the streams given to it (a handle: hyper's
+/// connection task reads and writes its frames).
+#[derive(Clone)]
+struct Http2 {
+    port: u16,
+    send: SendRequest<Full<Bytes>>,
+}
+
+impl Http2 {
+    async fn connect(port: u16) -> Result<Http2, String> {
+        let stream = TcpStream::connect((Ipv4Addr::LOCALHOST, port))
+            .await
+            .map_err(|error| format!("cannot connect to 127.0.0.1:{port}: {error}"))?;
+        let _ = stream.set_nodelay(true);
+        let (send, connection) =
+            hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                // Room for every notification of a change in flight at once.
+                .initial_stream_window_size(1024 * 1024)
+                .initial_connection_window_size(16 * 1024 * 1024)
+                .handshake(hyper_util::rt::TokioIo::new(stream))
+                .await
+                .map_err(|error| format!("no HTTP/2 connection to 127.0.0.1:{port}: {error}"))?;
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                eprintln!("an HTTP/2 connection failed: {error}");
+            }
+        });
+        Ok(Http2 { port, send })
+    }
+
+    async fn request(
+        &mut self,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: Option<String>,
+    ) -> Result<(Head, Incoming), String> {
+        let mut request = hyper::Request::builder()
+            .method(method)
+            .uri(format!("http://127.0.0.1:{}/mcp", self.port));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        if body.is_some() {
+            request = request.header("content-type", "application/json");
+        }
+        let request = request
+            .body(Full::new(Bytes::from(body.unwrap_or_default())))
+            .map_err(|error| format!("cannot build a request: {error}"))?;
+        self.send
+            .ready()
+            .await
+            .map_err(|error| format!("the HTTP/2 connection is gone: {error}"))?;
+        let response = self
+            .send
+            .send_request(request)
+            .await
+            .map_err(|error| format!("cannot send a request: {error}"))?;
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+        };
+        let head = Head {
+            status: response.status().as_u16(),
+            // HTTP/2 frames the body itself.
+            chunked: true,
+            length: None,
+            session: header("mcp-session-id").map(str::to_owned),
+            event_stream: header("content-type")
+                .is_some_and(|value| value.starts_with("text/event-stream")),
+        };
+        Ok((head, response.into_body()))
+    }
+}
+
+/// How one stream's requests reach the server.
+enum Link {
+    /// A connection of its own.
+    Http1(Connection),
+    /// An HTTP/2 connection shared with other streams.
+    Http2(Http2),
+}
+
+/// The body of a live SSE stream.
+enum Feed {
+    Http1(Connection),
+    Http2(Incoming),
+}
+
+impl Feed {
+    /// The next piece of the body; `None` at its end.
+    async fn chunk(&mut self) -> Result<Option<Bytes>, String> {
+        match self {
+            Feed::Http1(connection) => Ok(connection.chunk().await?.map(Bytes::from)),
+            Feed::Http2(body) => loop {
+                match body.frame().await {
+                    None => return Ok(None),
+                    Some(Err(error)) => return Err(format!("cannot read the stream: {error}")),
+                    Some(Ok(frame)) => {
+                        if let Ok(data) = frame.into_data() {
+                            return Ok(Some(data));
+                        }
+                    }
+                }
+            },
+        }
+    }
+}
+
+impl Link {
+    /// Sends a request; HTTP/1.1 reads the reply's head, HTTP/2 its head and its body's handle.
+    async fn send(
+        &mut self,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: Option<String>,
+    ) -> Result<(Head, Option<Incoming>), String> {
+        match self {
+            Link::Http1(connection) => {
+                let port = connection.port;
+                let mut request = format!("{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n");
+                for (name, value) in headers {
+                    request.push_str(&format!("{name}: {value}\r\n"));
+                }
+                if let Some(body) = &body {
+                    request.push_str(&format!(
+                        "Content-Type: application/json\r\nContent-Length: {}\r\n",
+                        body.len()
+                    ));
+                }
+                request.push_str("\r\n");
+                request.push_str(body.as_deref().unwrap_or(""));
+                connection.send(&request).await?;
+                Ok((connection.head().await?, None))
+            }
+            Link::Http2(http2) => {
+                let (head, body) = http2.request(method, headers, body).await?;
+                Ok((head, Some(body)))
+            }
+        }
+    }
+
+    /// A request whose whole reply is read.
+    async fn exchange(
+        &mut self,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: Option<String>,
+    ) -> Result<(Head, Vec<u8>), String> {
+        let (head, incoming) = self.send(method, headers, body).await?;
+        let reply = match (self, incoming) {
+            (_, Some(incoming)) => incoming
+                .collect()
+                .await
+                .map_err(|error| format!("cannot read a reply: {error}"))?
+                .to_bytes()
+                .to_vec(),
+            (Link::Http1(connection), None) => connection.body(&head).await?,
+            (Link::Http2(_), None) => Vec::new(),
+        };
+        Ok((head, reply))
+    }
+
+    /// A request answered by a live SSE stream, which is returned; any other reply is an error.
+    async fn stream(
+        mut self,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: Option<String>,
+    ) -> Result<Feed, String> {
+        let (head, incoming) = self.send(method, headers, body).await?;
+        let feed = match (self, incoming) {
+            (_, Some(incoming)) => Feed::Http2(incoming),
+            (Link::Http1(connection), None) => Feed::Http1(connection),
+            (Link::Http2(_), None) => return Err("an HTTP/2 reply without a body".to_owned()),
+        };
+        if head.status == 200 && head.event_stream && head.chunked {
+            return Ok(feed);
+        }
+        let reply = match feed {
+            Feed::Http1(mut connection) => connection.body(&head).await.unwrap_or_default(),
+            Feed::Http2(incoming) => incoming
+                .collect()
+                .await
+                .map(|collected| collected.to_bytes().to_vec())
+                .unwrap_or_default(),
+        };
+        Err(format!(
+            "{method} answered {} without a live SSE stream: {}",
+            head.status,
+            String::from_utf8_lossy(&reply)
+        ))
+    }
+}
+
+/// Opens stream `index` over `link` and returns its body, after the acknowledgment of a listen.
+async fn open(target: &Target, index: usize, mut link: Link) -> Result<(Feed, Events), String> {
     let uri = Value::String(target.uri.clone());
     match target.era {
         Era::Modern => {
@@ -416,27 +653,16 @@ async fn open(target: &Target, index: usize) -> Result<(Connection, Events), Str
             let body = format!(
                 r#"{{"jsonrpc":"2.0","id":{id},"method":"subscriptions/listen","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{MODERN}","io.modelcontextprotocol/clientCapabilities":{{}}}},"notifications":{{"resourceSubscriptions":[{uri}]}}}}}}"#
             );
-            connection
-                .send(&format!(
-                    "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
-                     Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {MODERN}\r\n\
-                     Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
-                    body.len()
-                ))
-                .await?;
-            let head = connection.head().await?;
-            if head.status != 200 || !head.event_stream || !head.chunked {
-                let reply = connection.body(&head).await.unwrap_or_default();
-                return Err(format!(
-                    "subscriptions/listen answered {} without a live SSE stream: {}",
-                    head.status,
-                    String::from_utf8_lossy(&reply)
-                ));
-            }
+            let headers = [
+                ("accept", ACCEPT_BOTH),
+                ("mcp-protocol-version", MODERN),
+                ("mcp-method", "subscriptions/listen"),
+            ];
+            let mut feed = link.stream("POST", &headers, Some(body)).await?;
             // The acknowledgment comes first.
             let mut events = Events::default();
             loop {
-                let chunk = connection
+                let chunk = feed
                     .chunk()
                     .await?
                     .ok_or("the listen stream ended before its acknowledgment")?;
@@ -451,7 +677,7 @@ async fn open(target: &Target, index: usize) -> Result<(Connection, Events), Str
                     {
                         return Err(format!("not the acknowledgment of listen {id}: {data}"));
                     }
-                    return Ok((connection, events));
+                    return Ok((feed, events));
                 }
             }
         }
@@ -459,7 +685,9 @@ async fn open(target: &Target, index: usize) -> Result<(Connection, Events), Str
             let initialize = format!(
                 r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{LEGACY}","capabilities":{{}},"clientInfo":{{"name":"bench-fanout","version":"0.0.0"}}}}}}"#
             );
-            let (head, reply) = connection.post(port, "", &initialize).await?;
+            let (head, reply) = link
+                .exchange("POST", &[("accept", ACCEPT_BOTH)], Some(initialize))
+                .await?;
             let session = head.session.ok_or_else(|| {
                 format!(
                     "initialize answered {} without Mcp-Session-Id: {}",
@@ -467,14 +695,14 @@ async fn open(target: &Target, index: usize) -> Result<(Connection, Events), Str
                     String::from_utf8_lossy(&reply)
                 )
             })?;
-            let headers =
-                format!("MCP-Protocol-Version: {LEGACY}\r\nMcp-Session-Id: {session}\r\n");
-            let (head, _) = connection
-                .post(
-                    port,
-                    &headers,
-                    r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-                )
+            let mut headers = [
+                ("accept", ACCEPT_BOTH),
+                ("mcp-protocol-version", LEGACY),
+                ("mcp-session-id", session.as_str()),
+            ];
+            let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+            let (head, _) = link
+                .exchange("POST", &headers, Some(initialized.to_owned()))
                 .await?;
             if head.status / 100 != 2 {
                 return Err(format!(
@@ -485,7 +713,7 @@ async fn open(target: &Target, index: usize) -> Result<(Connection, Events), Str
             let subscribe = format!(
                 r#"{{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{{"uri":{uri}}}}}"#
             );
-            let (head, reply) = connection.post(port, &headers, &subscribe).await?;
+            let (head, reply) = link.exchange("POST", &headers, Some(subscribe)).await?;
             let reply = String::from_utf8_lossy(&reply);
             if head.status != 200 || !reply.contains("\"result\"") {
                 return Err(format!(
@@ -493,19 +721,9 @@ async fn open(target: &Target, index: usize) -> Result<(Connection, Events), Str
                     head.status
                 ));
             }
-            connection
-                .send(&format!(
-                    "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n{headers}\r\n"
-                ))
-                .await?;
-            let head = connection.head().await?;
-            if head.status != 200 || !head.event_stream || !head.chunked {
-                return Err(format!(
-                    "the GET stream answered {} without a live SSE stream",
-                    head.status
-                ));
-            }
-            Ok((connection, Events::default()))
+            headers[0].1 = "text/event-stream";
+            let feed = link.stream("GET", &headers, None).await?;
+            Ok((feed, Events::default()))
         }
     }
 }
@@ -514,15 +732,12 @@ async fn open(target: &Target, index: usize) -> Result<(Connection, Events), Str
 async fn listen(
     target: &Target,
     index: usize,
-    (connection, events): &mut (Connection, Events),
+    (feed, events): &mut (Feed, Events),
     sink: &mpsc::UnboundedSender<(usize, Event)>,
 ) -> Result<(), String> {
     let tag = json!(index + 1);
     loop {
-        let chunk = connection
-            .chunk()
-            .await?
-            .ok_or("the server ended the stream")?;
+        let chunk = feed.chunk().await?.ok_or("the server ended the stream")?;
         let at = Instant::now();
         for data in events.push(&chunk) {
             let value: Value = serde_json::from_str(&data)

@@ -94,6 +94,10 @@ pub struct HttpOptions {
     /// How many modern `subscriptions/listen` streams may be open at once (default 10,000);
     /// beyond it a listen request gets `503`, until a stream closes.
     pub max_listen_streams: usize,
+    /// How many requests one HTTP/2 connection may have open at once, live streams included
+    /// (default 200; [`Server::serve_http`] only, which speaks HTTP/2 to clients that open
+    /// with its preface). A client past it waits for a stream to end.
+    pub max_streams_per_connection: u32,
 }
 
 impl Default for HttpOptions {
@@ -107,6 +111,7 @@ impl Default for HttpOptions {
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(3600),
             max_listen_streams: 10_000,
+            max_streams_per_connection: 200,
         }
     }
 }
@@ -176,6 +181,7 @@ impl Server {
         if let Ok(addr) = listener.local_addr() {
             tracing::info!(%addr, path = %options.path, "serving MCP over Streamable HTTP");
         }
+        let protocols = Arc::new(protocols(&options));
         let state = Arc::new(self.http_state(options));
         let shutdown = self.shared.shutdown.clone();
         // Every connection task holds a sender; once they are all gone, `recv` says so.
@@ -194,10 +200,10 @@ impl Server {
             };
             // Replies are written whole; waiting for more to coalesce only adds latency.
             let _ = stream.set_nodelay(true);
-            let state = Arc::clone(&state);
+            let (state, protocols) = (Arc::clone(&state), Arc::clone(&protocols));
             let open = open.clone();
             tokio::spawn(async move {
-                serve_connection(state, stream).await;
+                serve_connection(state, protocols, stream).await;
                 drop(open);
             });
         }
@@ -232,9 +238,32 @@ async fn accept_failed(error: &std::io::Error) {
     tokio::time::sleep(Duration::from_secs(1)).await;
 }
 
-/// Serves one HTTP/1.1 connection until the client closes it, or, once the server shuts down,
-/// until its request in progress is answered.
-async fn serve_connection(state: Arc<HttpState>, stream: tokio::net::TcpStream) {
+/// How connections are served: HTTP/1.1, or HTTP/2 for a client that opens with its preface
+/// (h2c with prior knowledge; there is no TLS here, so no ALPN and no `Upgrade: h2c`).
+type Protocols = hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>;
+
+/// The connection settings of [`Server::serve_http_on`], made once.
+fn protocols(options: &HttpOptions) -> Protocols {
+    let mut protocols = Protocols::new(hyper_util::rt::TokioExecutor::new());
+    protocols
+        .http2()
+        .max_concurrent_streams(options.max_streams_per_connection)
+        // Every listen stream of a connection shares its window: the default 1 MiB would hold
+        // a few thousand notifications in flight, a client's reads pace it beyond.
+        .initial_connection_window_size(4 * 1024 * 1024);
+    protocols
+}
+
+/// Serves one connection until the client closes it, or, once the server shuts down, until
+/// its requests in progress are answered. An HTTP/1.1 connection is served by its own task; on
+/// an HTTP/2 one, hyper runs each stream as a task of its own and this task reads and writes
+/// the frames of them all, so one change notified to many streams of a connection goes out in
+/// a few large writes rather than one per stream.
+async fn serve_connection(
+    state: Arc<HttpState>,
+    protocols: Arc<Protocols>,
+    stream: tokio::net::TcpStream,
+) {
     // Polled at every wake-up of the connection (each notification of a stream it carries):
     // a latch wait, not a token's, which takes two locks per poll.
     let shutdown = state.shared.closing.wait();
@@ -251,8 +280,7 @@ async fn serve_connection(state: Arc<HttpState>, stream: tokio::net::TcpStream) 
                 Ok::<_, std::convert::Infallible>(handle(&state, request).await)
             }
         });
-    let connection = hyper::server::conn::http1::Builder::new()
-        .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+    let connection = protocols.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
     tokio::pin!(connection);
     let result = tokio::select! {
         result = connection.as_mut() => result,

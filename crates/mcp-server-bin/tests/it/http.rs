@@ -1045,3 +1045,201 @@ async fn legacy_batches_are_bounded() {
     assert_eq!(refused.status, 400);
     assert_eq!(refused.json["error"]["code"], -32600, "{:?}", refused.json);
 }
+
+/// One HTTP/2 connection (prior knowledge, as `curl --http2-prior-knowledge` opens it) to a
+/// test server, sending requests with the server's address as `:authority`.
+struct Http2Client {
+    sender: hyper::client::conn::http2::SendRequest<http_body_util::Full<hyper::body::Bytes>>,
+    authority: String,
+}
+
+impl Http2Client {
+    async fn connect(server: &TestServer) -> Http2Client {
+        let stream = bounded(tokio::net::TcpStream::connect(server.addr))
+            .await
+            .unwrap();
+        let (sender, connection) =
+            hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), {
+                hyper_util::rt::TokioIo::new(stream)
+            })
+            .await
+            .unwrap();
+        tokio::spawn(connection);
+        Http2Client {
+            sender,
+            authority: server.host(),
+        }
+    }
+
+    /// Sends a request on the connection; the response comes once the server has a stream
+    /// free for it.
+    fn send(
+        &mut self,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: Option<&Value>,
+    ) -> impl Future<Output = hyper::Result<hyper::Response<Incoming>>> + use<> {
+        let authority = headers
+            .iter()
+            .find(|(name, _)| *name == ":authority")
+            .map_or(self.authority.as_str(), |(_, value)| value);
+        let mut request = hyper::Request::builder()
+            .method(method)
+            .uri(format!("http://{authority}/mcp"));
+        for (name, value) in headers.iter().filter(|(name, _)| !name.starts_with(':')) {
+            request = request.header(*name, *value);
+        }
+        if body.is_some() {
+            request = request
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream");
+        }
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let request = request
+            .body(http_body_util::Full::new(hyper::body::Bytes::from(body)))
+            .unwrap();
+        self.sender.send_request(request)
+    }
+
+    async fn answer(&mut self, headers: &[(&str, &str)], body: &Value) -> Answer {
+        let response = bounded(self.send("POST", headers, Some(body)))
+            .await
+            .unwrap();
+        Answer::read(response).await
+    }
+}
+
+#[tokio::test]
+async fn http2_serves_both_eras_and_their_streams_on_one_connection() {
+    let server = TestServer::start(HttpOptions {
+        max_streams_per_connection: 3,
+        ..HttpOptions::default()
+    })
+    .await;
+    let mut client = Http2Client::connect(&server).await;
+
+    // The DNS-rebinding guard reads `:authority` where HTTP/1.1 has `Host`.
+    let foreign = client
+        .answer(
+            &[(":authority", "evil.example:80")],
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "ping"}),
+        )
+        .await;
+    assert_eq!(foreign.status, 403);
+
+    // A legacy session, its standalone stream and a subscription.
+    let version = "2025-11-25";
+    let initialized = client
+        .answer(
+            &[],
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}
+            }}),
+        )
+        .await;
+    assert_eq!(initialized.status, 200, "{:?}", initialized.json);
+    let session = initialized
+        .session
+        .expect("initialize sends Mcp-Session-Id");
+    let session_headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", version),
+    ];
+    let done = client
+        .answer(
+            &session_headers,
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        )
+        .await;
+    assert_eq!(done.status, 202);
+    let subscribed = client
+        .answer(
+            &session_headers,
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
+                    "params": {"uri": "test://watched-resource"}}),
+        )
+        .await;
+    assert_eq!(subscribed.json["result"], json!({}));
+    let get_headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", version),
+        ("accept", "text/event-stream"),
+    ];
+    let get = bounded(client.send("GET", &get_headers, None))
+        .await
+        .unwrap();
+    let mut legacy_stream = EventReader::new(get);
+
+    // A modern listen stream beside it.
+    let modern_headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "subscriptions/listen"),
+    ];
+    let listen = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
+    "params": {"_meta": modern_meta(), "notifications": {
+        "resourceSubscriptions": ["test://watched-resource"]
+    }}});
+    let listening = bounded(client.send("POST", &modern_headers, Some(&listen)))
+        .await
+        .unwrap();
+    let mut modern_stream = EventReader::new(listening);
+    let ack = modern_stream.next().await.expect("the acknowledgment");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+
+    // Requests still go through beside two live streams: a modern read…
+    let read_headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "resources/read"),
+        ("mcp-name", "test://static-text"),
+    ];
+    let read = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+        "params": {"uri": "test://static-text", "_meta": modern_meta()}});
+    let answer = client.answer(&read_headers, &read).await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(
+        answer.json["result"]["contents"][0]["text"],
+        "hello over http"
+    );
+
+    // …and one change reaches both streams.
+    server.server.resource_updated("test://watched-resource");
+    let legacy_update = legacy_stream.next().await.expect("a legacy update");
+    assert_eq!(legacy_update["method"], "notifications/resources/updated");
+    assert_eq!(legacy_update["params"]["uri"], "test://watched-resource");
+    let modern_update = modern_stream.next().await.expect("a modern update");
+    assert_eq!(modern_update["method"], "notifications/resources/updated");
+    assert_eq!(
+        modern_update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        7
+    );
+
+    // A third live stream fills the connection's three; a request past them waits for one to
+    // end.
+    let third = bounded(client.send("POST", &modern_headers, Some(&listen)))
+        .await
+        .unwrap();
+    let mut third = EventReader::new(third);
+    assert!(third.next().await.is_some());
+    let mut waiting = Box::pin(client.send("POST", &read_headers, Some(&read)));
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), &mut waiting)
+            .await
+            .is_err(),
+        "a fourth stream was opened past max_streams_per_connection"
+    );
+    drop(third);
+    let answer = Answer::read(bounded(waiting).await.unwrap()).await;
+    assert_eq!(answer.status, 200);
+
+    // Shutdown ends both streams (the listen one with its graceful result) and the server.
+    server.server.shutdown();
+    let last = modern_stream.next().await.expect("the graceful result");
+    assert_eq!(last["id"], 7);
+    assert_eq!(modern_stream.next().await, None);
+    assert_eq!(legacy_stream.next().await, None);
+    let mut server = server;
+    let stopped = bounded(&mut server.task).await.unwrap();
+    assert!(stopped.is_ok(), "{stopped:?}");
+}
