@@ -91,7 +91,7 @@ pub(crate) struct ServeArgs {
     pub(crate) paths: Vec<PathBuf>,
 
     /// Serve Streamable HTTP at /mcp on this address (for example 127.0.0.1:8080) instead of
-    /// stdio.
+    /// stdio: HTTP/1.1, and HTTP/2 to clients that open with its preface (h2c, no TLS).
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<String>,
 

@@ -33,7 +33,6 @@ use mcp_types::error::INVALID_REQUEST;
 use mcp_types::jsonrpc::{DecodeError, ErrorObject, Incoming, Message, RequestId};
 use mcp_types::method;
 use mcp_types::notifications::CancelledNotificationParams;
-use tokio::sync::mpsc;
 
 use crate::driver::{self, Latch, LatchWait, Signal, SubscriberGuard};
 use crate::http::{HttpState, reply, sse};
@@ -134,9 +133,31 @@ struct SessionState {
     /// waiter number.
     finished: FastMap<u64, Vec<Outgoing>>,
     next_waiter: u64,
-    /// The open GET stream, with its generation.
-    stream: Option<(u64, mpsc::UnboundedSender<Bytes>)>,
+    /// The open GET stream.
+    stream: Option<StreamSlot>,
     next_stream: u64,
+}
+
+/// The session's side of its open GET stream: the frames routed to it, waiting under the
+/// session's lock for the stream to take them (a queue here rather than a channel, whose
+/// first block of slots alone would cost every stream a kilobyte).
+#[derive(Debug)]
+struct StreamSlot {
+    /// Tells this stream from a later one of the same session.
+    generation: u64,
+    frames: VecDeque<Bytes>,
+    /// The stream's task, once it found the queue empty.
+    waker: Option<Waker>,
+}
+
+impl StreamSlot {
+    /// Queues a frame and wakes the stream. Called with the session's lock held.
+    fn push(&mut self, frame: Bytes) {
+        self.frames.push_back(frame);
+        if let Some(waker) = self.waker.take() {
+            waker.wake();
+        }
+    }
 }
 
 /// A POST waiting for the messages of its request. They are kept here, under the session's
@@ -443,10 +464,8 @@ fn route_message(state: &mut SessionState, outgoing: Outgoing, own: Option<&mut 
                 own.push(outgoing);
             }
         }
-        None => match &state.stream {
-            Some((_, stream)) => {
-                let _ = stream.send(sse::message(&outgoing.bytes));
-            }
+        None => match &mut state.stream {
+            Some(stream) => stream.push(sse::message(&outgoing.bytes)),
             None => tracing::debug!("unsolicited legacy message without a GET stream is dropped"),
         },
     }
@@ -597,7 +616,6 @@ impl Drop for ForgetWaiter<'_> {
 
 /// GET: the session's standalone SSE stream (one at a time; a second gets 409).
 pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) -> Response {
-    let (sender, receiver) = mpsc::unbounded_channel();
     let generation = {
         let mut guard = session.lock();
         if guard.stream.is_some() {
@@ -605,7 +623,11 @@ pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) ->
         }
         let generation = guard.next_stream;
         guard.next_stream += 1;
-        guard.stream = Some((generation, sender));
+        guard.stream = Some(StreamSlot {
+            generation,
+            frames: VecDeque::new(),
+            waker: None,
+        });
         generation
     };
     // Changes that arrived while no stream was open are waiting in the hub.
@@ -613,7 +635,6 @@ pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) ->
     let stream = GetStream::new(
         session,
         generation,
-        receiver,
         &state.shared.closing,
         state.options.keep_alive,
     );
@@ -626,8 +647,7 @@ pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) ->
 struct GetStream {
     session: Arc<LegacyHttpSession>,
     generation: u64,
-    receiver: mpsc::UnboundedReceiver<Bytes>,
-    /// Frames taken from the session while delivering changes, sent before the channel's.
+    /// Frames taken from the session's queue, in its order, to send.
     frames: VecDeque<Bytes>,
     shutdown: LatchWait,
     closed: LatchWait,
@@ -638,7 +658,6 @@ impl GetStream {
     fn new(
         session: Arc<LegacyHttpSession>,
         generation: u64,
-        receiver: mpsc::UnboundedReceiver<Bytes>,
         shutdown: &Arc<Latch>,
         keep_alive: Duration,
     ) -> GetStream {
@@ -646,7 +665,6 @@ impl GetStream {
         GetStream {
             session,
             generation,
-            receiver,
             frames: VecDeque::new(),
             shutdown: shutdown.wait(),
             closed,
@@ -654,14 +672,40 @@ impl GetStream {
         }
     }
 
+    /// Moves the frames the session queued for this stream to its own queue; with none, the
+    /// task of `context` is woken by the next. `false` once the session has another stream
+    /// (or none): this one is over.
+    fn take_queued(&mut self, context: &Context<'_>) -> bool {
+        let mut state = self.session.lock();
+        let Some(slot) = state
+            .stream
+            .as_mut()
+            .filter(|slot| slot.generation == self.generation)
+        else {
+            return false;
+        };
+        if slot.frames.is_empty() {
+            if !slot
+                .waker
+                .as_ref()
+                .is_some_and(|waker| waker.will_wake(context.waker()))
+            {
+                slot.waker = Some(context.waker().clone());
+            }
+        } else {
+            self.frames.append(&mut slot.frames);
+        }
+        true
+    }
+
     /// Drains the hub for this session and feeds the session. The notifications it sends go
-    /// straight to this stream's queue, not through its channel (whose send would wake this
-    /// very task once more): behind the frames already in the channel, which only a holder of
-    /// the session's lock sends to, so the order is the session's.
+    /// straight to this stream's own queue (routing them would wake this very task once
+    /// more): behind the frames already queued in the session, taken first under the same
+    /// lock, so the order is the session's.
     fn deliver_changes(&mut self) {
         let GetStream {
             session,
-            receiver,
+            generation,
             frames,
             ..
         } = self;
@@ -674,8 +718,12 @@ impl GetStream {
             return;
         }
         state.session.handle_changes(changes, Instant::now());
-        while let Ok(frame) = receiver.try_recv() {
-            frames.push_back(frame);
+        if let Some(slot) = state
+            .stream
+            .as_mut()
+            .filter(|slot| slot.generation == *generation)
+        {
+            frames.append(&mut slot.frames);
         }
         // Changes only produce messages, all unsolicited; anything else is routed as usual.
         while let Some(output) = state.session.poll_output() {
@@ -707,8 +755,11 @@ impl futures_util::Stream for GetStream {
             if let Some(frame) = stream.frames.pop_front() {
                 return Poll::Ready(Some(Ok(frame)));
             }
-            if let Poll::Ready(frame) = stream.receiver.poll_recv(context) {
-                return Poll::Ready(frame.map(Ok));
+            if !stream.take_queued(context) {
+                return Poll::Ready(None);
+            }
+            if let Some(frame) = stream.frames.pop_front() {
+                return Poll::Ready(Some(Ok(frame)));
             }
             if stream.session.changes.poll_take(context).is_ready() {
                 stream.deliver_changes();
@@ -728,7 +779,7 @@ impl Drop for GetStream {
         if state
             .stream
             .as_ref()
-            .is_some_and(|(generation, _)| *generation == self.generation)
+            .is_some_and(|slot| slot.generation == self.generation)
         {
             state.stream = None;
             drop(state);
@@ -749,16 +800,62 @@ mod tests {
             LegacyHttpSession::new(&server.shared, Arc::new(Principal::anonymous())).unwrap();
         let long_ago = Instant::now().checked_sub(idle * 2).unwrap();
         *session.last_used.lock().unwrap() = long_ago;
-        let (sender, receiver) = mpsc::unbounded_channel();
-        session.lock().stream = Some((0, sender));
+        session.lock().stream = Some(StreamSlot {
+            generation: 0,
+            frames: VecDeque::new(),
+            waker: None,
+        });
         let stream = GetStream::new(
             Arc::clone(&session),
             0,
-            receiver,
             &Arc::default(),
             Duration::from_secs(15),
         );
         (session, stream)
+    }
+
+    /// Counts the wake-ups of the task it stands for.
+    #[derive(Default)]
+    struct CountingWaker(std::sync::atomic::AtomicUsize);
+
+    impl std::task::Wake for CountingWaker {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    fn unsolicited(text: &str) -> Outgoing {
+        Outgoing {
+            bytes: text.as_bytes().to_vec(),
+            related: None,
+            is_response: false,
+        }
+    }
+
+    /// In a runtime: a stream's keep-alive ticker needs its timer.
+    #[tokio::test]
+    async fn frames_routed_to_the_stream_wake_it_in_order_until_it_is_replaced() {
+        let (session, mut stream) = streaming_session(Duration::from_secs(60));
+        let wakes = Arc::new(CountingWaker::default());
+        let waker = Waker::from(Arc::clone(&wakes));
+        let mut context = Context::from_waker(&waker);
+        let mut poll = |stream: &mut GetStream| {
+            futures_util::Stream::poll_next(Pin::new(stream), &mut context)
+                .map(|frame| frame.map(|frame| frame.unwrap()))
+        };
+        assert!(poll(&mut stream).is_pending());
+        {
+            let mut state = session.lock();
+            route_message(&mut state, unsolicited("1"), None);
+            route_message(&mut state, unsolicited("2"), None);
+        }
+        assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert_eq!(poll(&mut stream), Poll::Ready(Some(sse::message(b"1"))));
+        assert_eq!(poll(&mut stream), Poll::Ready(Some(sse::message(b"2"))));
+        assert!(poll(&mut stream).is_pending());
+        // Another stream of the session took the place: this one ends.
+        session.lock().stream.as_mut().unwrap().generation = 1;
+        assert_eq!(poll(&mut stream), Poll::Ready(None));
     }
 
     /// In a runtime: a stream's keep-alive ticker needs its timer.

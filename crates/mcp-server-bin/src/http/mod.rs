@@ -1,7 +1,8 @@
 //! The Streamable HTTP transport: one MCP endpoint (`/mcp` by default) serving both protocol
 //! eras, as an axum [`Router`] to mount into any app ([`Server::router`]) or served on its own
-//! ([`Server::serve_http`], which runs the same handler on hyper's HTTP/1.1 connections
-//! directly: no router, no per-request service clone).
+//! ([`Server::serve_http`], which runs the same handler on hyper's connections directly: no
+//! router, no per-request service clone; HTTP/1.1, and HTTP/2 for a client that opens with its
+//! preface, h2c with prior knowledge).
 //!
 //! **Layer:** server, HTTP transport. Every request goes through the same checks, in the order
 //! of DIGEST §5.3:
@@ -165,10 +166,14 @@ impl Server {
     /// Like [`Server::serve_http`], on a listener bound already (for example to port 0, to
     /// learn the port from [`tokio::net::TcpListener::local_addr`] first).
     ///
-    /// Each connection is served by hyper's HTTP/1.1 connection on a task of its own, calling
-    /// the endpoint directly: no router, no per-request service clone. A failed `accept` (the
-    /// process is out of file descriptors, say) is logged and retried after a pause rather than
-    /// ending the server.
+    /// Each connection is served by hyper on a task of its own, calling the endpoint directly:
+    /// no router, no per-request service clone. A connection that opens with the HTTP/2
+    /// preface is served as HTTP/2 (h2c with prior knowledge: there is no TLS, so no ALPN, and
+    /// `Upgrade: h2c` is not taken), every other as HTTP/1.1. On HTTP/2, `:authority` stands
+    /// for `Host` in the DNS-rebinding check, and at most
+    /// [`HttpOptions::max_streams_per_connection`] requests of a connection are open at once.
+    /// A failed `accept` (the process is out of file descriptors, say) is logged and retried
+    /// after a pause rather than ending the server.
     ///
     /// # Errors
     ///
@@ -358,19 +363,22 @@ where
     // as it would be decoded: by its `_meta` version and the header). Without a modern
     // header, it would only fail the header checks: legacy requests are not read twice.
     let header_is_modern = era::header_is_modern(header_version.as_deref());
-    let quick = header_is_modern
+    // The read is used up before the await, so that the future does not keep it (nor, with
+    // it, the task of every live stream).
+    if let Some(serving) = header_is_modern
         .then(|| mcp_2026::ReadLine::parse(&bytes))
-        .flatten();
-    if let Some(read) = quick {
-        let route = era::route_http(HttpMessage {
-            batch: false,
-            initialize: false,
-            header_version: header_version.as_deref(),
-            meta_version: Some(read.protocol_version()),
-        });
-        if route == HttpRoute::Modern {
-            return modern::read(state, headers, read).await;
-        }
+        .flatten()
+        .and_then(|read| {
+            let route = era::route_http(HttpMessage {
+                batch: false,
+                initialize: false,
+                header_version: header_version.as_deref(),
+                meta_version: Some(read.protocol_version()),
+            });
+            (route == HttpRoute::Modern).then(|| modern::read(state, headers, read))
+        })
+    {
+        return serving.await;
     }
     // So is a legacy read to a session: it names no modern version in its `_meta`, so it is
     // routed as a single request that is not `initialize` and has none.

@@ -27,22 +27,32 @@ use mcp_types::jsonrpc::Request;
 use crate::driver::{self, LatchWait, Signal, SubscriberGuard};
 use crate::http::{HttpState, reply, sse};
 
-/// Serves one modern request.
-pub(crate) async fn request(state: &HttpState, headers: &HeaderMap, request: Request) -> Response {
+/// Serves one modern request. The exchange starts at the call, so the request is not kept in
+/// the future (nor, with it, in the task of every live stream).
+pub(crate) fn request<'a>(
+    state: &'a HttpState,
+    headers: &HeaderMap,
+    request: Request,
+) -> impl Future<Output = Response> + 'a {
     let exchange = state
         .shared
         .modern
         .start_http(request, &view(headers), Instant::now());
-    serve(state, exchange).await
+    serve(state, exchange)
 }
 
-/// Serves one modern `resources/read` read in one pass over its body.
-pub(crate) async fn read(state: &HttpState, headers: &HeaderMap, read: ReadLine) -> Response {
+/// Serves one modern `resources/read` read in one pass over its body; like [`request`], the
+/// read is used up at the call.
+pub(crate) fn read<'a>(
+    state: &'a HttpState,
+    headers: &HeaderMap,
+    read: ReadLine,
+) -> impl Future<Output = Response> + 'a {
     let exchange = state
         .shared
         .modern
         .start_http_read(read, &view(headers), Instant::now());
-    serve(state, exchange).await
+    serve(state, exchange)
 }
 
 /// The headers as the adapter reads them.
@@ -58,7 +68,8 @@ fn view(headers: &HeaderMap) -> RequestHeaders<'_> {
 /// Runs a new exchange to its response, or opens its listen stream.
 async fn serve(state: &HttpState, mut exchange: Exchange) -> Response {
     if exchange.is_listen() {
-        return listen(state, exchange).await;
+        // Boxed, as it is rare: inline, its setup would size every request's future.
+        return Box::pin(listen(state, exchange)).await;
     }
     let mut messages = Vec::new();
     loop {
@@ -73,13 +84,16 @@ async fn serve(state: &HttpState, mut exchange: Exchange) -> Response {
                     query,
                 ) {
                     Ok(answer) => answer,
+                    // Boxed: inline, the query's future would size every request's future
+                    // (and so every HTTP/2 stream's task and HTTP/1.1 connection's, live
+                    // streams included) at its own few kilobytes.
                     Err(query) => {
-                        driver::answer(
+                        Box::pin(driver::answer(
                             Arc::clone(&state.shared.service),
                             Arc::clone(&state.principal),
                             None,
                             query,
-                        )
+                        ))
                         .await
                     }
                 };
@@ -111,12 +125,12 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
         match output {
             Output::Send(outgoing) => frames.push_back(sse::message(&outgoing.bytes)),
             Output::Query { ticket, query } => {
-                let answer = driver::answer(
+                let answer = Box::pin(driver::answer(
                     Arc::clone(&state.shared.service),
                     Arc::clone(&state.principal),
                     Some(subscriber.id()),
                     query,
-                )
+                ))
                 .await;
                 exchange.handle_answer(ticket, answer, Instant::now());
             }
