@@ -2017,8 +2017,10 @@ fn render_report(
          - mcp-resources never answers a plain POST with SSE (only when a notification precedes the response), so its SSE \
          figures are with a `progressToken` on every read: two events per reply against one for rmcp and the floor.\n\
          - Fan-out times are those at which the driver read each notification; the driver shares the 2 cores with the \
-         server, and when the server wrote the last notification is not observable from outside. The fan-out is measured \
-         over Streamable HTTP only (not stdio, where one client holds at most 64 listen streams).\n\
+         server, and when the server wrote the last notification is not observable from outside. change → last starts at \
+         the timestamp of the server's log line (microseconds, the same wall clock as the driver's), written before the \
+         hub is told. The fan-out is measured over Streamable HTTP only (not stdio, where one client holds at most 64 \
+         listen streams), and over HTTP/2 with hyper's client only.\n\
          - The list walk is measured over the configuration's resources only (not over the filesystem provider, not with SSE \
          replies); the SSE scenarios serve the configuration's resources only.\n\
          - The in-process list page is the core's engine over an in-memory provider (no filesystem provider, no transport)."

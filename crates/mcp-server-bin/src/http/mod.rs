@@ -250,12 +250,11 @@ type Protocols = hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioEx
 /// The connection settings of [`Server::serve_http_on`], made once.
 fn protocols(options: &HttpOptions) -> Protocols {
     let mut protocols = Protocols::new(hyper_util::rt::TokioExecutor::new());
+    // Flow control is hyper's default: how much the server may send on a connection is the
+    // client's to grant, and its own window only paces request bodies.
     protocols
         .http2()
-        .max_concurrent_streams(options.max_streams_per_connection)
-        // Every listen stream of a connection shares its window: the default 1 MiB would hold
-        // a few thousand notifications in flight, a client's reads pace it beyond.
-        .initial_connection_window_size(4 * 1024 * 1024);
+        .max_concurrent_streams(options.max_streams_per_connection);
     protocols
 }
 
