@@ -143,16 +143,7 @@ impl TestServer {
 
     /// `initialize` then `notifications/initialized`; returns the session id.
     async fn legacy_session(&self, version: &str) -> String {
-        let answer = self
-            .post(
-                &[],
-                &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                    "protocolVersion": version,
-                    "capabilities": {},
-                    "clientInfo": {"name": "test", "version": "1"}
-                }}),
-            )
-            .await;
+        let answer = self.post(&[], &initialize_request(version)).await;
         assert_eq!(answer.status, 200, "{:?}", answer.json);
         assert_eq!(answer.json["result"]["protocolVersion"], version);
         let session = answer.session.expect("initialize sends Mcp-Session-Id");
@@ -175,6 +166,20 @@ impl Drop for TestServer {
         self.server.shutdown();
         self.task.abort();
     }
+}
+
+/// The `initialize` request (id 0) of a legacy session at `version`.
+fn initialize_request(version: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}
+    }})
+}
+
+/// `resources/subscribe` (id 1) to `uri`.
+fn subscribe_request(uri: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": uri}})
 }
 
 fn modern_meta() -> Value {
@@ -821,11 +826,7 @@ async fn legacy_get_stream_receives_updates_after_subscribe() {
         ("mcp-protocol-version", "2025-06-18"),
     ];
     let subscribed = server
-        .post(
-            &headers,
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
-                    "params": {"uri": "test://watched-resource"}}),
-        )
+        .post(&headers, &subscribe_request("test://watched-resource"))
         .await;
     assert_eq!(subscribed.json["result"], json!({}));
 
@@ -860,14 +861,7 @@ async fn legacy_sessions_are_bounded_and_expire() {
     })
     .await;
     full.legacy_session("2025-11-25").await;
-    let refused = full
-        .post(
-            &[],
-            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-11-25", "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"}}}),
-        )
-        .await;
+    let refused = full.post(&[], &initialize_request("2025-11-25")).await;
     assert_eq!(refused.status, 503);
 
     // With no idle time allowed, the first session has expired by the time a second opens.
@@ -877,9 +871,7 @@ async fn legacy_sessions_are_bounded_and_expire() {
         ..HttpOptions::default()
     })
     .await;
-    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"}}});
+    let initialize = initialize_request("2025-11-25");
     let first = expiring.post(&[], &initialize).await.session.unwrap();
     let second = expiring.post(&[], &initialize).await;
     assert_eq!(second.status, 200);
@@ -1129,16 +1121,7 @@ async fn http2_serves_both_eras_and_their_streams_on_one_connection() {
 
     // A legacy session, its standalone stream and a subscription.
     let version = "2025-11-25";
-    let initialized = client
-        .answer(
-            &[],
-            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": version,
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"}
-            }}),
-        )
-        .await;
+    let initialized = client.answer(&[], &initialize_request(version)).await;
     assert_eq!(initialized.status, 200, "{:?}", initialized.json);
     let session = initialized
         .session
@@ -1157,8 +1140,7 @@ async fn http2_serves_both_eras_and_their_streams_on_one_connection() {
     let subscribed = client
         .answer(
             &session_headers,
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe",
-                    "params": {"uri": "test://watched-resource"}}),
+            &subscribe_request("test://watched-resource"),
         )
         .await;
     assert_eq!(subscribed.json["result"], json!({}));
