@@ -1,14 +1,16 @@
 //! The fan-out scenario of `cargo xtask bench`: one file rewritten under a folder that
 //! `mcp-resources` serves over Streamable HTTP with its watcher on, and 10,000 notification
 //! streams subscribed to that file (modern `subscriptions/listen` streams, or legacy sessions
-//! each with a GET stream and a `resources/subscribe`).
+//! each with a GET stream and a `resources/subscribe`), over HTTP/1.1 (a connection per stream)
+//! or HTTP/2 (many streams to a connection).
 //!
 //! **Layer:** tooling, part of the bench. The streams are held by the fan-out driver
 //! (`bench/rmcp-anchor/src/bin/bench-fanout.rs`, built in release: one single-threaded tokio
 //! runtime, non-blocking sockets), which checks every notification and reports, per change,
 //! when the first and the last one arrived after the write; this module starts the server and
-//! the driver, asks for the changes one at a time, reads the server's CPU time around each and
-//! its peak RSS at the end. Only mcp-resources is measured: rmcp keeps no subscriptions.
+//! the driver, asks for the changes one at a time, reads the server's CPU time around each,
+//! the moment the server logged taking each change, and its peak RSS at the end. Only
+//! mcp-resources is measured: rmcp keeps no subscriptions.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};

@@ -84,9 +84,9 @@ async fn serve(state: &HttpState, mut exchange: Exchange) -> Response {
                     query,
                 ) {
                     Ok(answer) => answer,
-                    // Boxed: inline, the query's future would size every request's future
-                    // (and so every HTTP/2 stream's task and HTTP/1.1 connection's, live
-                    // streams included) at its own few kilobytes.
+                    // Boxed: inline, the query's future (about 700 bytes) would be part of
+                    // every request's future, and so of every HTTP/2 stream's task, live
+                    // streams included, even where a read is answered at once.
                     Err(query) => {
                         Box::pin(driver::answer(
                             Arc::clone(&state.shared.service),
