@@ -186,7 +186,7 @@ impl Server {
         if let Ok(addr) = listener.local_addr() {
             tracing::info!(%addr, path = %options.path, "serving MCP over Streamable HTTP");
         }
-        let protocols = Arc::new(protocols(&options));
+        let protocols = Arc::new(Protocols::new(&options));
         let state = Arc::new(self.http_state(options));
         let shutdown = self.shared.shutdown.clone();
         // Every connection task holds a sender; once they are all gone, `recv` says so.
@@ -243,26 +243,70 @@ async fn accept_failed(error: &std::io::Error) {
     tokio::time::sleep(Duration::from_secs(1)).await;
 }
 
-/// How connections are served: HTTP/1.1, or HTTP/2 for a client that opens with its preface
-/// (h2c with prior knowledge; there is no TLS here, so no ALPN and no `Upgrade: h2c`).
-type Protocols = hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>;
+/// The HTTP/2 connection preface (RFC 9113, section 3.4), which a client speaking HTTP/2 with
+/// prior knowledge sends first.
+const HTTP2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
-/// The connection settings of [`Server::serve_http_on`], made once.
-fn protocols(options: &HttpOptions) -> Protocols {
-    let mut protocols = Protocols::new(hyper_util::rt::TokioExecutor::new());
-    // Flow control is hyper's default: how much the server may send on a connection is the
-    // client's to grant, and its own window only paces request bodies.
-    protocols
-        .http2()
-        .max_concurrent_streams(options.max_streams_per_connection);
-    protocols
+/// How connections are served: HTTP/1.1, or HTTP/2 for a client that opens with its preface
+/// (h2c with prior knowledge; there is no TLS here, so no ALPN and no `Upgrade: h2c`). Made
+/// once by [`Server::serve_http_on`].
+struct Protocols {
+    http1: hyper::server::conn::http1::Builder,
+    http2: hyper::server::conn::http2::Builder<hyper_util::rt::TokioExecutor>,
+    /// For a connection whose first bytes were only the start of the preface: hyper-util's
+    /// builder reads until it can tell.
+    undecided: hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>,
+}
+
+impl Protocols {
+    fn new(options: &HttpOptions) -> Protocols {
+        // Flow control is hyper's default: how much the server may send on a connection is the
+        // client's to grant, and its own window only paces request bodies.
+        let executor = hyper_util::rt::TokioExecutor::new();
+        let mut http2 = hyper::server::conn::http2::Builder::new(executor.clone());
+        http2.max_concurrent_streams(options.max_streams_per_connection);
+        let mut undecided = hyper_util::server::conn::auto::Builder::new(executor);
+        undecided
+            .http2()
+            .max_concurrent_streams(options.max_streams_per_connection);
+        Protocols {
+            http1: hyper::server::conn::http1::Builder::new(),
+            http2,
+            undecided,
+        }
+    }
+}
+
+/// Drives a hyper connection until it ends, or, once `$shutdown` is ready, shuts it down
+/// gracefully and lets its requests in progress finish (the three connection types share the
+/// shape, not a trait).
+macro_rules! serve_until_shutdown {
+    ($connection:expr, $shutdown:expr) => {{
+        let connection = $connection;
+        tokio::pin!(connection);
+        let result = tokio::select! {
+            result = connection.as_mut() => result,
+            () = $shutdown => {
+                connection.as_mut().graceful_shutdown();
+                connection.await
+            }
+        };
+        if let Err(error) = result {
+            tracing::debug!(%error, "connection ended with an error");
+        }
+    }};
 }
 
 /// Serves one connection until the client closes it, or, once the server shuts down, until
-/// its requests in progress are answered. An HTTP/1.1 connection is served by its own task; on
-/// an HTTP/2 one, hyper runs each stream as a task of its own and this task reads and writes
-/// the frames of them all, so one change notified to many streams of a connection goes out in
-/// a few large writes rather than one per stream.
+/// its requests in progress are answered.
+///
+/// The protocol is told from the first bytes, peeked, not read: a connection that opens with
+/// the HTTP/2 preface is served as HTTP/2, any other as HTTP/1.1, each by hyper's own
+/// connection over the socket itself (hyper-util's builder would put a wrapper on every read).
+/// An HTTP/1.1 connection is served by this task; on an HTTP/2 one, hyper runs each stream as a
+/// task of its own and this task reads and writes the frames of them all, so one change
+/// notified to many streams of a connection goes out in a few large writes rather than one per
+/// stream.
 async fn serve_connection(
     state: Arc<HttpState>,
     protocols: Arc<Protocols>,
@@ -270,7 +314,7 @@ async fn serve_connection(
 ) {
     // Polled at every wake-up of the connection (each notification of a stream it carries):
     // a latch wait, not a token's, which takes two locks per poll.
-    let shutdown = state.shared.closing.wait();
+    let mut shutdown = state.shared.closing.wait();
     let service =
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             let state = Arc::clone(&state);
@@ -284,17 +328,27 @@ async fn serve_connection(
                 Ok::<_, std::convert::Infallible>(handle(&state, request).await)
             }
         });
-    let connection = protocols.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-    tokio::pin!(connection);
-    let result = tokio::select! {
-        result = connection.as_mut() => result,
-        () = shutdown => {
-            connection.as_mut().graceful_shutdown();
-            connection.await
+    let mut head = [0_u8; HTTP2_PREFACE.len()];
+    let peeked = tokio::select! {
+        peeked = stream.peek(&mut head) => peeked,
+        // Nothing was asked yet: nothing to finish.
+        () = &mut shutdown => return,
+    };
+    let seen = match peeked {
+        Ok(0) => return,
+        Ok(seen) => seen,
+        Err(error) => {
+            tracing::debug!(%error, "connection ended before its first request");
+            return;
         }
     };
-    if let Err(error) = result {
-        tracing::debug!(%error, "connection ended with an error");
+    let io = hyper_util::rt::TokioIo::new(stream);
+    if head[..seen] != HTTP2_PREFACE[..seen] {
+        serve_until_shutdown!(protocols.http1.serve_connection(io, service), shutdown);
+    } else if seen == HTTP2_PREFACE.len() {
+        serve_until_shutdown!(protocols.http2.serve_connection(io, service), shutdown);
+    } else {
+        serve_until_shutdown!(protocols.undecided.serve_connection(io, service), shutdown);
     }
 }
 

@@ -1047,9 +1047,20 @@ struct Http2Client {
 
 impl Http2Client {
     async fn connect(server: &TestServer) -> Http2Client {
+        Http2Client::connect_split(server, usize::MAX).await
+    }
+
+    /// A connection whose first write sends at most `first` bytes, then waits a moment: the
+    /// server sees only the start of the preface at first.
+    async fn connect_split(server: &TestServer, first: usize) -> Http2Client {
         let stream = bounded(tokio::net::TcpStream::connect(server.addr))
             .await
             .unwrap();
+        let stream = SplitStart {
+            stream,
+            first: Some(first),
+            pause: None,
+        };
         let (sender, connection) =
             hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), {
                 hyper_util::rt::TokioIo::new(stream)
@@ -1099,6 +1110,106 @@ impl Http2Client {
             .unwrap();
         Answer::read(response).await
     }
+}
+
+/// A socket whose first write sends at most `first` bytes and whose next write waits 100 ms.
+struct SplitStart {
+    stream: tokio::net::TcpStream,
+    first: Option<usize>,
+    pause: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl tokio::io::AsyncRead for SplitStart {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+        buffer: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_read(context, buffer)
+    }
+}
+
+impl tokio::io::AsyncWrite for SplitStart {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+        bytes: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        if let Some(first) = self.first {
+            let end = bytes.len().min(first);
+            let written = std::task::ready!(
+                std::pin::Pin::new(&mut self.stream).poll_write(context, &bytes[..end])
+            )?;
+            self.first = None;
+            if written < bytes.len() {
+                self.pause = Some(Box::pin(tokio::time::sleep(Duration::from_millis(100))));
+            }
+            return std::task::Poll::Ready(Ok(written));
+        }
+        if let Some(pause) = self.pause.as_mut() {
+            std::task::ready!(pause.as_mut().poll(context));
+            self.pause = None;
+        }
+        std::pin::Pin::new(&mut self.stream).poll_write(context, bytes)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_flush(context)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.stream).poll_shutdown(context)
+    }
+}
+
+/// The protocol is told from the first bytes the server peeks at; when they are only the start
+/// of the HTTP/2 preface (or of `POST`, which shares its first letter), it reads on until it
+/// can tell.
+#[tokio::test]
+async fn a_preface_or_a_request_split_across_writes_is_still_told_apart() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let read = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+        "params": {"uri": "test://static-text", "_meta": modern_meta()}});
+    let headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "resources/read"),
+        ("mcp-name", "test://static-text"),
+    ];
+    let mut client = Http2Client::connect_split(&server, 10).await;
+    let answer = client.answer(&headers, &read).await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(
+        answer.json["result"]["contents"][0]["text"],
+        "hello over http"
+    );
+
+    // HTTP/1.1, its first byte alone.
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let body = read.to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {MODERN}\r\n\
+         Mcp-Method: resources/read\r\nMcp-Name: test://static-text\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        server.host(),
+        body.len()
+    );
+    let mut stream = bounded(tokio::net::TcpStream::connect(server.addr))
+        .await
+        .unwrap();
+    stream.write_all(&request.as_bytes()[..1]).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    stream.write_all(&request.as_bytes()[1..]).await.unwrap();
+    let mut reply = String::new();
+    bounded(stream.read_to_string(&mut reply)).await.unwrap();
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    assert!(reply.contains("hello over http"), "{reply}");
 }
 
 #[tokio::test]
