@@ -294,6 +294,15 @@ async fn drive(
     Ok(())
 }
 
+/// A TCP connection to the server at 127.0.0.1, without Nagle's delay.
+async fn connect(port: u16) -> Result<TcpStream, String> {
+    let stream = TcpStream::connect((Ipv4Addr::LOCALHOST, port))
+        .await
+        .map_err(|error| format!("cannot connect to 127.0.0.1:{port}: {error}"))?;
+    let _ = stream.set_nodelay(true);
+    Ok(stream)
+}
+
 /// One HTTP/1.1 connection to the server, with what was read and not yet used.
 struct Connection {
     port: u16,
@@ -312,10 +321,7 @@ struct Head {
 
 impl Connection {
     async fn connect(port: u16) -> Result<Connection, String> {
-        let stream = TcpStream::connect((Ipv4Addr::LOCALHOST, port))
-            .await
-            .map_err(|error| format!("cannot connect to 127.0.0.1:{port}: {error}"))?;
-        let _ = stream.set_nodelay(true);
+        let stream = connect(port).await?;
         Ok(Connection {
             port,
             stream,
@@ -495,10 +501,7 @@ struct Http2 {
 
 impl Http2 {
     async fn connect(port: u16) -> Result<Http2, String> {
-        let stream = TcpStream::connect((Ipv4Addr::LOCALHOST, port))
-            .await
-            .map_err(|error| format!("cannot connect to 127.0.0.1:{port}: {error}"))?;
-        let _ = stream.set_nodelay(true);
+        let stream = connect(port).await?;
         let (send, connection) =
             hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
                 // Room for every notification of a change in flight at once.
