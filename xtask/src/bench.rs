@@ -42,7 +42,7 @@ driver) with the `dist` profile (release with fat LTO and one codegen unit, the 
 program), then measures resources/read at concurrency 1 and 32 on stdio and
 Streamable HTTP (JSON and SSE replies, both eras, from the configuration and from the filesystem
 provider), the resources/list walk, 100,000 subscriptions, the fan-out of one change to 10,000
-streams, and one list page out of up to 1,000,000 resources in-process (the core's divan bench),
+streams (mcp-resources and two floors), and one list page out of up to 1,000,000 resources in-process (the core's divan bench),
 in interleaved rounds, and writes BENCHMARKS.md.
 
   --quick            fewer rounds and shorter runs (a few minutes in all)
@@ -228,6 +228,9 @@ enum Subject {
     Ours(Era),
     Rmcp(Era),
     Floor,
+    /// The fan-out's floor of another design, over HTTP/2 only: the `h2` crate served directly,
+    /// one task per connection writing to all of its streams, no task per stream.
+    FloorPerConnection,
 }
 
 impl Subject {
@@ -238,6 +241,9 @@ impl Subject {
             Subject::Rmcp(Era::Legacy) => "rmcp 3.11, legacy (2025-11-25)",
             Subject::Rmcp(Era::Modern) => "rmcp 3.11, modern (2026-07-28)",
             Subject::Floor => "floor (bare pipe / bare hyper, typed serde)",
+            Subject::FloorPerConnection => {
+                "floor with a task per connection (h2 directly, typed serde)"
+            }
         }
     }
 
@@ -245,6 +251,7 @@ impl Subject {
         match self {
             Subject::Ours(era) | Subject::Rmcp(era) => era,
             Subject::Floor => Era::Legacy,
+            Subject::FloorPerConnection => Era::Modern,
         }
     }
 }
@@ -349,7 +356,24 @@ impl Scenario {
     fn subjects(&self) -> Vec<Subject> {
         match self.workload {
             Workload::Subscriptions => return vec![Subject::Ours(Era::Legacy)],
-            Workload::FanOut { era, .. } => return vec![Subject::Ours(era)],
+            // The floors answer modern listen streams only.
+            Workload::FanOut {
+                era: Era::Legacy, ..
+            } => return vec![Subject::Ours(Era::Legacy)],
+            Workload::FanOut {
+                era: Era::Modern,
+                wire: Wire::Http1,
+            } => return vec![Subject::Ours(Era::Modern), Subject::Floor],
+            Workload::FanOut {
+                era: Era::Modern,
+                wire: Wire::Http2,
+            } => {
+                return vec![
+                    Subject::Ours(Era::Modern),
+                    Subject::Floor,
+                    Subject::FloorPerConnection,
+                ];
+            }
             Workload::ListPage => return Vec::new(),
             Workload::Read { .. } | Workload::ListWalk => {}
         }
@@ -469,15 +493,26 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
         };
         match scenario.workload {
             Workload::FanOut { era, wire } => {
-                if wanted(Subject::Ours(era).label()) {
-                    for round in 0..plan.fanout_rounds {
-                        let changes =
-                            fanout::measure(&programs, &plan, era, wire).map_err(|error| {
-                                format!("{} / round {}: {error}", scenario.title(), round + 1)
+                for round in 0..plan.fanout_rounds {
+                    // Interleaved, as the request loads are.
+                    for subject in scenario.subjects() {
+                        if !wanted(subject.label()) {
+                            continue;
+                        }
+                        let changes = fanout::measure(&programs, &plan, subject, era, wire)
+                            .map_err(|error| {
+                                format!(
+                                    "{} / {} / round {}: {error}",
+                                    scenario.title(),
+                                    subject.label(),
+                                    round + 1
+                                )
                             })?;
                         results
                             .fanouts
                             .entry(*scenario)
+                            .or_default()
+                            .entry(subject)
                             .or_default()
                             .extend(changes);
                     }
@@ -607,8 +642,8 @@ fn all_scenarios() -> Vec<Scenario> {
 struct Results {
     /// Request loads: every run of every subject.
     loads: BTreeMap<Scenario, BTreeMap<Subject, Vec<Figures>>>,
-    /// Fan-out: every change of every run.
-    fanouts: BTreeMap<Scenario, Vec<fanout::FanOut>>,
+    /// Fan-out: every change of every run, by server.
+    fanouts: BTreeMap<Scenario, BTreeMap<Subject, Vec<fanout::FanOut>>>,
     /// The in-process list page, by total.
     pages: Vec<pages::Page>,
 }
@@ -762,6 +797,21 @@ impl Server {
                 }
                 command
             }
+            // The fan-out's floors, told the file that changes (the first).
+            Subject::Floor | Subject::FloorPerConnection
+                if let (Some(address), Serving::Files { dir, watch: true }) =
+                    (&address, serving) =>
+            {
+                let mut command = Command::new(&programs.floor);
+                command
+                    .arg(match subject {
+                        Subject::Floor => "fanout",
+                        _ => "fanout-h2",
+                    })
+                    .arg(address)
+                    .arg(dir.join(file_name(0)));
+                command
+            }
             Subject::Rmcp(_) | Subject::Floor => {
                 let program = if subject != Subject::Floor {
                     &programs.anchor
@@ -775,6 +825,9 @@ impl Server {
                     (None, _) => command.arg("stdio"),
                 };
                 command
+            }
+            Subject::FloorPerConnection => {
+                return Err("the per-connection floor serves only the fan-out".to_owned());
             }
         };
         let log = programs.logs.join("server.log");
@@ -1851,8 +1904,11 @@ fn ratio(numerator: f64, denominator: f64) -> String {
     }
 }
 
-/// One section for the fan-out scenarios, a row per era.
-fn render_fanouts(out: &mut String, fanouts: &BTreeMap<Scenario, Vec<fanout::FanOut>>) {
+/// One section for the fan-out scenarios, a row per era, wire and server.
+fn render_fanouts(
+    out: &mut String,
+    fanouts: &BTreeMap<Scenario, BTreeMap<Subject, Vec<fanout::FanOut>>>,
+) {
     let _ = writeln!(
         out,
         "## Fan-out of one file change to {} streams, Streamable HTTP on 127.0.0.1\n\n\
@@ -1875,39 +1931,74 @@ fn render_fanouts(out: &mut String, fanouts: &BTreeMap<Scenario, Vec<fanout::Fan
          is given to show how much of the window it needed (both share the 2 cores). Peak RSS is the server's \
          `VmHWM` with every stream open. \
          rmcp is not measured: it keeps no subscriptions (its `subscribe` handler is the application's to write).\n\n\
+         The floors (`bench-floor fanout` and `fanout-h2`, profile `dist`, one tokio thread) answer modern \
+         listen streams only, with no protocol machinery: each POST gets the acknowledgment and then, per \
+         change, its own notification (typed serde; the tags differ); the change comes from a `notify` \
+         watcher with the same debounce, logged with the same line. The **bare hyper** floor is hyper's server \
+         with a task per stream, woken through a `tokio::sync::watch` channel: the design mcp-resources has. \
+         **floor with a task per connection** serves HTTP/2 with the `h2` crate directly and writes every \
+         stream's notification from its connection's task: a design without a task per stream. \
+         ÷ floor: change → last over that of the bare-hyper floor on the same wire (legacy rows too: the \
+         floor's streams are modern).\n\n\
          Extra notifications: beyond one per stream and change, over all changes (counted, not timed).\n\n\
-         | server | changes | streams open in s | write → first ms | write → last ms | first → last ms | change → last ms (max) | CPU µs/notification | driver CPU ms/change | peak RSS MiB | extra notifications |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+         | server | changes | streams open in s | write → first ms | write → last ms | first → last ms | change → last ms (max) | ÷ floor | CPU µs/notification | driver CPU ms/change | peak RSS MiB | extra notifications |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         FANOUT_STREAMS_TEXT,
         FANOUT_STREAMS_PER_CONNECTION,
         fanout::CHANGE_LOGGED,
         fanout::LOG_FILTER,
     );
-    for (scenario, changes) in fanouts.iter().rev() {
-        let pick = |field: fn(&fanout::FanOut) -> f64| median(changes.iter().map(field).collect());
-        let max =
-            |field: fn(&fanout::FanOut) -> f64| changes.iter().map(field).fold(f64::NAN, f64::max);
-        let label = match scenario.workload {
-            Workload::FanOut { era, wire } => {
-                format!("{}, {}", Subject::Ours(era).label(), wire.label())
-            }
-            _ => "–".to_owned(),
+    let change_to_last = |changes: &[fanout::FanOut]| {
+        median(
+            changes
+                .iter()
+                .map(|change| change.change_to_last_ms)
+                .collect(),
+        )
+    };
+    for (scenario, subjects) in fanouts.iter().rev() {
+        let Workload::FanOut { wire, .. } = scenario.workload else {
+            continue;
         };
-        let _ = writeln!(
-            out,
-            "| {label} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} ({:.1}) | {:.2} | {:.1} | {:.1} | {} |",
-            changes.len(),
-            pick(|change| change.setup_s),
-            pick(|change| change.write_to_first_ms),
-            pick(|change| change.write_to_last_ms),
-            pick(fanout::FanOut::first_to_last_ms),
-            pick(|change| change.change_to_last_ms),
-            max(|change| change.change_to_last_ms),
-            pick(|change| change.cpu_us_per_notification),
-            pick(|change| change.driver_cpu_ms),
-            max(|change| change.peak_rss_mib),
-            changes.iter().map(|change| change.extra).sum::<u64>(),
-        );
+        let floor = fanouts
+            .iter()
+            .find(|(other, _)| {
+                other.workload
+                    == Workload::FanOut {
+                        era: Era::Modern,
+                        wire,
+                    }
+            })
+            .and_then(|(_, subjects)| subjects.get(&Subject::Floor))
+            .map(|changes| change_to_last(changes));
+        for (subject, changes) in subjects {
+            let pick =
+                |field: fn(&fanout::FanOut) -> f64| median(changes.iter().map(field).collect());
+            let max = |field: fn(&fanout::FanOut) -> f64| {
+                changes.iter().map(field).fold(f64::NAN, f64::max)
+            };
+            let _ = writeln!(
+                out,
+                "| {}, {} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} ({:.1}) | {} | {:.2} | {:.1} | {:.1} | {} |",
+                match subject {
+                    Subject::Floor => "floor (bare hyper, a task per stream, typed serde)",
+                    other => other.label(),
+                },
+                wire.label(),
+                changes.len(),
+                pick(|change| change.setup_s),
+                pick(|change| change.write_to_first_ms),
+                pick(|change| change.write_to_last_ms),
+                pick(fanout::FanOut::first_to_last_ms),
+                change_to_last(changes),
+                max(|change| change.change_to_last_ms),
+                ratio(change_to_last(changes), floor.unwrap_or(f64::NAN)),
+                pick(|change| change.cpu_us_per_notification),
+                pick(|change| change.driver_cpu_ms),
+                max(|change| change.peak_rss_mib),
+                changes.iter().map(|change| change.extra).sum::<u64>(),
+            );
+        }
     }
     out.push('\n');
 }
@@ -2129,21 +2220,37 @@ mod tests {
             FANOUT_STREAMS_TEXT.replace(',', "").parse::<usize>(),
             Ok(FANOUT_STREAMS)
         );
-        // The floor answers the list walk as well as reads; only mcp-resources keeps
-        // subscriptions.
+        // The floor answers the list walk as well as reads; rmcp keeps no subscriptions, and
+        // the fan-out's floors answer modern listen streams, the per-connection one over
+        // HTTP/2 only.
         let walk = Scenario {
             workload: Workload::ListWalk,
             transport: Transport::Stdio,
         };
         assert!(walk.subjects().contains(&Subject::Floor));
-        let fanout = Scenario {
-            workload: Workload::FanOut {
-                era: Era::Modern,
-                wire: Wire::Http2,
-            },
-            transport: Transport::Http,
+        let fanout = |era, wire| {
+            Scenario {
+                workload: Workload::FanOut { era, wire },
+                transport: Transport::Http,
+            }
+            .subjects()
         };
-        assert_eq!(fanout.subjects(), vec![Subject::Ours(Era::Modern)]);
+        assert_eq!(
+            fanout(Era::Modern, Wire::Http2),
+            vec![
+                Subject::Ours(Era::Modern),
+                Subject::Floor,
+                Subject::FloorPerConnection
+            ]
+        );
+        assert_eq!(
+            fanout(Era::Modern, Wire::Http1),
+            vec![Subject::Ours(Era::Modern), Subject::Floor]
+        );
+        assert_eq!(
+            fanout(Era::Legacy, Wire::Http2),
+            vec![Subject::Ours(Era::Legacy)]
+        );
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! when the first and the last one arrived after the write; this module starts the server and
 //! the driver, asks for the changes one at a time, reads the server's CPU time around each,
 //! the moment the server logged taking each change, and its peak RSS at the end. Only
-//! mcp-resources is measured: rmcp keeps no subscriptions.
+//! mcp-resources and the floors (`bench-floor fanout` and `fanout-h2`, modern listen streams
+//! only, logging the change as mcp-resources does) are measured: rmcp keeps no subscriptions.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -138,6 +139,7 @@ impl Drop for Driver {
 pub(super) fn measure(
     programs: &Programs,
     plan: &Plan,
+    subject: Subject,
     era: Era,
     wire: Wire,
 ) -> Result<Vec<FanOut>, String> {
@@ -145,7 +147,7 @@ pub(super) fn measure(
     write_files(dir)?;
     let server = Server::start(
         programs,
-        Subject::Ours(era),
+        subject,
         Transport::Http,
         Serving::Files { dir, watch: true },
     )?;

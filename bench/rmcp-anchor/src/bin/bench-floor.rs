@@ -5,8 +5,26 @@
 //! a bare pipe loop on stdio, a bare hyper handler on HTTP (JSON replies, or with `http-sse`
 //! the same reply as one SSE `data:` event).
 //!
-//! Usage: `bench-floor stdio`, `bench-floor http 127.0.0.1:PORT` or
-//! `bench-floor http-sse 127.0.0.1:PORT`.
+//! With `fanout` it is the floor of the fan-out scenario: a bare hyper server (HTTP/1.1, and
+//! HTTP/2 for a client that opens with its preface) on one tokio thread, as mcp-resources serves
+//! by default, that answers every POST of `subscriptions/listen` with an SSE stream: the
+//! acknowledgment, then one `notifications/resources/updated` for the stream's first URI, tagged
+//! with the stream's id, each time FILE changes. No sessions, no hub, no filters, no keep-alive:
+//! a `tokio::sync::watch` channel wakes every stream and each serializes its own notification
+//! (typed serde), as it must since the tags differ. The change is taken from a `notify` watcher,
+//! debounced like mcp-resources' (150 ms without events), and logged on stderr with the line
+//! and timestamp format that the bench reads from mcp-resources' log.
+//!
+//! `fanout-h2` is the same floor without a task per stream, to show what a design of that kind
+//! could reach: HTTP/2 only (prior knowledge), served with the `h2` crate directly. A task per
+//! request reads the listen POST and sends the acknowledgment, then hands the stream's send half
+//! to its connection's task and ends; on a change, each connection's task writes the
+//! notification of every stream it holds, so a change wakes one task per connection rather than
+//! one per stream.
+//!
+//! Usage: `bench-floor stdio`, `bench-floor http 127.0.0.1:PORT`,
+//! `bench-floor http-sse 127.0.0.1:PORT`, `bench-floor fanout 127.0.0.1:PORT FILE` or
+//! `bench-floor fanout-h2 127.0.0.1:PORT FILE`.
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
@@ -216,9 +234,337 @@ async fn http(workload: Arc<Workload>, addr: &str, sse: bool) -> std::io::Result
     }
 }
 
+/// The floors of the fan-out scenario (see this program's doc).
+mod fanout {
+    use std::convert::Infallible;
+    use std::path::{Path, PathBuf};
+    use std::time::{Duration, SystemTime};
+
+    use bytes::Bytes;
+    use futures_util::StreamExt;
+    use http_body_util::combinators::BoxBody;
+    use http_body_util::{BodyExt, Full, StreamBody};
+    use hyper::body::{Frame, Incoming};
+    use hyper::{Request, Response, StatusCode};
+    use notify::Watcher;
+    use serde::{Deserialize, Serialize};
+    use serde_json::value::RawValue;
+    use tokio::sync::{mpsc, watch};
+
+    /// The line the bench looks for in the log, as mcp-resources writes it.
+    const CHANGE_LOGGED: &str = "file changed: notifying its subscribers";
+    /// Quiet time after the last event before a change is taken, as mcp-resources' default.
+    const DEBOUNCE: Duration = Duration::from_millis(150);
+
+    #[derive(Deserialize)]
+    struct Listen<'a> {
+        #[serde(borrow)]
+        id: &'a RawValue,
+        method: &'a str,
+        params: ListenParams,
+    }
+
+    #[derive(Deserialize)]
+    struct ListenParams {
+        notifications: Wanted,
+    }
+
+    #[derive(Deserialize, Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Wanted {
+        resource_subscriptions: Vec<String>,
+    }
+
+    #[derive(Serialize)]
+    struct Notification<P> {
+        jsonrpc: &'static str,
+        method: &'static str,
+        params: P,
+    }
+
+    #[derive(Serialize)]
+    struct Tag<'a> {
+        #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+        subscription_id: &'a RawValue,
+    }
+
+    #[derive(Serialize)]
+    struct Acknowledged<'a> {
+        #[serde(rename = "_meta")]
+        meta: Tag<'a>,
+        notifications: &'a Wanted,
+    }
+
+    #[derive(Serialize)]
+    struct Updated<'a> {
+        uri: &'a str,
+        #[serde(rename = "_meta")]
+        meta: Tag<'a>,
+    }
+
+    /// One message as an SSE event.
+    fn event<T: Serialize>(message: &T) -> Bytes {
+        let mut frame = Vec::with_capacity(192);
+        frame.extend_from_slice(b"data: ");
+        serde_json::to_writer(&mut frame, message).expect("serializing to memory cannot fail");
+        frame.extend_from_slice(b"\n\n");
+        Bytes::from(frame)
+    }
+
+    type Body = BoxBody<Bytes, Infallible>;
+
+    fn status(code: StatusCode) -> Response<Body> {
+        let mut response = Response::new(Full::new(Bytes::new()).boxed());
+        *response.status_mut() = code;
+        response
+    }
+
+    /// What a listen stream keeps: its id (the tag of its notifications) and its URI.
+    struct Stream {
+        id: Box<RawValue>,
+        uri: String,
+    }
+
+    impl Stream {
+        /// The stream a listen POST asks for and its acknowledgment, or the status refusing it.
+        fn open(body: &[u8]) -> Result<(Stream, Bytes), StatusCode> {
+            let request =
+                serde_json::from_slice::<Listen<'_>>(body).map_err(|_| StatusCode::BAD_REQUEST)?;
+            let uri = request
+                .params
+                .notifications
+                .resource_subscriptions
+                .first()
+                .ok_or(StatusCode::BAD_REQUEST)?;
+            if request.method != "subscriptions/listen" {
+                return Err(StatusCode::NOT_FOUND);
+            }
+            let acknowledgment = event(&Notification {
+                jsonrpc: "2.0",
+                method: "notifications/subscriptions/acknowledged",
+                params: Acknowledged {
+                    meta: Tag {
+                        subscription_id: request.id,
+                    },
+                    notifications: &request.params.notifications,
+                },
+            });
+            let stream = Stream {
+                id: request.id.to_owned(),
+                uri: uri.clone(),
+            };
+            Ok((stream, acknowledgment))
+        }
+
+        /// The notification of a change, as an SSE event.
+        fn updated(&self) -> Bytes {
+            event(&Notification {
+                jsonrpc: "2.0",
+                method: "notifications/resources/updated",
+                params: Updated {
+                    uri: &self.uri,
+                    meta: Tag {
+                        subscription_id: &self.id,
+                    },
+                },
+            })
+        }
+    }
+
+    /// A listen stream: the acknowledgment, then a notification per change.
+    fn listen(body: &[u8], changes: &watch::Sender<u64>) -> Response<Body> {
+        let (stream, acknowledgment) = match Stream::open(body) {
+            Ok(opened) => opened,
+            Err(code) => return status(code),
+        };
+        let updates = futures_util::stream::unfold(
+            (changes.subscribe(), stream),
+            |(mut changes, stream)| async move {
+                changes.changed().await.ok()?;
+                Some((Ok(Frame::data(stream.updated())), (changes, stream)))
+            },
+        );
+        let frames =
+            futures_util::stream::once(std::future::ready(Ok(Frame::data(acknowledgment))))
+                .chain(updates);
+        let mut response = Response::new(BodyExt::boxed(StreamBody::new(frames)));
+        response.headers_mut().insert(
+            hyper::header::CONTENT_TYPE,
+            hyper::header::HeaderValue::from_static("text/event-stream"),
+        );
+        response
+    }
+
+    /// Watches `file` and bumps `changes` once per debounced change, logging it first.
+    fn watch_file(
+        file: &Path,
+        changes: watch::Sender<u64>,
+    ) -> notify::Result<notify::RecommendedWatcher> {
+        let (events, mut raw) = mpsc::unbounded_channel::<()>();
+        let watched = file.to_path_buf();
+        let mut watcher =
+            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                if let Ok(event) = event
+                    && event.kind.is_modify()
+                    && event.paths.contains(&watched)
+                {
+                    let _ = events.send(());
+                }
+            })?;
+        watcher.watch(
+            file.parent().unwrap_or(Path::new(".")),
+            notify::RecursiveMode::NonRecursive,
+        )?;
+        tokio::spawn(async move {
+            while raw.recv().await.is_some() {
+                // Until no event came for the debounce time.
+                while let Ok(Some(())) = tokio::time::timeout(DEBOUNCE, raw.recv()).await {}
+                eprintln!(
+                    "{} DEBUG bench_floor: {CHANGE_LOGGED}",
+                    humantime::format_rfc3339_micros(SystemTime::now())
+                );
+                changes.send_modify(|count| *count += 1);
+            }
+        });
+        Ok(watcher)
+    }
+
+    /// The listener and the watched file's change channel.
+    async fn start(
+        addr: &str,
+        file: &Path,
+    ) -> std::io::Result<(
+        tokio::net::TcpListener,
+        watch::Sender<u64>,
+        notify::RecommendedWatcher,
+    )> {
+        let file = std::fs::canonicalize(file)?;
+        let (changes, _) = watch::channel(0u64);
+        let watcher = watch_file(&file, changes.clone()).map_err(std::io::Error::other)?;
+        Ok((tokio::net::TcpListener::bind(addr).await?, changes, watcher))
+    }
+
+    /// With hyper: a task per stream, woken by the change channel.
+    pub(crate) async fn serve(addr: &str, file: PathBuf) -> std::io::Result<()> {
+        let (listener, changes, _watcher) = start(addr, &file).await?;
+        loop {
+            let (stream, _) = listener.accept().await?;
+            let _ = stream.set_nodelay(true);
+            let changes = changes.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                    let changes = changes.clone();
+                    async move {
+                        if request.method() != hyper::Method::POST {
+                            return Ok::<_, hyper::Error>(status(StatusCode::METHOD_NOT_ALLOWED));
+                        }
+                        let body = request.into_body().collect().await?.to_bytes();
+                        Ok(listen(&body, &changes))
+                    }
+                });
+                let _ = hyper_util::server::conn::auto::Builder::new(
+                    hyper_util::rt::TokioExecutor::new(),
+                )
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+            });
+        }
+    }
+
+    /// With h2: a task per connection, which writes to all of its streams on a change.
+    pub(crate) async fn serve_h2(addr: &str, file: PathBuf) -> std::io::Result<()> {
+        let (listener, changes, _watcher) = start(addr, &file).await?;
+        loop {
+            let (stream, _) = listener.accept().await?;
+            let _ = stream.set_nodelay(true);
+            tokio::spawn(connection(stream, changes.subscribe()));
+        }
+    }
+
+    /// One HTTP/2 connection: accepts requests and, on each change, notifies its streams.
+    async fn connection(stream: tokio::net::TcpStream, mut changes: watch::Receiver<u64>) {
+        let Ok(mut connection) = h2::server::handshake(stream).await else {
+            return;
+        };
+        let (opened, mut open) = mpsc::unbounded_channel();
+        let mut streams: Vec<(Stream, h2::SendStream<Bytes>)> = Vec::new();
+        loop {
+            tokio::select! {
+                accepted = connection.accept() => match accepted {
+                    Some(Ok((request, respond))) => {
+                        tokio::spawn(accept(request, respond, opened.clone()));
+                    }
+                    _ => return,
+                },
+                Some(stream) = open.recv() => streams.push(stream),
+                Ok(()) = changes.changed() => {
+                    // A stream the client reset fails here, and is let go.
+                    streams.retain_mut(|(stream, send)| send.send_data(stream.updated(), false).is_ok());
+                }
+            }
+        }
+    }
+
+    /// Reads a listen POST, answers it with its acknowledgment and hands the stream over.
+    async fn accept(
+        request: Request<h2::RecvStream>,
+        mut respond: h2::server::SendResponse<Bytes>,
+        opened: mpsc::UnboundedSender<(Stream, h2::SendStream<Bytes>)>,
+    ) {
+        let mut body = request.into_body();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = body.data().await {
+            let Ok(chunk) = chunk else { return };
+            let _ = body.flow_control().release_capacity(chunk.len());
+            bytes.extend_from_slice(&chunk);
+        }
+        let (stream, acknowledgment) = match Stream::open(&bytes) {
+            Ok(opened) => opened,
+            Err(code) => {
+                let mut response = Response::new(());
+                *response.status_mut() = code;
+                let _ = respond.send_response(response, true);
+                return;
+            }
+        };
+        let mut response = Response::new(());
+        response.headers_mut().insert(
+            hyper::header::CONTENT_TYPE,
+            hyper::header::HeaderValue::from_static("text/event-stream"),
+        );
+        let Ok(mut send) = respond.send_response(response, false) else {
+            return;
+        };
+        if send.send_data(acknowledgment, false).is_ok() {
+            let _ = opened.send((stream, send));
+        }
+    }
+}
+
 fn main() {
-    let workload = Workload::new();
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [mode @ ("fanout" | "fanout-h2"), addr, file] = args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a tokio runtime");
+        let served = if *mode == "fanout" {
+            runtime.block_on(fanout::serve(addr, file.into()))
+        } else {
+            runtime.block_on(fanout::serve_h2(addr, file.into()))
+        };
+        if let Err(error) = served {
+            eprintln!("bench-floor: {error}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    let workload = Workload::new();
     match args
         .iter()
         .map(String::as_str)
@@ -239,7 +585,8 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: bench-floor stdio | bench-floor http ADDR | bench-floor http-sse ADDR"
+                "usage: bench-floor stdio | bench-floor http ADDR | bench-floor http-sse ADDR | \
+                 bench-floor fanout ADDR FILE | bench-floor fanout-h2 ADDR FILE"
             );
             std::process::exit(2);
         }
