@@ -22,8 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use axum::body::{Body, Bytes};
-use axum::response::Response;
+use axum::body::Bytes;
 use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
 use mcp_legacy_2025::{LifecycleState, Outgoing, Output, ReadLine, Session, Ticket};
@@ -35,7 +34,8 @@ use mcp_types::method;
 use mcp_types::notifications::CancelledNotificationParams;
 
 use crate::driver::{self, Latch, LatchWait, Signal, SubscriberGuard};
-use crate::http::{HttpState, reply, sse};
+use crate::http::reply::{self, Response};
+use crate::http::{HttpState, sse};
 use crate::server::Shared;
 
 /// The maps looked up on every POST: foldhash instead of SipHash, seeded at random for each map
@@ -638,13 +638,13 @@ pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) ->
         &state.shared.closing,
         state.options.keep_alive,
     );
-    reply::event_stream(Body::from_stream(stream))
+    reply::live(reply::Live::Get(stream))
 }
 
 /// The body of a session's GET stream. Its waits (shutdown, session end, messages, changes,
 /// keep-alive) live as long as the stream and are polled in place, so a wake-up costs no
 /// future, allocation or waiter registration.
-struct GetStream {
+pub(crate) struct GetStream {
     session: Arc<LegacyHttpSession>,
     generation: u64,
     /// Frames taken from the session's queue, in its order, to send.

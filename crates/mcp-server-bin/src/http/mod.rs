@@ -37,6 +37,7 @@
 //! do; it only carries bytes, statuses and headers.
 
 mod guard;
+mod h2;
 mod legacy;
 mod modern;
 mod reply;
@@ -52,7 +53,6 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::response::Response;
 use mcp_2026::RequestError;
 use mcp_2026::headers::{HeaderError, PROTOCOL_VERSION_HEADER};
 use mcp_resources_core::policy::Principal;
@@ -61,6 +61,7 @@ use mcp_types::jsonrpc::{self, DecodeError, ErrorObject, Incoming, Message, Requ
 use mcp_types::method;
 
 use crate::era::{self, HttpMessage, HttpRoute};
+use crate::http::reply::Response;
 use crate::server::{Server, Shared};
 
 /// The session header of the legacy era (`MCP-Session-Id` in 2025-11-25; names are
@@ -247,14 +248,12 @@ async fn accept_failed(error: &std::io::Error) {
 /// prior knowledge sends first.
 const HTTP2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
-/// How connections are served: HTTP/1.1, or HTTP/2 for a client that opens with its preface
-/// (h2c with prior knowledge; there is no TLS here, so no ALPN and no `Upgrade: h2c`). Made
-/// once by [`Server::serve_http_on`].
+/// How connections are served by hyper: HTTP/1.1, or, for a connection whose first bytes were
+/// only the start of the HTTP/2 preface, hyper-util's builder, which reads on until it can tell.
+/// A connection that opens with the whole preface is served by [`h2::serve`]. Made once by
+/// [`Server::serve_http_on`].
 struct Protocols {
     http1: hyper::server::conn::http1::Builder,
-    http2: hyper::server::conn::http2::Builder<hyper_util::rt::TokioExecutor>,
-    /// For a connection whose first bytes were only the start of the preface: hyper-util's
-    /// builder reads until it can tell.
     undecided: hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>,
 }
 
@@ -262,23 +261,20 @@ impl Protocols {
     fn new(options: &HttpOptions) -> Protocols {
         // Flow control is hyper's default: how much the server may send on a connection is the
         // client's to grant, and its own window only paces request bodies.
-        let executor = hyper_util::rt::TokioExecutor::new();
-        let mut http2 = hyper::server::conn::http2::Builder::new(executor.clone());
-        http2.max_concurrent_streams(options.max_streams_per_connection);
-        let mut undecided = hyper_util::server::conn::auto::Builder::new(executor);
+        let mut undecided =
+            hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
         undecided
             .http2()
             .max_concurrent_streams(options.max_streams_per_connection);
         Protocols {
             http1: hyper::server::conn::http1::Builder::new(),
-            http2,
             undecided,
         }
     }
 }
 
 /// Drives a hyper connection until it ends, or, once `$shutdown` is ready, shuts it down
-/// gracefully and lets its requests in progress finish (the three connection types share the
+/// gracefully and lets its requests in progress finish (the two connection types share the
 /// shape, not a trait).
 macro_rules! serve_until_shutdown {
     ($connection:expr, $shutdown:expr) => {{
@@ -301,12 +297,12 @@ macro_rules! serve_until_shutdown {
 /// its requests in progress are answered.
 ///
 /// The protocol is told from the first bytes, peeked, not read: a connection that opens with
-/// the HTTP/2 preface is served as HTTP/2, any other as HTTP/1.1, each by hyper's own
-/// connection over the socket itself (hyper-util's builder would put a wrapper on every read).
-/// An HTTP/1.1 connection is served by this task; on an HTTP/2 one, hyper runs each stream as a
-/// task of its own and this task reads and writes the frames of them all, so one change
-/// notified to many streams of a connection goes out in a few large writes rather than one per
-/// stream.
+/// the HTTP/2 preface is served as HTTP/2 by [`h2::serve`], any other as HTTP/1.1 by hyper's
+/// own connection, each over the socket itself (hyper-util's builder would put a wrapper on
+/// every read). An HTTP/1.1 connection is served by this task; on an HTTP/2 one, each request
+/// runs as a task of its own, and this task reads and writes the frames of them all and writes
+/// its live streams itself, so one change notified to many streams of a connection wakes this
+/// task once and goes out in a few large writes.
 async fn serve_connection(
     state: Arc<HttpState>,
     protocols: Arc<Protocols>,
@@ -315,19 +311,6 @@ async fn serve_connection(
     // Polled at every wake-up of the connection (each notification of a stream it carries):
     // a latch wait, not a token's, which takes two locks per poll.
     let mut shutdown = state.shared.closing.wait();
-    let service =
-        hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-            let state = Arc::clone(&state);
-            async move {
-                // The one route: anything else is `404`, as from the router.
-                if request.uri().path() != state.options.path {
-                    return Ok(reply::status(StatusCode::NOT_FOUND));
-                }
-                // Hyper's body as it is: boxing it into axum's would cost an allocation and a
-                // dynamic call per frame.
-                Ok::<_, std::convert::Infallible>(handle(&state, request).await)
-            }
-        });
     let mut head = [0_u8; HTTP2_PREFACE.len()];
     let peeked = tokio::select! {
         peeked = stream.peek(&mut head) => peeked,
@@ -342,19 +325,36 @@ async fn serve_connection(
             return;
         }
     };
+    if head[..seen] == *HTTP2_PREFACE {
+        return h2::serve(state, stream, &mut shutdown).await;
+    }
+    let service =
+        hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+            let state = Arc::clone(&state);
+            async move {
+                // The one route: anything else is `404`, as from the router.
+                if request.uri().path() != state.options.path {
+                    return Ok(reply::status(StatusCode::NOT_FOUND));
+                }
+                // Hyper's body as it is: boxing it into axum's would cost an allocation and a
+                // dynamic call per frame.
+                Ok::<_, std::convert::Infallible>(handle(&state, request).await)
+            }
+        });
     let io = hyper_util::rt::TokioIo::new(stream);
     if head[..seen] != HTTP2_PREFACE[..seen] {
         serve_until_shutdown!(protocols.http1.serve_connection(io, service), shutdown);
-    } else if seen == HTTP2_PREFACE.len() {
-        serve_until_shutdown!(protocols.http2.serve_connection(io, service), shutdown);
     } else {
         serve_until_shutdown!(protocols.undecided.serve_connection(io, service), shutdown);
     }
 }
 
 /// The one handler of the endpoint, as a [`Router`] route.
-async fn endpoint(State(state): State<HttpState>, request: axum::extract::Request) -> Response {
-    handle(&state, request).await
+async fn endpoint(
+    State(state): State<HttpState>,
+    request: axum::extract::Request,
+) -> axum::response::Response {
+    handle(&state, request).await.map(axum::body::Body::new)
 }
 
 /// Answers one request to the endpoint (whichever path it came by: axum's body from the

@@ -18,14 +18,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::http::HeaderMap;
-use axum::response::Response;
 use mcp_2026::{Exchange, Output, ReadLine, RequestHeaders};
 use mcp_types::jsonrpc::Request;
 
 use crate::driver::{self, LatchWait, Signal, SubscriberGuard};
-use crate::http::{HttpState, reply, sse};
+use crate::http::reply::{self, Response};
+use crate::http::{HttpState, sse};
 
 /// Serves one modern request. The exchange starts at the call, so the request is not kept in
 /// the future (nor, with it, in the task of every live stream).
@@ -150,13 +150,13 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
         ticker: tokio::time::interval_at(tokio::time::Instant::now() + period, period),
         frames,
     };
-    reply::event_stream(Body::from_stream(stream))
+    reply::live(reply::Live::Listen(stream))
 }
 
 /// The body of a listen stream. Its waits (shutdown, changes, keep-alive) live as long as the
 /// stream and are polled in place, so a wake-up costs no future, allocation or waiter
 /// registration; frames go straight to the body.
-struct ListenStream {
+pub(crate) struct ListenStream {
     state: HttpState,
     /// Its place among the open listen streams, given back when the stream is dropped.
     _slot: ListenSlot,

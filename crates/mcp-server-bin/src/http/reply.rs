@@ -4,26 +4,98 @@
 //! **Layer:** server, HTTP transport; response building only. This module never decides what
 //! to answer, only how it looks on the wire.
 
-use axum::body::Body;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::body::Bytes;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::Response;
+use futures_util::Stream as _;
+use hyper::body::{Frame, SizeHint};
 use mcp_types::jsonrpc::{ErrorObject, RequestId};
 
-use crate::http::sse;
+use crate::http::{legacy, modern, sse};
+
+/// A response of the endpoint.
+pub(crate) type Response = axum::http::Response<Body>;
+
+/// The body of a [`Response`]: whole, or a live SSE stream. One type rather than a boxed
+/// one, so that hyper serves it without an allocation or a dynamic call per frame, and so that
+/// HTTP/2 connections can carry a live stream themselves ([`crate::http::h2`]).
+pub(crate) enum Body {
+    /// The whole body, sent as one frame; `None` once sent, or for an empty body.
+    Whole(Option<Bytes>),
+    /// A stream that lives until the server, the session or the client ends it.
+    Live(Box<Live>),
+}
+
+/// The live SSE streams of either era.
+pub(crate) enum Live {
+    /// A modern `subscriptions/listen` stream.
+    Listen(modern::ListenStream),
+    /// A legacy session's GET stream.
+    Get(legacy::GetStream),
+}
+
+impl Live {
+    /// The next frame to send; `None` once the stream is over.
+    pub(crate) fn poll_frame(&mut self, context: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        // Neither stream fails: an error would only end it.
+        let next = match self {
+            Live::Listen(stream) => Pin::new(stream).poll_next(context),
+            Live::Get(stream) => Pin::new(stream).poll_next(context),
+        };
+        next.map(|frame| frame.and_then(Result::ok))
+    }
+}
+
+impl Body {
+    fn whole(bytes: impl Into<Bytes>) -> Body {
+        let bytes = bytes.into();
+        Body::Whole((!bytes.is_empty()).then_some(bytes))
+    }
+}
+
+impl hyper::body::Body for Body {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        context: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        match self.get_mut() {
+            Body::Whole(bytes) => Poll::Ready(bytes.take().map(|bytes| Ok(Frame::data(bytes)))),
+            Body::Live(live) => live
+                .poll_frame(context)
+                .map(|frame| frame.map(|bytes| Ok(Frame::data(bytes)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self, Body::Whole(None))
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            Body::Whole(bytes) => SizeHint::with_exact(bytes.as_ref().map_or(0, Bytes::len) as u64),
+            Body::Live(_) => SizeHint::default(),
+        }
+    }
+}
 
 const APPLICATION_JSON: HeaderValue = HeaderValue::from_static("application/json");
 const EVENT_STREAM: HeaderValue = HeaderValue::from_static(sse::CONTENT_TYPE);
 
 /// A response with `status` and no body.
 pub(crate) fn status(status: StatusCode) -> Response {
-    let mut response = Response::new(Body::empty());
+    let mut response = Response::new(Body::Whole(None));
     *response.status_mut() = status;
     response
 }
 
 /// A JSON body.
 pub(crate) fn json(status: StatusCode, bytes: Vec<u8>) -> Response {
-    let mut response = Response::new(Body::from(bytes));
+    let mut response = Response::new(Body::whole(bytes));
     *response.status_mut() = status;
     response
         .headers_mut()
@@ -57,15 +129,20 @@ pub(crate) fn modern(http_status: u16, mut messages: Vec<Vec<u8>>) -> Response {
         1 => json(status, messages.pop().unwrap_or_default()),
         _ => {
             let body = sse::messages(messages.iter().map(Vec::as_slice));
-            let mut response = event_stream(Body::from(body));
+            let mut response = event_stream(Body::whole(body));
             *response.status_mut() = status;
             response
         }
     }
 }
 
+/// A live SSE stream's response.
+pub(crate) fn live(live: Live) -> Response {
+    event_stream(Body::Live(Box::new(live)))
+}
+
 /// An SSE response around `body`, unbuffered by proxies.
-pub(crate) fn event_stream(body: Body) -> Response {
+fn event_stream(body: Body) -> Response {
     let mut response = Response::new(body);
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, EVENT_STREAM);

@@ -1047,12 +1047,18 @@ struct Http2Client {
 
 impl Http2Client {
     async fn connect(server: &TestServer) -> Http2Client {
-        Http2Client::connect_split(server, usize::MAX).await
+        Http2Client::connect_with(server, usize::MAX, None).await
     }
 
     /// A connection whose first write sends at most `first` bytes, then waits a moment: the
     /// server sees only the start of the preface at first.
     async fn connect_split(server: &TestServer, first: usize) -> Http2Client {
+        Http2Client::connect_with(server, first, None).await
+    }
+
+    /// A connection that grants each response stream `window` bytes at a time (hyper's client
+    /// grants more as the body is read).
+    async fn connect_with(server: &TestServer, first: usize, window: Option<u32>) -> Http2Client {
         let stream = bounded(tokio::net::TcpStream::connect(server.addr))
             .await
             .unwrap();
@@ -1062,11 +1068,11 @@ impl Http2Client {
             pause: None,
         };
         let (sender, connection) =
-            hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), {
-                hyper_util::rt::TokioIo::new(stream)
-            })
-            .await
-            .unwrap();
+            hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
+                .initial_stream_window_size(window)
+                .handshake(hyper_util::rt::TokioIo::new(stream))
+                .await
+                .unwrap();
         tokio::spawn(connection);
         Http2Client {
             sender,
@@ -1210,6 +1216,118 @@ async fn a_preface_or_a_request_split_across_writes_is_still_told_apart() {
     bounded(stream.read_to_string(&mut reply)).await.unwrap();
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
     assert!(reply.contains("hello over http"), "{reply}");
+}
+
+/// Over HTTP/2 the connection's task writes the live streams itself; a stream the client
+/// resets is let go at once (no keep-alive write needed to notice it), which cancels the listen
+/// request and frees its place.
+#[tokio::test]
+async fn http2_a_listen_stream_the_client_resets_is_cancelled_at_once() {
+    let server = TestServer::start(HttpOptions {
+        max_listen_streams: 1,
+        keep_alive: Duration::from_secs(3600),
+        ..HttpOptions::default()
+    })
+    .await;
+    let mut client = Http2Client::connect(&server).await;
+    let headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "subscriptions/listen"),
+    ];
+    let listen = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+        "params": {"_meta": modern_meta(), "notifications": {
+            "resourceSubscriptions": ["test://watched-resource"]
+        }}})
+    };
+    let first = bounded(client.send("POST", &headers, Some(&listen(1))))
+        .await
+        .unwrap();
+    let mut first = EventReader::new(first);
+    assert!(first.next().await.is_some(), "the acknowledgment");
+    server.server.resource_updated("test://watched-resource");
+    let update = first.next().await.expect("an update");
+    assert_eq!(update["params"]["uri"], "test://watched-resource");
+    let refused = bounded(client.send("POST", &headers, Some(&listen(2))))
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 503);
+
+    // Dropping the body resets the stream.
+    drop(first);
+    let mut reopened = None;
+    for _ in 0..100 {
+        let response = bounded(client.send("POST", &headers, Some(&listen(3))))
+            .await
+            .unwrap();
+        if response.status() == 200 {
+            reopened = Some(response);
+            break;
+        }
+        assert_eq!(response.status(), 503);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut third = EventReader::new(reopened.expect("the reset stream's place, freed"));
+    let ack = third.next().await.expect("the acknowledgment");
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        3
+    );
+    server.server.resource_updated("test://watched-resource");
+    let update = third.next().await.expect("an update on the new stream");
+    assert_eq!(
+        update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        3
+    );
+}
+
+/// A live stream is polled for its next frame only while the client's window has room: the
+/// changes of a client that does not read wait, coalesced, in the hub, rather than piling up as
+/// frames; and none is lost once it reads again.
+#[tokio::test]
+async fn http2_a_live_stream_waits_for_the_clients_window() {
+    let server = TestServer::start(HttpOptions {
+        keep_alive: Duration::from_secs(3600),
+        ..HttpOptions::default()
+    })
+    .await;
+    let mut client = Http2Client::connect_with(&server, usize::MAX, Some(16)).await;
+    let headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "subscriptions/listen"),
+    ];
+    let listen = json!({"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen",
+    "params": {"_meta": modern_meta(), "notifications": {
+        "resourceSubscriptions": ["test://watched-resource"]
+    }}});
+    let response = bounded(client.send("POST", &headers, Some(&listen)))
+        .await
+        .unwrap();
+    // Five changes, each given time to be written, while the client reads nothing: the
+    // acknowledgment already fills the window.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    for _ in 0..5 {
+        server.server.resource_updated("test://watched-resource");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mut stream = EventReader::new(response);
+    let ack = stream.next().await.expect("the acknowledgment");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    // The frame taken before the window filled, then the other four changes as one.
+    for _ in 0..2 {
+        let update = stream.next().await.expect("an update");
+        assert_eq!(update["params"]["uri"], "test://watched-resource");
+    }
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), stream.next())
+            .await
+            .is_err(),
+        "changes were queued as frames past the client's window"
+    );
+    // The stream goes on as the client reads.
+    server.server.resource_updated("test://watched-resource");
+    let update = stream.next().await.expect("a later update");
+    assert_eq!(update["params"]["uri"], "test://watched-resource");
 }
 
 #[tokio::test]
