@@ -6,8 +6,8 @@
 //! future that owns everything it needs ([`answer`]); when the hub says a
 //! subscriber has changes waiting, [`Wakers::wake`] calls the wake function its transport
 //! registered. A [`Signal`] (changes waiting) and a [`Latch`] (shutdown, session end) are the
-//! cheap wake-ups the HTTP streams poll: a wait on them lives as long as the stream and its poll
-//! takes no lock. This module never parses or writes a message and never knows an era.
+//! cheap wake-ups the HTTP streams poll, with a [`KeepAlive`] timer: a wait on them lives as
+//! long as the stream and its poll takes no lock. This module never parses or writes a message and never knows an era.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,8 +22,27 @@ use mcp_resources_core::subscription::SubscriberId;
 
 use crate::server::Shared;
 
-/// A wake function: tells one transport task that a subscriber has changes to drain.
-pub(crate) type Wake = Arc<dyn Fn() + Send + Sync>;
+/// What tells one transport task that a subscriber has changes to drain: a [`Signal`] polled
+/// by an HTTP stream (called through the signal itself, with no closure around it: a fan-out
+/// calls one per subscriber), or any function.
+pub(crate) trait WakeUp: Send + Sync {
+    fn wake_up(&self);
+}
+
+impl<F: Fn() + Send + Sync> WakeUp for F {
+    fn wake_up(&self) {
+        self();
+    }
+}
+
+impl WakeUp for Signal {
+    fn wake_up(&self) {
+        self.raise();
+    }
+}
+
+/// A registered [`WakeUp`].
+pub(crate) type Wake = Arc<dyn WakeUp>;
 
 /// A hasher for subscriber identifiers: the hub hands them out, so no client can choose them to
 /// collide, and a fan-out hashes one per subscriber.
@@ -65,7 +84,7 @@ impl Wakers {
         let table = self.lock();
         for subscriber in subscribers {
             if let Some(wake) = table.get(subscriber) {
-                wake();
+                wake.wake_up();
             }
         }
     }
@@ -107,10 +126,9 @@ impl Signal {
         Poll::Pending
     }
 
-    /// A wake function that raises this signal.
+    /// A wake-up that raises this signal.
     pub(crate) fn wake_function(self: &Arc<Self>) -> Wake {
-        let signal = Arc::clone(self);
-        Arc::new(move || signal.raise())
+        Arc::clone(self) as Wake
     }
 }
 
@@ -214,6 +232,57 @@ impl Drop for LatchWait {
     }
 }
 
+/// A live stream's keep-alive timer, polled in place at every wake-up of its stream. The timer
+/// itself is polled (its entry touched, the waker registered) only once its deadline has
+/// passed, or when polled from another task than the one it holds; otherwise a poll is a clock
+/// read. Each keep-alive is due a whole period after the last one.
+#[derive(Debug)]
+pub(crate) struct KeepAlive {
+    sleep: std::pin::Pin<Box<tokio::time::Sleep>>,
+    deadline: tokio::time::Instant,
+    period: std::time::Duration,
+    /// The waker the timer holds.
+    registered: Option<Waker>,
+}
+
+impl KeepAlive {
+    /// The first keep-alive is due one period from now.
+    pub(crate) fn new(period: std::time::Duration) -> KeepAlive {
+        let deadline = tokio::time::Instant::now() + period;
+        KeepAlive {
+            sleep: Box::pin(tokio::time::sleep_until(deadline)),
+            deadline,
+            period,
+            registered: None,
+        }
+    }
+
+    /// Ready when a keep-alive is due (and the next one then starts its period); otherwise the
+    /// task of `context` is woken when it is.
+    pub(crate) fn poll_due(&mut self, context: &mut Context<'_>) -> Poll<()> {
+        if self
+            .registered
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(context.waker()))
+            && tokio::time::Instant::now() < self.deadline
+        {
+            return Poll::Pending;
+        }
+        match self.sleep.as_mut().poll(context) {
+            Poll::Ready(()) => {
+                self.deadline = tokio::time::Instant::now() + self.period;
+                self.sleep.as_mut().reset(self.deadline);
+                self.registered = None;
+                Poll::Ready(())
+            }
+            Poll::Pending => {
+                self.registered = Some(context.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
 /// A subscriber of the hub with its wake function registered; both are removed on drop. One per
 /// legacy session and per modern listen stream.
 pub(crate) struct SubscriberGuard {
@@ -290,6 +359,31 @@ mod tests {
     use super::*;
 
     #[tokio::test]
+    async fn a_keep_alive_is_due_each_period_and_wakes_whoever_polls_it() {
+        let period = std::time::Duration::from_millis(30);
+        let started = tokio::time::Instant::now();
+        let mut keep_alive = KeepAlive::new(period);
+        let polled = poll_fn(|context| Poll::Ready(keep_alive.poll_due(context))).await;
+        assert!(polled.is_pending(), "due before its period");
+        // Awaited here: woken by the timer, not polled in a loop.
+        poll_fn(|context| keep_alive.poll_due(context)).await;
+        let first = tokio::time::Instant::now();
+        assert!(first - started >= period);
+        let polled = poll_fn(|context| Poll::Ready(keep_alive.poll_due(context))).await;
+        assert!(polled.is_pending(), "due again at once");
+        // Another task polls it next: the timer must wake that task.
+        let second = tokio::spawn(async move {
+            poll_fn(|context| keep_alive.poll_due(context)).await;
+            tokio::time::Instant::now()
+        });
+        let second = tokio::time::timeout(std::time::Duration::from_secs(10), second)
+            .await
+            .expect("the other task is woken")
+            .unwrap();
+        assert!(second - first >= period);
+    }
+
+    #[tokio::test]
     async fn a_latch_wakes_every_waiter_and_stays_set() {
         let latch = Arc::new(Latch::default());
         let waiters: Vec<_> = (0..3)
@@ -319,7 +413,7 @@ mod tests {
     #[tokio::test]
     async fn a_signal_keeps_a_raise_until_taken() {
         let signal = Arc::new(Signal::default());
-        (signal.wake_function())();
+        signal.wake_function().wake_up();
         let take = || poll_fn(|context| Poll::Ready(signal.poll_take(context)));
         assert!(take().await.is_ready(), "raised before anyone waited");
         assert!(take().await.is_pending(), "taken once");

@@ -33,7 +33,7 @@ use mcp_types::jsonrpc::{DecodeError, ErrorObject, Incoming, Message, RequestId}
 use mcp_types::method;
 use mcp_types::notifications::CancelledNotificationParams;
 
-use crate::driver::{self, Latch, LatchWait, Signal, SubscriberGuard};
+use crate::driver::{self, KeepAlive, Latch, LatchWait, Signal, SubscriberGuard};
 use crate::http::reply::{self, Response};
 use crate::http::{HttpState, sse};
 use crate::server::Shared;
@@ -651,7 +651,7 @@ pub(crate) struct GetStream {
     frames: VecDeque<Bytes>,
     shutdown: LatchWait,
     closed: LatchWait,
-    ticker: tokio::time::Interval,
+    keep_alive: KeepAlive,
 }
 
 impl GetStream {
@@ -668,7 +668,7 @@ impl GetStream {
             frames: VecDeque::new(),
             shutdown: shutdown.wait(),
             closed,
-            ticker: tokio::time::interval_at(tokio::time::Instant::now() + keep_alive, keep_alive),
+            keep_alive: KeepAlive::new(keep_alive),
         }
     }
 
@@ -765,7 +765,7 @@ impl futures_util::Stream for GetStream {
                 stream.deliver_changes();
                 continue;
             }
-            if stream.ticker.poll_tick(context).is_ready() {
+            if stream.keep_alive.poll_due(context).is_ready() {
                 return Poll::Ready(Some(Ok(sse::keep_alive())));
             }
             return Poll::Pending;
@@ -832,7 +832,7 @@ mod tests {
         }
     }
 
-    /// In a runtime: a stream's keep-alive ticker needs its timer.
+    /// In a runtime: a stream's keep-alive needs its timer.
     #[tokio::test]
     async fn frames_routed_to_the_stream_wake_it_in_order_until_it_is_replaced() {
         let (session, mut stream) = streaming_session(Duration::from_secs(60));
@@ -858,7 +858,7 @@ mod tests {
         assert_eq!(poll(&mut stream), Poll::Ready(None));
     }
 
-    /// In a runtime: a stream's keep-alive ticker needs its timer.
+    /// In a runtime: a stream's keep-alive needs its timer.
     #[tokio::test]
     async fn a_session_idles_from_when_its_get_stream_closed() {
         let idle = Duration::from_secs(60);

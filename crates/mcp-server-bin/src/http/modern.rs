@@ -23,7 +23,7 @@ use axum::http::HeaderMap;
 use mcp_2026::{Exchange, Output, ReadLine, RequestHeaders};
 use mcp_types::jsonrpc::Request;
 
-use crate::driver::{self, LatchWait, Signal, SubscriberGuard};
+use crate::driver::{self, KeepAlive, LatchWait, Signal, SubscriberGuard};
 use crate::http::reply::{self, Response};
 use crate::http::{HttpState, sse};
 
@@ -147,7 +147,7 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
         changes,
         shutdown: state.shared.closing.wait(),
         shut_down: false,
-        ticker: tokio::time::interval_at(tokio::time::Instant::now() + period, period),
+        keep_alive: KeepAlive::new(period),
         frames,
     };
     reply::live(reply::Live::Listen(stream))
@@ -166,7 +166,7 @@ pub(crate) struct ListenStream {
     shutdown: LatchWait,
     /// The server shut down: the stream ends once its last frames are out.
     shut_down: bool,
-    ticker: tokio::time::Interval,
+    keep_alive: KeepAlive,
     frames: VecDeque<Bytes>,
 }
 
@@ -210,7 +210,7 @@ impl futures_util::Stream for ListenStream {
                 stream.collect();
                 continue;
             }
-            if stream.ticker.poll_tick(context).is_ready() {
+            if stream.keep_alive.poll_due(context).is_ready() {
                 return Poll::Ready(Some(Ok(sse::keep_alive())));
             }
             return Poll::Pending;
