@@ -1925,8 +1925,8 @@ fn render_fanouts(
          **change → last** is the fan-out proper (target: under 20 ms; the max over all changes in brackets): \
          from the moment the server took the change, the timestamp of the line it logs just before notifying \
          (`{}`, with `--log-level {}`), to the last notification read. \
-         first → last is shorter than it wherever notifications leave in a burst at the end: over HTTP/2 every \
-         stream's task runs before its connection writes. \
+         first → last is shorter than it wherever notifications leave in a burst at the end: over HTTP/2 a \
+         connection writes once every stream of it that was woken has its frame. \
          CPU is the server's for the whole change, per notification; the driver's own CPU time per change \
          is given to show how much of the window it needed (both share the 2 cores). Peak RSS is the server's \
          `VmHWM` with every stream open. \
@@ -1935,9 +1935,11 @@ fn render_fanouts(
          listen streams only, with no protocol machinery: each POST gets the acknowledgment and then, per \
          change, its own notification (typed serde; the tags differ); the change comes from a `notify` \
          watcher with the same debounce, logged with the same line. The **bare hyper** floor is hyper's server \
-         with a task per stream, woken through a `tokio::sync::watch` channel: the design mcp-resources has. \
-         **floor with a task per connection** serves HTTP/2 with the `h2` crate directly and writes every \
-         stream's notification from its connection's task: a design without a task per stream. \
+         with a task per stream, woken through a `tokio::sync::watch` channel (over HTTP/1.1 each stream has \
+         its connection, and mcp-resources serves it so too). The **floor with a task per connection** serves \
+         HTTP/2 with the `h2` crate directly and writes every stream's notification from its connection's \
+         task, as mcp-resources does over HTTP/2 (where its streams are each woken on their own and filtered \
+         by their own subscriptions). \
          ÷ floor: change → last over that of the bare-hyper floor on the same wire (legacy rows too: the \
          floor's streams are modern).\n\n\
          Extra notifications: beyond one per stream and change, over all changes (counted, not timed).\n\n\
