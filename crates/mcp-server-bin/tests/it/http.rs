@@ -283,6 +283,26 @@ impl EventReader {
     }
 }
 
+/// Sends a request until it is answered `200` (each refusal must be `503`), at most `attempts`
+/// times, 20 ms apart.
+async fn until_admitted<F>(
+    attempts: usize,
+    mut send: impl FnMut() -> F,
+) -> Option<hyper::Response<Incoming>>
+where
+    F: Future<Output = hyper::Response<Incoming>>,
+{
+    for _ in 0..attempts {
+        let response = send().await;
+        if response.status() == 200 {
+            return Some(response);
+        }
+        assert_eq!(response.status(), 503);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    None
+}
+
 async fn bounded<F: Future>(future: F) -> F::Output {
     tokio::time::timeout(WAIT, future)
         .await
@@ -799,17 +819,9 @@ async fn modern_listen_streams_are_bounded() {
 
     // Once the client drops the first stream (seen at the next keep-alive), its place is free.
     drop(first);
-    let mut reopened = None;
-    for _ in 0..250 {
-        let response = server.send("POST", &headers, Some(&listen("third"))).await;
-        if response.status() == 200 {
-            reopened = Some(response);
-            break;
-        }
-        assert_eq!(response.status(), 503);
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let mut third = EventReader::new(reopened.expect("a place freed by the closed stream"));
+    let third_listen = listen("third");
+    let reopened = until_admitted(250, || server.send("POST", &headers, Some(&third_listen)));
+    let mut third = EventReader::new(reopened.await.expect("a place freed by the closed stream"));
     let ack = third.next().await.expect("the acknowledgment");
     assert_eq!(
         ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
@@ -1255,19 +1267,11 @@ async fn http2_a_listen_stream_the_client_resets_is_cancelled_at_once() {
 
     // Dropping the body resets the stream.
     drop(first);
-    let mut reopened = None;
-    for _ in 0..100 {
-        let response = bounded(client.send("POST", &headers, Some(&listen(3))))
-            .await
-            .unwrap();
-        if response.status() == 200 {
-            reopened = Some(response);
-            break;
-        }
-        assert_eq!(response.status(), 503);
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let mut third = EventReader::new(reopened.expect("the reset stream's place, freed"));
+    let reopened = until_admitted(100, || {
+        let sent = client.send("POST", &headers, Some(&listen(3)));
+        async { bounded(sent).await.unwrap() }
+    });
+    let mut third = EventReader::new(reopened.await.expect("the reset stream's place, freed"));
     let ack = third.next().await.expect("the acknowledgment");
     assert_eq!(
         ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
