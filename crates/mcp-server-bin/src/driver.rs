@@ -7,7 +7,8 @@
 //! subscriber has changes waiting, [`Wakers::wake`] calls the wake function its transport
 //! registered. A [`Signal`] (changes waiting) and a [`Latch`] (shutdown, session end) are the
 //! cheap wake-ups the HTTP streams poll, with a [`KeepAlive`] timer: a wait on them lives as
-//! long as the stream and its poll takes no lock. This module never parses or writes a message and never knows an era.
+//! long as the stream and its poll takes no lock. This module never parses or writes a message
+//! and never knows an era.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,8 +1,9 @@
 //! The Streamable HTTP transport: one MCP endpoint (`/mcp` by default) serving both protocol
 //! eras, as an axum [`Router`] to mount into any app ([`Server::router`]) or served on its own
-//! ([`Server::serve_http`], which runs the same handler on hyper's connections directly: no
-//! router, no per-request service clone; HTTP/1.1, and HTTP/2 for a client that opens with its
-//! preface, h2c with prior knowledge).
+//! ([`Server::serve_http`], which runs the same handler without the router and without a
+//! per-request service clone: HTTP/1.1 on hyper's connections, and HTTP/2, for a client that
+//! opens with its preface (h2c with prior knowledge), on `h2`'s, whose task writes their live
+//! streams itself ([`h2`])).
 //!
 //! **Layer:** server, HTTP transport. Every request goes through the same checks, in the order
 //! of DIGEST §5.3:
