@@ -182,6 +182,20 @@ fn subscribe_request(uri: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": uri}})
 }
 
+/// The headers of a modern `subscriptions/listen` POST.
+const LISTEN_HEADERS: [(&str, &str); 2] = [
+    ("mcp-protocol-version", MODERN),
+    ("mcp-method", "subscriptions/listen"),
+];
+
+/// `subscriptions/listen` (id `id`) to `test://watched-resource`.
+fn watched_listen_request(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+    "params": {"_meta": modern_meta(), "notifications": {
+        "resourceSubscriptions": ["test://watched-resource"]
+    }}})
+}
+
 fn modern_meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": MODERN,
@@ -1242,16 +1256,8 @@ async fn http2_a_listen_stream_the_client_resets_is_cancelled_at_once() {
     })
     .await;
     let mut client = Http2Client::connect(&server).await;
-    let headers = [
-        ("mcp-protocol-version", MODERN),
-        ("mcp-method", "subscriptions/listen"),
-    ];
-    let listen = |id: u64| {
-        json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
-        "params": {"_meta": modern_meta(), "notifications": {
-            "resourceSubscriptions": ["test://watched-resource"]
-        }}})
-    };
+    let headers = LISTEN_HEADERS;
+    let listen = watched_listen_request;
     let first = bounded(client.send("POST", &headers, Some(&listen(1))))
         .await
         .unwrap();
@@ -1296,15 +1302,8 @@ async fn http2_a_live_stream_waits_for_the_clients_window() {
     })
     .await;
     let mut client = Http2Client::connect_with(&server, usize::MAX, Some(16)).await;
-    let headers = [
-        ("mcp-protocol-version", MODERN),
-        ("mcp-method", "subscriptions/listen"),
-    ];
-    let listen = json!({"jsonrpc": "2.0", "id": 5, "method": "subscriptions/listen",
-    "params": {"_meta": modern_meta(), "notifications": {
-        "resourceSubscriptions": ["test://watched-resource"]
-    }}});
-    let response = bounded(client.send("POST", &headers, Some(&listen)))
+    let listen = watched_listen_request(5);
+    let response = bounded(client.send("POST", &LISTEN_HEADERS, Some(&listen)))
         .await
         .unwrap();
     // Five changes, each given time to be written, while the client reads nothing: the
@@ -1388,14 +1387,8 @@ async fn http2_serves_both_eras_and_their_streams_on_one_connection() {
     let mut legacy_stream = EventReader::new(get);
 
     // A modern listen stream beside it.
-    let modern_headers = [
-        ("mcp-protocol-version", MODERN),
-        ("mcp-method", "subscriptions/listen"),
-    ];
-    let listen = json!({"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen",
-    "params": {"_meta": modern_meta(), "notifications": {
-        "resourceSubscriptions": ["test://watched-resource"]
-    }}});
+    let modern_headers = LISTEN_HEADERS;
+    let listen = watched_listen_request(7);
     let listening = bounded(client.send("POST", &modern_headers, Some(&listen)))
         .await
         .unwrap();
