@@ -111,6 +111,8 @@ pub(super) async fn serve(
 struct LiveSet {
     pipes: slab::Slab<Entry>,
     ready: Arc<ReadyList>,
+    /// The keys being polled, swapped with the ready list's so that both keep their capacity.
+    polling: Vec<usize>,
 }
 
 struct Entry {
@@ -178,7 +180,7 @@ impl LiveSet {
     /// Polls every stream on the ready list, those woken meanwhile included, and lets those
     /// that are done go.
     fn poll_ready(&mut self) {
-        let mut keys = Vec::new();
+        let mut keys = std::mem::take(&mut self.polling);
         loop {
             std::mem::swap(
                 &mut keys,
@@ -189,6 +191,7 @@ impl LiveSet {
                     .unwrap_or_else(PoisonError::into_inner),
             );
             if keys.is_empty() {
+                self.polling = keys;
                 return;
             }
             for key in keys.drain(..) {
