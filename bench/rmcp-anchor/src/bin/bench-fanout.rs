@@ -5,10 +5,15 @@
 //! It is a program of its own (built in release with the other bench programs) so that the
 //! driver's own cost per notification is that of optimized code on a single-threaded tokio
 //! runtime, not of the xtask's debug build. It speaks HTTP/1.1 by hand (requests, chunked
-//! bodies, SSE events), one connection per stream, or HTTP/2 through hyper's client (h2c with
-//! prior knowledge), PER streams to a connection, and checks every notification it counts: the
-//! method, the URI and the `subscriptionId` tag of its stream (modern) or that there is none
+//! bodies, SSE events), one connection per stream, or HTTP/2 through the `h2` crate's client (h2c
+//! with prior knowledge), PER streams to a connection, and checks every notification it counts:
+//! the method, the URI and the `subscriptionId` tag of its stream (modern) or that there is none
 //! (legacy).
+//!
+//! Over HTTP/2, each connection has one task that drives it and, once a stream is open, reads
+//! that stream too: a change fanned out to PER streams of a connection wakes one task, not PER of
+//! them. The driver shares the machine's cores with the server it times, so its own cost per
+//! notification bounds what can be measured.
 //!
 //! Usage: `bench-fanout modern|legacy http1|http2:PER PORT STREAMS URI FILE`
 //!
@@ -32,10 +37,11 @@ use std::net::Ipv4Addr;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::body::Incoming;
-use hyper::client::conn::http2::SendRequest;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -160,7 +166,7 @@ async fn drive(
     let mut shared = Vec::new();
     if let Wire::Http2 { per_connection } = wire {
         for _ in 0..streams.div_ceil(per_connection) {
-            shared.push(Http2::connect(target.port).await?);
+            shared.push(Http2::connect(Arc::clone(&target), events.clone()).await?);
         }
     }
     for index in 0..streams {
@@ -181,7 +187,7 @@ async fn drive(
                     Err(error) => Err(error),
                 }
             };
-            let mut connection = match opened {
+            let (feed, pending) = match opened {
                 Ok(connection) => connection,
                 Err(error) => {
                     let _ = events.send((index, Event::Failed(error)));
@@ -189,7 +195,21 @@ async fn drive(
                 }
             };
             let _ = events.send((index, Event::Open));
-            if let Err(error) = listen(&target, index, &mut connection, &events).await {
+            let outcome = match feed {
+                Feed::Http1(mut connection) => {
+                    let mut pending = pending;
+                    listen(&target, index, &mut connection, &mut pending, &events).await
+                }
+                // The connection's task reads it from now on.
+                Feed::Http2 { body, live } => live
+                    .send(LiveStream {
+                        index,
+                        body,
+                        pending,
+                    })
+                    .map_err(|_| "the HTTP/2 connection is gone".to_owned()),
+            };
+            if let Err(error) = outcome {
                 let _ = events.send((index, Event::Failed(error)));
             }
         });
@@ -491,31 +511,41 @@ struct NotificationMeta {
 /// The `Accept` of a POST: both reply forms.
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 
-/// An HTTP/2 connection to the server, shared by the streams given to it (a handle: hyper's
-/// connection task reads and writes its frames).
+/// An HTTP/2 connection to the server, shared by the streams given to it (a handle: the
+/// connection's task reads and writes its frames).
 #[derive(Clone)]
 struct Http2 {
     port: u16,
-    send: SendRequest<Full<Bytes>>,
+    send: h2::client::SendRequest<Bytes>,
+    /// Hands an open stream to the connection's task, which reads it from then on.
+    live: mpsc::UnboundedSender<LiveStream>,
 }
 
 impl Http2 {
-    async fn connect(port: u16) -> Result<Http2, String> {
+    /// Connects and starts the connection's task, which tells `sink` of the notifications of
+    /// the streams handed to it.
+    async fn connect(
+        target: Arc<Target>,
+        sink: mpsc::UnboundedSender<(usize, Event)>,
+    ) -> Result<Http2, String> {
+        let port = target.port;
         let stream = connect(port).await?;
-        let (send, connection) =
-            hyper::client::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new())
-                // Room for every notification of a change in flight at once.
-                .initial_stream_window_size(1024 * 1024)
-                .initial_connection_window_size(16 * 1024 * 1024)
-                .handshake(hyper_util::rt::TokioIo::new(stream))
-                .await
-                .map_err(|error| format!("no HTTP/2 connection to 127.0.0.1:{port}: {error}"))?;
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                eprintln!("an HTTP/2 connection failed: {error}");
-            }
+        let (send, connection) = h2::client::Builder::new()
+            // Room for every notification of a change in flight at once.
+            .initial_window_size(1024 * 1024)
+            .initial_connection_window_size(16 * 1024 * 1024)
+            .handshake(stream)
+            .await
+            .map_err(|error| format!("no HTTP/2 connection to 127.0.0.1:{port}: {error}"))?;
+        let (live, handed) = mpsc::unbounded_channel();
+        tokio::spawn(ConnectionTask {
+            connection,
+            handed,
+            streams: Vec::new(),
+            target,
+            sink,
         });
-        Ok(Http2 { port, send })
+        Ok(Http2 { port, send, live })
     }
 
     async fn request(
@@ -523,8 +553,8 @@ impl Http2 {
         method: &str,
         headers: &[(&str, &str)],
         body: Option<String>,
-    ) -> Result<(Head, Incoming), String> {
-        let mut request = hyper::Request::builder()
+    ) -> Result<(Head, h2::RecvStream), String> {
+        let mut request = http::Request::builder()
             .method(method)
             .uri(format!("http://127.0.0.1:{}/mcp", self.port));
         for (name, value) in headers {
@@ -534,17 +564,25 @@ impl Http2 {
             request = request.header("content-type", "application/json");
         }
         let request = request
-            .body(Full::new(Bytes::from(body.unwrap_or_default())))
+            .body(())
             .map_err(|error| format!("cannot build a request: {error}"))?;
-        self.send
+        let mut send = self
+            .send
+            .clone()
             .ready()
             .await
             .map_err(|error| format!("the HTTP/2 connection is gone: {error}"))?;
-        let response = self
-            .send
-            .send_request(request)
-            .await
+        let (response, mut outgoing) = send
+            .send_request(request, body.is_none())
             .map_err(|error| format!("cannot send a request: {error}"))?;
+        if let Some(body) = body {
+            outgoing
+                .send_data(Bytes::from(body), true)
+                .map_err(|error| format!("cannot send a request's body: {error}"))?;
+        }
+        let response = response
+            .await
+            .map_err(|error| format!("no reply to a request: {error}"))?;
         let header = |name: &str| {
             response
                 .headers()
@@ -564,6 +602,97 @@ impl Http2 {
     }
 }
 
+/// Takes the next piece of an HTTP/2 body, giving its room back to the server's window.
+fn poll_body(
+    body: &mut h2::RecvStream,
+    cx: &mut Context<'_>,
+) -> Poll<Result<Option<Bytes>, String>> {
+    match body.poll_data(cx) {
+        Poll::Pending => Poll::Pending,
+        Poll::Ready(None) => Poll::Ready(Ok(None)),
+        Poll::Ready(Some(Err(error))) => {
+            Poll::Ready(Err(format!("cannot read the stream: {error}")))
+        }
+        Poll::Ready(Some(Ok(data))) => {
+            let _ = body.flow_control().release_capacity(data.len());
+            Poll::Ready(Ok(Some(data)))
+        }
+    }
+}
+
+/// The whole of an HTTP/2 body.
+async fn read_all(mut body: h2::RecvStream) -> Result<Vec<u8>, String> {
+    let mut all = Vec::new();
+    while let Some(data) = std::future::poll_fn(|cx| poll_body(&mut body, cx)).await? {
+        all.extend_from_slice(&data);
+    }
+    Ok(all)
+}
+
+/// An open stream read by its connection's task.
+struct LiveStream {
+    index: usize,
+    body: h2::RecvStream,
+    pending: Events,
+}
+
+/// One HTTP/2 connection's task: it drives the connection (so every request on it makes
+/// progress) and reads every live stream handed to it, all with the task's one waker.
+struct ConnectionTask {
+    connection: h2::client::Connection<TcpStream, Bytes>,
+    handed: mpsc::UnboundedReceiver<LiveStream>,
+    streams: Vec<LiveStream>,
+    target: Arc<Target>,
+    sink: mpsc::UnboundedSender<(usize, Event)>,
+}
+
+impl Future for ConnectionTask {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let task = &mut *self;
+        // Frames read here go to their streams, which are read below.
+        if let Poll::Ready(ended) = Pin::new(&mut task.connection).poll(cx) {
+            let error = match ended {
+                Ok(()) => "the server closed the connection".to_owned(),
+                Err(error) => format!("the HTTP/2 connection failed: {error}"),
+            };
+            for stream in &task.streams {
+                let _ = task.sink.send((stream.index, Event::Failed(error.clone())));
+            }
+            return Poll::Ready(());
+        }
+        while let Poll::Ready(Some(stream)) = task.handed.poll_recv(cx) {
+            task.streams.push(stream);
+        }
+        let (target, sink) = (&*task.target, &task.sink);
+        task.streams.retain_mut(|stream| {
+            let read = loop {
+                match poll_body(&mut stream.body, cx) {
+                    Poll::Pending => break Ok(()),
+                    Poll::Ready(Ok(Some(data))) => {
+                        if let Err(error) =
+                            notified(target, stream.index, &data, &mut stream.pending, sink)
+                        {
+                            break Err(error);
+                        }
+                    }
+                    Poll::Ready(Ok(None)) => break Err("the server ended the stream".to_owned()),
+                    Poll::Ready(Err(error)) => break Err(error),
+                }
+            };
+            match read {
+                Ok(()) => true,
+                Err(error) => {
+                    let _ = sink.send((stream.index, Event::Failed(error)));
+                    false
+                }
+            }
+        });
+        Poll::Pending
+    }
+}
+
 /// How one stream's requests reach the server.
 enum Link {
     /// A connection of its own.
@@ -575,7 +704,11 @@ enum Link {
 /// The body of a live SSE stream.
 enum Feed {
     Http1(Connection),
-    Http2(Incoming),
+    /// With the connection's channel for streams it is to read.
+    Http2 {
+        body: h2::RecvStream,
+        live: mpsc::UnboundedSender<LiveStream>,
+    },
 }
 
 impl Feed {
@@ -583,17 +716,7 @@ impl Feed {
     async fn chunk(&mut self) -> Result<Option<Bytes>, String> {
         match self {
             Feed::Http1(connection) => Ok(connection.chunk().await?.map(Bytes::from)),
-            Feed::Http2(body) => loop {
-                match body.frame().await {
-                    None => return Ok(None),
-                    Some(Err(error)) => return Err(format!("cannot read the stream: {error}")),
-                    Some(Ok(frame)) => {
-                        if let Ok(data) = frame.into_data() {
-                            return Ok(Some(data));
-                        }
-                    }
-                }
-            },
+            Feed::Http2 { body, .. } => std::future::poll_fn(|cx| poll_body(body, cx)).await,
         }
     }
 }
@@ -605,7 +728,7 @@ impl Link {
         method: &str,
         headers: &[(&str, &str)],
         body: Option<String>,
-    ) -> Result<(Head, Option<Incoming>), String> {
+    ) -> Result<(Head, Option<h2::RecvStream>), String> {
         match self {
             Link::Http1(connection) => {
                 let port = connection.port;
@@ -640,12 +763,7 @@ impl Link {
     ) -> Result<(Head, Vec<u8>), String> {
         let (head, incoming) = self.send(method, headers, body).await?;
         let reply = match (self, incoming) {
-            (_, Some(incoming)) => incoming
-                .collect()
-                .await
-                .map_err(|error| format!("cannot read a reply: {error}"))?
-                .to_bytes()
-                .to_vec(),
+            (_, Some(incoming)) => read_all(incoming).await?,
             (Link::Http1(connection), None) => connection.body(&head).await?,
             (Link::Http2(_), None) => Vec::new(),
         };
@@ -661,20 +779,19 @@ impl Link {
     ) -> Result<Feed, String> {
         let (head, incoming) = self.send(method, headers, body).await?;
         let feed = match (self, incoming) {
-            (_, Some(incoming)) => Feed::Http2(incoming),
+            (Link::Http2(http2), Some(body)) => Feed::Http2 {
+                body,
+                live: http2.live,
+            },
             (Link::Http1(connection), None) => Feed::Http1(connection),
-            (Link::Http2(_), None) => return Err("an HTTP/2 reply without a body".to_owned()),
+            _ => return Err("a reply that is not of its link's kind".to_owned()),
         };
         if head.status == 200 && head.event_stream && head.chunked {
             return Ok(feed);
         }
         let reply = match feed {
             Feed::Http1(mut connection) => connection.body(&head).await.unwrap_or_default(),
-            Feed::Http2(incoming) => incoming
-                .collect()
-                .await
-                .map(|collected| collected.to_bytes().to_vec())
-                .unwrap_or_default(),
+            Feed::Http2 { body, .. } => read_all(body).await.unwrap_or_default(),
         };
         Err(format!(
             "{method} answered {} without a live SSE stream: {}",
@@ -683,7 +800,6 @@ impl Link {
         ))
     }
 }
-
 /// Opens stream `index` over `link` and returns its body, after the acknowledgment of a listen.
 async fn open(target: &Target, index: usize, mut link: Link) -> Result<(Feed, Events), String> {
     let uri = Value::String(target.uri.clone());
@@ -773,38 +889,54 @@ async fn open(target: &Target, index: usize, mut link: Link) -> Result<(Feed, Ev
     }
 }
 
-/// Reads stream `index` until it fails, sending one event per checked notification.
+/// Checks the notifications completed by `bytes` of stream `index` and tells `sink` of each,
+/// with the time they were read.
+fn notified(
+    target: &Target,
+    index: usize,
+    bytes: &[u8],
+    pending: &mut Events,
+    sink: &mpsc::UnboundedSender<(usize, Event)>,
+) -> Result<(), String> {
+    let at = Instant::now();
+    let tag = index as u64 + 1;
+    pending.push(bytes, |data| {
+        let notification: Notification<'_> = serde_json::from_str(data)
+            .map_err(|error| format!("not the notification expected ({error}): {data}"))?;
+        let tagged = match target.era {
+            Era::Legacy => notification.params.meta.is_none(),
+            Era::Modern => notification
+                .params
+                .meta
+                .is_some_and(|meta| meta.subscription_id == Some(tag)),
+        };
+        if notification.method != "notifications/resources/updated"
+            || notification.params.uri != target.uri
+            || !tagged
+        {
+            return Err(format!("an unexpected event: {data}"));
+        }
+        // The collector is gone only when the run ends.
+        let _ = sink.send((index, Event::Notified(at)));
+        Ok(())
+    })
+}
+
+/// Reads HTTP/1.1 stream `index` until it fails.
 async fn listen(
     target: &Target,
     index: usize,
-    (feed, events): &mut (Feed, Events),
+    connection: &mut Connection,
+    pending: &mut Events,
     sink: &mpsc::UnboundedSender<(usize, Event)>,
 ) -> Result<(), String> {
-    let tag = index as u64 + 1;
     loop {
-        let chunk = feed.chunk().await?.ok_or("the server ended the stream")?;
-        let at = Instant::now();
-        let mut gone = false;
-        events.push(&chunk, |data| {
-            let notification: Notification<'_> = serde_json::from_str(data)
-                .map_err(|error| format!("not the notification expected ({error}): {data}"))?;
-            let tagged = match target.era {
-                Era::Legacy => notification.params.meta.is_none(),
-                Era::Modern => notification
-                    .params
-                    .meta
-                    .is_some_and(|meta| meta.subscription_id == Some(tag)),
-            };
-            if notification.method != "notifications/resources/updated"
-                || notification.params.uri != target.uri
-                || !tagged
-            {
-                return Err(format!("an unexpected event: {data}"));
-            }
-            gone |= sink.send((index, Event::Notified(at))).is_err();
-            Ok(())
-        })?;
-        if gone {
+        let chunk = connection
+            .chunk()
+            .await?
+            .ok_or("the server ended the stream")?;
+        notified(target, index, &chunk, pending, sink)?;
+        if sink.is_closed() {
             return Ok(());
         }
     }
