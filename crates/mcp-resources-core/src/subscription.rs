@@ -58,11 +58,13 @@
 //! address over that subscriber's own subscriptions; no step scans all subscribers except
 //! [`SubscriptionHub::list_changed`]. Removing a subscriber gives back all it held, and the hash
 //! tables shrink once three quarters of them are unused. `benches/subscriptions.rs` measures
-//! 100,000 subscriptions at 6 to 21 MB (about 60 to 210 bytes each, fewer when URIs are shared).
+//! 100,000 subscriptions at 6 to 19 MB (about 60 to 190 bytes each, fewer when URIs are shared).
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
+
+use smallvec::SmallVec;
 
 /// Identifies one subscriber of a [`SubscriptionHub`]: a legacy session or a modern listen
 /// stream.
@@ -143,10 +145,60 @@ pub struct HubStats {
     pub ready: usize,
 }
 
-/// A hasher for subscriber identifiers: fast, with a fixed seed. The hub hands the identifiers
-/// out itself, so no caller can choose them to collide, and a fixed seed keeps iteration order
-/// reproducible.
-type IdHasher = foldhash::fast::FixedState;
+/// Builds the hasher of [`SubscriberId`] keys, for the hub's own tables and a driver's tables
+/// keyed by subscriber (the server's waker table).
+///
+/// A fan-out visits every subscriber of a URI, in each table keyed by subscriber, and with 10,000
+/// subscribers those visits are cache misses. This hash keeps identifiers handed out one after
+/// another in neighbouring buckets, in runs of [`IdHasher::RUN`], so a walk over many of them
+/// reads memory in order, and a table iterates them in the same order as every other table with
+/// this hasher. Each run starts at a hash of its number (foldhash's quality hash, with a fixed
+/// seed, so iteration order is reproducible): identifiers that survive at a stride, whatever the
+/// stride, spread over the table as a random hash spreads them, and never pile into a few
+/// buckets. The hub hands identifiers out itself, so no caller can choose them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdHasher;
+
+impl IdHasher {
+    /// How many consecutive identifiers share a run of neighbouring buckets.
+    pub const RUN: u64 = 64;
+}
+
+impl std::hash::BuildHasher for IdHasher {
+    type Hasher = IdHash;
+
+    fn build_hasher(&self) -> IdHash {
+        IdHash(0)
+    }
+}
+
+/// The hasher [`IdHasher`] builds.
+#[derive(Clone, Copy, Debug)]
+pub struct IdHash(u64);
+
+impl std::hash::Hasher for IdHash {
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used by `SubscriberId`; anything else is folded in whole.
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        self.0 = id;
+    }
+
+    fn finish(&self) -> u64 {
+        use std::hash::BuildHasher;
+        let id = self.0;
+        let within = id % IdHasher::RUN;
+        let run = foldhash::quality::FixedState::default().hash_one(id / IdHasher::RUN);
+        // Low bits (the bucket): the run's place, then the place within it, so identifiers at a
+        // stride of a run spread as widely as the run hash does. High bits (the tag a lookup
+        // compares first): the run's hash, told apart within the run.
+        run.wrapping_add(within) ^ (within << 57)
+    }
+}
 
 /// One subscription of one subscriber.
 #[derive(Debug)]
@@ -204,7 +256,10 @@ fn ancestor_ends(uri: &str) -> impl Iterator<Item = usize> + '_ {
 #[derive(Debug, Default)]
 struct Subscriber {
     /// Sorted by [`address_of`] the URI; at most `max_subscriptions_per_subscriber` entries.
-    subscriptions: Vec<Subscription>,
+    /// The first is kept in place: most subscribers hold one URI (a modern listen stream of one
+    /// resource), and a fan-out then finds it in the subscriber's own entry, without reading
+    /// another allocation per subscriber.
+    subscriptions: SmallVec<[Subscription; 1]>,
     /// How many entries of `subscriptions` are pending.
     pending_uris: usize,
     list_changes: bool,
@@ -461,8 +516,11 @@ impl SubscriptionHub {
             self.pending_total -= 1;
         }
         if subscriber.subscriptions.len() * 4 <= subscriber.subscriptions.capacity() {
+            // Back in place once at most one is left.
             let length = subscriber.subscriptions.len();
-            subscriber.subscriptions.shrink_to(length * 2);
+            subscriber
+                .subscriptions
+                .grow(if length <= 1 { 1 } else { length * 2 });
         }
         self.subscription_total -= 1;
         self.unindex(&subscription.uri, id);
