@@ -13,6 +13,8 @@ use mcp_types::jsonrpc::RequestId;
 use mcp_types::meta::SUBSCRIPTION_ID;
 use mcp_types::method;
 
+use crate::output::Outgoing;
+
 /// Whether serde_json writes `text` inside quotes unchanged: no control character, quote or
 /// backslash (everything else, non-ASCII included, is written as is).
 fn needs_no_escape(text: &str) -> bool {
@@ -35,7 +37,7 @@ pub(crate) fn resource_updated(uri: &str, listen_id: &RequestId) -> Option<Vec<u
     }
     let method = method::NOTIFICATION_RESOURCES_UPDATED;
     let id_length = match listen_id {
-        RequestId::Number(_) => 20,
+        RequestId::Number(number) => integer_length(*number),
         RequestId::String(id) if needs_no_escape(id) => id.len() + 2,
         RequestId::String(_) => return None,
     };
@@ -48,7 +50,8 @@ pub(crate) fn resource_updated(uri: &str, listen_id: &RequestId) -> Option<Vec<u
             + SUBSCRIPTION_ID.len()
             + 2
             + id_length
-            + TAIL.len(),
+            + TAIL.len()
+            + Outgoing::FRAMING_ROOM,
     );
     bytes.extend_from_slice(HEAD.as_bytes());
     bytes.extend_from_slice(method.as_bytes());
@@ -67,6 +70,15 @@ pub(crate) fn resource_updated(uri: &str, listen_id: &RequestId) -> Option<Vec<u
     }
     bytes.extend_from_slice(TAIL.as_bytes());
     Some(bytes)
+}
+
+/// How many bytes `number` takes in decimal, its sign included.
+fn integer_length(number: i64) -> usize {
+    let digits = number
+        .unsigned_abs()
+        .checked_ilog10()
+        .map_or(1, |log| log as usize + 1);
+    digits + usize::from(number < 0)
 }
 
 /// Appends `number` in decimal, as serde writes it (without `fmt`'s machinery).
@@ -115,6 +127,11 @@ mod tests {
             Some(bytes) => {
                 assert!(direct, "{uri:?} {id:?} should take the serde path");
                 assert_eq!(
+                    bytes.capacity(),
+                    bytes.len() + Outgoing::FRAMING_ROOM,
+                    "{uri:?} {id:?}: the framing room, exactly"
+                );
+                assert_eq!(
                     String::from_utf8(bytes).unwrap(),
                     String::from_utf8(through_serde(uri, &id)).unwrap()
                 );
@@ -135,6 +152,9 @@ mod tests {
         check("mem:///r/0000", RequestId::Number(i64::MAX), true);
         check("mem:///r/0000", RequestId::Number(0), true);
         check("mem:///r/0000", RequestId::Number(-10), true);
+        for number in [1, 9, 10, 99, 100, 12_345, -1, -99, -100] {
+            check("mem:///r/0000", RequestId::Number(number), true);
+        }
         check("mem:///r/0000", RequestId::Number(1_000_000), true);
         check("file:///caf%C3%A9/é/日本.txt", text("listen-1"), true);
         check("x:/a b?c=d&e#f", text(""), true);

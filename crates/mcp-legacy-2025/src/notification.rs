@@ -10,6 +10,8 @@
 
 use mcp_types::method;
 
+use crate::session::Outgoing;
+
 /// Whether serde_json writes `text` inside quotes unchanged: no control character, quote or
 /// backslash (everything else, non-ASCII included, is written as is).
 pub(crate) fn needs_no_escape(text: &str) -> bool {
@@ -29,8 +31,9 @@ pub(crate) fn resource_updated(uri: &str) -> Option<Vec<u8>> {
         return None;
     }
     let method = method::NOTIFICATION_RESOURCES_UPDATED;
-    let mut bytes =
-        Vec::with_capacity(HEAD.len() + method.len() + PARAMS.len() + uri.len() + TAIL.len());
+    let mut bytes = Vec::with_capacity(
+        HEAD.len() + method.len() + PARAMS.len() + uri.len() + TAIL.len() + Outgoing::FRAMING_ROOM,
+    );
     bytes.extend_from_slice(HEAD.as_bytes());
     bytes.extend_from_slice(method.as_bytes());
     bytes.extend_from_slice(PARAMS.as_bytes());
@@ -63,6 +66,11 @@ mod tests {
         match resource_updated(uri) {
             Some(bytes) => {
                 assert!(direct, "{uri:?} should take the serde path");
+                assert_eq!(
+                    bytes.capacity(),
+                    bytes.len() + Outgoing::FRAMING_ROOM,
+                    "{uri:?}: the framing room, exactly"
+                );
                 assert_eq!(
                     String::from_utf8(bytes).unwrap(),
                     String::from_utf8(through_serde(uri)).unwrap()

@@ -12,14 +12,14 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use futures_util::task::AtomicWaker;
 
 use mcp_resources_core::policy::Principal;
 use mcp_resources_core::service::{Answer, Query, QueryContext, Service};
-use mcp_resources_core::subscription::SubscriberId;
+use mcp_resources_core::subscription::{IdHasher, SubscriberId};
 
 use crate::server::Shared;
 
@@ -45,9 +45,9 @@ impl WakeUp for Signal {
 /// A registered [`WakeUp`].
 pub(crate) type Wake = Arc<dyn WakeUp>;
 
-/// A hasher for subscriber identifiers: the hub hands them out, so no client can choose them to
-/// collide, and a fan-out hashes one per subscriber.
-type IdHasher = foldhash::fast::FixedState;
+/// A hasher for the latch's waiter keys: it hands them out itself, so no client can choose them
+/// to collide.
+type KeyHasher = foldhash::fast::FixedState;
 
 /// Subscriber → the wake function of the transport task that serves it.
 #[derive(Default)]
@@ -100,22 +100,50 @@ impl Wakers {
 /// that last polled it; [`Signal::poll_take`] clears it. Unlike a `Notify`, waiting on it
 /// allocates nothing, takes no lock and needs no future re-created at every poll; a raise with
 /// no task waiting is kept until taken.
+///
+/// A signal [attached](Signal::attach) to a [`ReadyQueue`] is polled by the task that owns the
+/// queue, and a raise puts its stream's key on that queue directly: a fan-out then touches the
+/// signal and the queue only, not a waker of its own per stream, and a poll registers nothing.
 #[derive(Debug, Default)]
 pub(crate) struct Signal {
     raised: AtomicBool,
     waker: AtomicWaker,
+    /// The queue and key a raise goes to, once attached.
+    direct: OnceLock<(usize, Arc<ReadyQueue>)>,
+    /// On the queue already since the last poll: raising it again adds nothing.
+    queued: AtomicBool,
 }
 
 impl Signal {
     /// Sets the signal and wakes the task waiting on it, if any.
     pub(crate) fn raise(&self) {
+        if let Some((key, queue)) = self.direct.get() {
+            // Sequentially consistent with `poll_take`'s clear and take: a raise either sees the
+            // stream still queued and is taken by the poll to come, or queues it again.
+            self.raised.store(true, Ordering::SeqCst);
+            if !self.queued.swap(true, Ordering::SeqCst) {
+                queue.push(*key);
+            }
+            return;
+        }
         self.raised.store(true, Ordering::Release);
         self.waker.wake();
     }
 
     /// Whether the signal was raised since it was last taken (clearing it); otherwise the task
-    /// of `context` is woken by the next raise.
+    /// of `context` is woken by the next raise (or the next raise queues the attached stream).
     pub(crate) fn poll_take(&self, context: &Context<'_>) -> Poll<()> {
+        if self.direct.get().is_some() {
+            self.queued.store(false, Ordering::SeqCst);
+            // A load first: most polls find nothing, and a swap would take the line for writing.
+            return if self.raised.load(Ordering::SeqCst)
+                && self.raised.swap(false, Ordering::SeqCst)
+            {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            };
+        }
         if self.raised.swap(false, Ordering::Acquire) {
             return Poll::Ready(());
         }
@@ -127,9 +155,59 @@ impl Signal {
         Poll::Pending
     }
 
+    /// From now on, raises put `key` on `queue`, whose owner polls this signal's stream under
+    /// that key for as long as the signal lives. A signal is attached once: `false` if it was
+    /// already.
+    pub(crate) fn attach(&self, key: usize, queue: &Arc<ReadyQueue>) -> bool {
+        let attached = self.direct.set((key, Arc::clone(queue))).is_ok();
+        if attached {
+            // A raise before this woke the previous poller: the owner's first poll takes it.
+            self.queued.store(false, Ordering::SeqCst);
+        }
+        attached
+    }
+
     /// A wake-up that raises this signal.
     pub(crate) fn wake_function(self: &Arc<Self>) -> Wake {
         Arc::clone(self) as Wake
+    }
+}
+
+/// The keys of the streams a task polls that were woken since it last looked, each pushed by a
+/// waker or an attached [`Signal`]: the task takes them all at once, so one change fanned out to
+/// many of its streams wakes it once. A key may be pushed twice (by a signal and by another
+/// waker of the same stream); its owner polls it once.
+#[derive(Debug, Default)]
+pub(crate) struct ReadyQueue {
+    keys: Mutex<Vec<usize>>,
+    /// The owning task.
+    task: AtomicWaker,
+}
+
+impl ReadyQueue {
+    /// Queues `key`, and wakes the owner if the queue was empty.
+    pub(crate) fn push(&self, key: usize) {
+        let first = {
+            let mut keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+            keys.push(key);
+            keys.len() == 1
+        };
+        if first {
+            self.task.wake();
+        }
+    }
+
+    /// Swaps the queued keys with `keys` (empty), so both vectors keep their capacity.
+    pub(crate) fn swap(&self, keys: &mut Vec<usize>) {
+        std::mem::swap(
+            keys,
+            &mut self.keys.lock().unwrap_or_else(PoisonError::into_inner),
+        );
+    }
+
+    /// The owning task, woken by the next push to an empty queue.
+    pub(crate) fn register(&self, waker: &Waker) {
+        self.task.register(waker);
     }
 }
 
@@ -147,7 +225,7 @@ pub(crate) struct Latch {
 #[derive(Debug, Default)]
 struct Waiters {
     next_key: u64,
-    wakers: HashMap<u64, Waker, IdHasher>,
+    wakers: HashMap<u64, Waker, KeyHasher>,
 }
 
 impl Latch {
@@ -425,5 +503,38 @@ mod tests {
         tokio::task::yield_now().await;
         signal.raise();
         waiter.await.unwrap();
+    }
+
+    #[test]
+    fn an_attached_signal_queues_its_key_once_per_poll() {
+        let queue = Arc::new(ReadyQueue::default());
+        let signal = Signal::default();
+        let context = Context::from_waker(Waker::noop());
+        let queued = |queue: &ReadyQueue| {
+            let mut keys = Vec::new();
+            queue.swap(&mut keys);
+            keys
+        };
+        // A raise before the attachment is kept for the owner's first poll, which the owner
+        // makes at once.
+        signal.raise();
+        assert!(signal.attach(7, &queue));
+        assert!(!signal.attach(8, &queue), "attached once");
+        assert!(
+            queued(&queue).is_empty(),
+            "the first poll is the owner's own"
+        );
+        assert!(signal.poll_take(&context).is_ready());
+        assert!(signal.poll_take(&context).is_pending(), "taken once");
+        // Raised twice before the owner polls: queued once.
+        signal.raise();
+        signal.raise();
+        assert_eq!(queued(&queue), [7]);
+        assert!(signal.poll_take(&context).is_ready());
+        // Once polled, the next raise queues it again.
+        signal.raise();
+        assert_eq!(queued(&queue), [7]);
+        assert!(signal.poll_take(&context).is_ready());
+        assert!(signal.poll_take(&context).is_pending());
     }
 }

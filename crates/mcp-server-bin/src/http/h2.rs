@@ -6,8 +6,11 @@
 //! to `h2`, which sends it as the client's flow control allows. A live SSE stream (a modern
 //! listen stream, a legacy GET stream) is handed to the connection's task instead, and the
 //! request's task ends: the connection polls all of its live streams itself, each with a waker
-//! of its own, so one change notified to many streams of a connection wakes one task, not one
-//! per stream, and their frames go out in a few large writes. A stream is polled for its next
+//! of its own (a listen stream's changes queue it on the connection's ready queue directly), so
+//! one change notified to many streams of a connection wakes one task, not one per stream, and
+//! their frames go out in a few large writes. The streams woken are polled in key order, the
+//! order their entries lie in memory: with thousands of streams, that is most of a fan-out's
+//! cost. A stream is polled for its next
 //! frame only while the client's window has room: otherwise its changes wait, coalesced, in the
 //! hub. A stream the client resets is dropped, as a closed HTTP/1.1 connection drops its body
 //! (for a listen stream, the cancellation of the listen request). This module never knows
@@ -15,17 +18,16 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker, ready};
 
 use axum::body::Bytes;
 use axum::http::{self, HeaderValue, StatusCode, header};
-use futures_util::task::AtomicWaker;
 use hyper::body::Frame;
 use tokio::sync::mpsc;
 
-use crate::driver::LatchWait;
+use crate::driver::{LatchWait, ReadyQueue};
 use crate::http::HttpState;
 use crate::http::reply::{self, Body, Live};
 
@@ -70,7 +72,7 @@ pub(super) async fn serve(
     let mut live = LiveSet::default();
     let mut closing = false;
     std::future::poll_fn(|context| {
-        live.ready.task.register(context.waker());
+        live.ready.register(context.waker());
         // A shutdown first: no new stream is taken once it is seen. The live streams see it
         // too, and end with their last frames.
         if !closing && Pin::new(&mut *shutdown).poll(context).is_ready() {
@@ -106,12 +108,13 @@ pub(super) async fn serve(
 }
 
 /// The live streams of a connection, each polled with a waker of its own that queues it
-/// (once) on the connection's ready list and wakes the connection's task.
+/// (once) on the connection's ready queue and wakes the connection's task. A stream's changes
+/// queue it there directly ([`Live::attach`]).
 #[derive(Default)]
 struct LiveSet {
     pipes: slab::Slab<Entry>,
-    ready: Arc<ReadyList>,
-    /// The keys being polled, swapped with the ready list's so that both keep their capacity.
+    ready: Arc<ReadyQueue>,
+    /// The keys being polled, swapped with the ready queue's so that both keep their capacity.
     polling: Vec<usize>,
 }
 
@@ -121,18 +124,11 @@ struct Entry {
     queued: Arc<PipeWaker>,
 }
 
-#[derive(Default)]
-struct ReadyList {
-    keys: Mutex<Vec<usize>>,
-    /// The connection's task.
-    task: AtomicWaker,
-}
-
 struct PipeWaker {
     key: usize,
-    /// On the ready list already: waking it again adds nothing.
+    /// On the ready queue already: waking it again adds nothing.
     queued: AtomicBool,
-    ready: Arc<ReadyList>,
+    ready: Arc<ReadyQueue>,
 }
 
 impl Wake for PipeWaker {
@@ -141,20 +137,8 @@ impl Wake for PipeWaker {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        if self.queued.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        let first = {
-            let mut keys = self
-                .ready
-                .keys
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            keys.push(self.key);
-            keys.len() == 1
-        };
-        if first {
-            self.ready.task.wake();
+        if !self.queued.swap(true, Ordering::AcqRel) {
+            self.ready.push(self.key);
         }
     }
 }
@@ -163,11 +147,13 @@ impl LiveSet {
     /// Takes a live stream in; it is polled at once.
     fn insert(&mut self, pipe: Pipe) {
         let entry = self.pipes.vacant_entry();
+        let key = entry.key();
         let queued = Arc::new(PipeWaker {
-            key: entry.key(),
+            key,
             queued: AtomicBool::new(false),
             ready: Arc::clone(&self.ready),
         });
+        pipe.stream.attach(key, &self.ready);
         let waker = Waker::from(Arc::clone(&queued));
         waker.wake_by_ref();
         entry.insert(Entry {
@@ -177,23 +163,20 @@ impl LiveSet {
         });
     }
 
-    /// Polls every stream on the ready list, those woken meanwhile included, and lets those
-    /// that are done go.
+    /// Polls every stream on the ready queue, those woken meanwhile included, and lets those
+    /// that are done go. Each round is polled in key order: the streams' entries are read in
+    /// the order they lie in memory, which a fan-out to thousands of streams needs more than
+    /// the order they were woken in.
     fn poll_ready(&mut self) {
         let mut keys = std::mem::take(&mut self.polling);
         loop {
-            std::mem::swap(
-                &mut keys,
-                &mut self
-                    .ready
-                    .keys
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner),
-            );
+            self.ready.swap(&mut keys);
             if keys.is_empty() {
                 self.polling = keys;
                 return;
             }
+            keys.sort_unstable();
+            keys.dedup();
             for key in keys.drain(..) {
                 let Some(entry) = self.pipes.get_mut(key) else {
                     continue;

@@ -465,7 +465,7 @@ fn route_message(state: &mut SessionState, outgoing: Outgoing, own: Option<&mut 
             }
         }
         None => match &mut state.stream {
-            Some(stream) => stream.push(sse::message(&outgoing.bytes)),
+            Some(stream) => stream.push(sse::message_in(outgoing.bytes)),
             None => tracing::debug!("unsolicited legacy message without a GET stream is dropped"),
         },
     }
@@ -729,7 +729,7 @@ impl GetStream {
         while let Some(output) = state.session.poll_output() {
             match output {
                 Output::Send(outgoing) if outgoing.related.is_none() && !outgoing.is_response => {
-                    frames.push_back(sse::message(&outgoing.bytes));
+                    frames.push_back(sse::message_in(outgoing.bytes));
                 }
                 Output::Send(outgoing) => route_message(&mut state, outgoing, None),
                 Output::Query { .. } | Output::Cancel { .. } => {

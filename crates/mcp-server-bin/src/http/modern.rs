@@ -123,7 +123,7 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
     // The listen query, answered at once; its answer becomes the acknowledgment.
     while let Some(output) = exchange.poll_output() {
         match output {
-            Output::Send(outgoing) => frames.push_back(sse::message(&outgoing.bytes)),
+            Output::Send(outgoing) => frames.push_back(sse::message_in(outgoing.bytes)),
             Output::Query { ticket, query } => {
                 let answer = Box::pin(driver::answer(
                     Arc::clone(&state.shared.service),
@@ -171,13 +171,26 @@ pub(crate) struct ListenStream {
 }
 
 impl ListenStream {
-    /// Moves what the exchange wants to send into the frame queue.
-    fn collect(&mut self) {
+    /// Its changes queue it on `queue` under `key` from now on ([`Signal::attach`]).
+    pub(crate) fn attach(&self, key: usize, queue: &Arc<driver::ReadyQueue>) {
+        self.changes.attach(key, queue);
+    }
+
+    /// Takes what the exchange wants to send: the first frame is returned when the queue is
+    /// empty (the usual single notification never touches the queue's buffer), the rest queued.
+    fn collect(&mut self) -> Option<Bytes> {
+        let mut first = None;
         while let Some(output) = self.exchange.poll_output() {
             if let Output::Send(outgoing) = output {
-                self.frames.push_back(sse::message(&outgoing.bytes));
+                let frame = sse::message_in(outgoing.bytes);
+                if first.is_none() && self.frames.is_empty() {
+                    first = Some(frame);
+                } else {
+                    self.frames.push_back(frame);
+                }
             }
         }
+        first
     }
 }
 
@@ -196,8 +209,10 @@ impl futures_util::Stream for ListenStream {
             // In this order: shutdown first, then changes, then the keep-alive.
             if Pin::new(&mut stream.shutdown).poll(context).is_ready() {
                 stream.exchange.close(Instant::now());
-                stream.collect();
                 stream.shut_down = true;
+                if let Some(frame) = stream.collect() {
+                    return Poll::Ready(Some(Ok(frame)));
+                }
                 continue;
             }
             if stream.changes.poll_take(context).is_ready() {
@@ -207,7 +222,9 @@ impl futures_util::Stream for ListenStream {
                     .service
                     .drain_changes(stream.subscriber.id());
                 stream.exchange.handle_changes(drained, Instant::now());
-                stream.collect();
+                if let Some(frame) = stream.collect() {
+                    return Poll::Ready(Some(Ok(frame)));
+                }
                 continue;
             }
             if stream.keep_alive.poll_due(context).is_ready() {

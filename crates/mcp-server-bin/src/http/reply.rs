@@ -5,6 +5,7 @@
 //! to answer, only how it looks on the wire.
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::body::Bytes;
@@ -13,6 +14,7 @@ use futures_util::Stream as _;
 use hyper::body::{Frame, SizeHint};
 use mcp_types::jsonrpc::{ErrorObject, RequestId};
 
+use crate::driver::ReadyQueue;
 use crate::http::{legacy, modern, sse};
 
 /// A response of the endpoint.
@@ -45,6 +47,15 @@ impl Live {
             Live::Get(stream) => Pin::new(stream).poll_next(context),
         };
         next.map(|frame| frame.and_then(Result::ok))
+    }
+
+    /// The stream is polled from now on by the owner of `queue`, under `key`: its changes queue
+    /// it there directly. A listen stream's changes are its own; a legacy GET stream's belong
+    /// to its session, which outlives it, so they keep waking whichever task polls the stream.
+    pub(crate) fn attach(&self, key: usize, queue: &Arc<ReadyQueue>) {
+        if let Live::Listen(stream) = self {
+            stream.attach(key, queue);
+        }
     }
 }
 

@@ -19,6 +19,25 @@ pub(crate) fn message(json: &[u8]) -> Bytes {
     Bytes::from(frame)
 }
 
+/// Like [`message`], framed within `json`'s own buffer when it has room for the framing (the
+/// adapters write a listen stream's notifications with that room to spare): one change is sent
+/// on every stream of its URI, and a new buffer per stream is a copy into memory not yet in
+/// cache. The buffer becomes the frame without another allocation when the room is exact.
+pub(crate) fn message_in(json: Vec<u8>) -> Bytes {
+    const PREFIX: &[u8] = b"data: ";
+    const SUFFIX: &[u8] = b"\n\n";
+    let length = json.len();
+    if json.capacity() - length < PREFIX.len() + SUFFIX.len() {
+        return message(&json);
+    }
+    let mut frame = json;
+    frame.resize(length + PREFIX.len() + SUFFIX.len(), 0);
+    frame.copy_within(..length, PREFIX.len());
+    frame[..PREFIX.len()].copy_from_slice(PREFIX);
+    frame[PREFIX.len() + length..].copy_from_slice(SUFFIX);
+    Bytes::from(frame)
+}
+
 /// A comment line: clients ignore it; proxies see traffic and keep the stream open.
 pub(crate) fn keep_alive() -> Bytes {
     Bytes::from_static(b":\n\n")
@@ -41,6 +60,15 @@ mod tests {
     fn frames() {
         assert_eq!(&super::message(br#"{"a":1}"#)[..], b"data: {\"a\":1}\n\n");
         assert_eq!(&super::keep_alive()[..], b":\n\n");
+        // In place with room to spare, exact or not, and copied without it.
+        for room in [0, 7, 8, 20] {
+            let mut json = Vec::with_capacity(7 + room);
+            json.extend_from_slice(br#"{"a":1}"#);
+            let address = json.as_ptr();
+            let frame = super::message_in(json);
+            assert_eq!(&frame[..], b"data: {\"a\":1}\n\n", "room {room}");
+            assert_eq!(frame.as_ptr() == address, room >= 8, "room {room}");
+        }
         assert_eq!(
             super::messages([&b"1"[..], &b"2"[..]]),
             b"data: 1\n\ndata: 2\n\n".to_vec()
