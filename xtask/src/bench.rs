@@ -1918,7 +1918,8 @@ fn render_fanouts(
          (`initialize`, `resources/subscribe`, then the GET SSE stream). The streams reach the server over \
          HTTP/1.1, a connection per stream, or over HTTP/2 with prior knowledge (h2c), {} streams per \
          connection (the server's default limit). \
-         The driver (`bench-fanout`, profile `dist`, one tokio thread; hyper's client for HTTP/2) \
+         The driver (`bench-fanout`, profile `dist`, one tokio thread; over HTTP/2 the `h2` crate's \
+         client, each connection's task reading all of its streams) \
          checks every notification (method, URI and, modern, the stream's `subscriptionId` tag); \
          it rewrites the file and times, from the end of the write, the first and the last \
          notification it reads. The watcher debounces (150 ms), so write → first and write → last include that wait. \
@@ -2113,7 +2114,7 @@ fn render_report(
          server, and when the server wrote the last notification is not observable from outside. change → last starts at \
          the timestamp of the server's log line (microseconds, the same wall clock as the driver's), written before the \
          hub is told. The fan-out is measured over Streamable HTTP only (not stdio, where one client holds at most 64 \
-         listen streams), and over HTTP/2 with hyper's client only.\n\
+         listen streams), and over HTTP/2 with the `h2` crate's client only.\n\
          - The list walk is measured over the configuration's resources only (not over the filesystem provider, not with SSE \
          replies); the SSE scenarios serve the configuration's resources only.\n\
          - The in-process list page is the core's engine over an in-memory provider (no filesystem provider, no transport)."
