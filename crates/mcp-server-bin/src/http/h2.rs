@@ -284,6 +284,9 @@ impl Future for Pipe {
 
     fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<()> {
         let pipe = self.get_mut();
+        // Whether `h2` still holds this stream's waker from an earlier poll (for a reset, or for
+        // the window): see below.
+        let mut hooked = true;
         loop {
             let frame = match pipe.waiting.take() {
                 Some(frame) => frame,
@@ -302,7 +305,19 @@ impl Future for Pipe {
                     }
                 },
             };
-            // Sent once the window has room; the stream is not polled meanwhile.
+            // Sent once the window has room; the stream is not polled meanwhile. Reserving
+            // capacity wakes whatever waker `h2` holds for the stream, so the stream's own is
+            // swapped for a no-op one first: otherwise every frame sent would queue its stream
+            // for one more poll, for nothing. The stream's waker is registered again before this
+            // poll ends (by `poll_reset` or `poll_capacity`).
+            if std::mem::take(&mut hooked)
+                && pipe
+                    .send
+                    .poll_reset(&mut Context::from_waker(Waker::noop()))
+                    .is_ready()
+            {
+                return Poll::Ready(());
+            }
             pipe.send.reserve_capacity(1);
             if pipe.send.capacity() == 0 {
                 pipe.waiting = Some(frame);
