@@ -454,19 +454,33 @@ struct Events {
 
 impl Events {
     /// Adds bytes and calls `each` with the `data` of every event now complete (comments
-    /// skipped), without a copy for the usual event of one `data:` line.
+    /// skipped), without a copy for the usual event of one `data:` line, and without one for
+    /// the usual chunk either (whole events, read where they are).
     fn push(
         &mut self,
         bytes: &[u8],
         mut each: impl FnMut(&str) -> Result<(), String>,
     ) -> Result<(), String> {
+        if self.pending.is_empty() {
+            let consumed = Self::complete(bytes, &mut each)?;
+            self.pending.extend_from_slice(&bytes[consumed..]);
+            return Ok(());
+        }
         self.pending.extend_from_slice(bytes);
+        let consumed = Self::complete(&self.pending, &mut each)?;
+        self.pending.drain(..consumed);
+        Ok(())
+    }
+
+    /// Calls `each` with the data of every complete event at the start of `buffer`; returns
+    /// how many bytes they took.
+    fn complete(
+        buffer: &[u8],
+        each: &mut impl FnMut(&str) -> Result<(), String>,
+    ) -> Result<usize, String> {
         let mut consumed = 0;
-        while let Some(end) = self.pending[consumed..]
-            .windows(2)
-            .position(|pair| pair == b"\n\n")
-        {
-            let event = std::str::from_utf8(&self.pending[consumed..consumed + end]).unwrap_or("");
+        while let Some(end) = memchr::memmem::find(&buffer[consumed..], b"\n\n") {
+            let event = std::str::from_utf8(&buffer[consumed..consumed + end]).unwrap_or("");
             consumed += end + 2;
             let mut data = event
                 .lines()
@@ -481,8 +495,7 @@ impl Events {
                 }
             }
         }
-        self.pending.drain(..consumed);
-        Ok(())
+        Ok(consumed)
     }
 }
 
