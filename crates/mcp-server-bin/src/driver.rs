@@ -159,12 +159,8 @@ impl Signal {
     /// that key for as long as the signal lives. A signal is attached once: `false` if it was
     /// already.
     pub(crate) fn attach(&self, key: usize, queue: &Arc<ReadyQueue>) -> bool {
-        let attached = self.direct.set((key, Arc::clone(queue))).is_ok();
-        if attached {
-            // A raise before this woke the previous poller: the owner's first poll takes it.
-            self.queued.store(false, Ordering::SeqCst);
-        }
-        attached
+        // A raise before this is kept in `raised`: the owner's first poll takes it.
+        self.direct.set((key, Arc::clone(queue))).is_ok()
     }
 
     /// A wake-up that raises this signal.

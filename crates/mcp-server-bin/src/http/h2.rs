@@ -9,12 +9,12 @@
 //! of its own (a listen stream's changes queue it on the connection's ready queue directly), so
 //! one change notified to many streams of a connection wakes one task, not one per stream, and
 //! their frames go out in a few large writes. The streams woken are polled in key order, the
-//! order their entries lie in memory: with thousands of streams, that is most of a fan-out's
-//! cost. A stream is polled for its next
-//! frame only while the client's window has room: otherwise its changes wait, coalesced, in the
-//! hub. A stream the client resets is dropped, as a closed HTTP/1.1 connection drops its body
-//! (for a listen stream, the cancellation of the listen request). This module never knows
-//! either era, JSON-RPC or the service: it carries requests, statuses and bytes.
+//! order their entries lie in memory: with thousands of streams, cache misses are most of what a
+//! fan-out costs. A stream is polled for its next frame only while the client's window has room:
+//! otherwise its changes wait, coalesced, in the hub. A stream the client resets is dropped, as
+//! a closed HTTP/1.1 connection drops its body (for a listen stream, the cancellation of the
+//! listen request). This module never knows either era, JSON-RPC or the service: it carries
+//! requests, statuses and bytes.
 
 use std::future::Future;
 use std::pin::Pin;
