@@ -5,9 +5,10 @@
 //! which encodes nearly the same message (only the `subscriptionId` tag differs): through serde
 //! that is a params struct, a `String` copy of the URI, a `_meta` map with its own key and value,
 //! and an escaping pass over every string, most of what a notification costs the server outside
-//! the kernel. Here the message is a few copies into a buffer of the exact size, byte for byte
-//! what serde writes (the tests compare both). A URI or string id that would need escaping takes
-//! the serde path. This module never knows an exchange or a transport.
+//! the kernel. Here the message is a few copies into a buffer of the exact size (plus
+//! [`Outgoing::FRAMING_ROOM`], for the transport to frame it in place), byte for byte what serde
+//! writes (the tests compare both). A URI or string id that would need escaping takes the serde
+//! path. This module never knows an exchange or a transport.
 
 use mcp_types::jsonrpc::RequestId;
 use mcp_types::meta::SUBSCRIPTION_ID;

@@ -4,9 +4,10 @@
 //! **Layer:** legacy adapter, sans-io. One change reaches every subscribed session, each of which
 //! encodes the same message: through serde that is a params struct, a `String` copy of the URI
 //! and an escaping pass over every string, most of what a notification costs the server outside
-//! the kernel. Here the message is three copies into a buffer of the exact size, byte for byte
-//! what serde writes (the tests compare both). A URI that would need escaping takes the serde
-//! path. This module never knows a session, a transport or an era beyond this one message.
+//! the kernel. Here the message is three copies into a buffer of the exact size (plus
+//! [`Outgoing::FRAMING_ROOM`], for the transport to frame it in place), byte for byte what serde
+//! writes (the tests compare both). A URI that would need escaping takes the serde path. This
+//! module never knows a session, a transport or an era beyond this one message.
 
 use mcp_types::method;
 

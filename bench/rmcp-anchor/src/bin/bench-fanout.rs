@@ -33,13 +33,12 @@
 //! in time.
 
 use std::borrow::Cow;
-use std::net::Ipv4Addr;
-use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
 use std::future::Future;
+use std::net::Ipv4Addr;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use serde_json::{Value, json};
