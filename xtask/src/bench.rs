@@ -1928,8 +1928,11 @@ fn render_fanouts(
          (`{}`, with `--log-level {}`), to the last notification read. \
          first → last is shorter than it wherever notifications leave in a burst at the end: over HTTP/2 a \
          connection writes once every stream of it that was woken has its frame. \
+         The server runs on core 0 and the driver on core 1 (`taskset`): left to itself, the kernel runs the \
+         two on one core, the reader's beside the writer's, and the time measured would be the sum of their \
+         CPU times. \
          CPU is the server's for the whole change, per notification; the driver's own CPU time per change \
-         is given to show how much of the window it needed (both share the 2 cores). Peak RSS is the server's \
+         is given to show whether it, rather than the server, set the pace. Peak RSS is the server's \
          `VmHWM` with every stream open. \
          rmcp is not measured: it keeps no subscriptions (its `subscribe` handler is the application's to write).\n\n\
          The floors (`bench-floor fanout` and `fanout-h2`, profile `dist`, one tokio thread) answer modern \
@@ -2002,6 +2005,19 @@ fn render_fanouts(
                 changes.iter().map(|change| change.extra).sum::<u64>(),
             );
         }
+    }
+    let unpinned = fanouts
+        .values()
+        .flat_map(BTreeMap::values)
+        .flatten()
+        .filter(|change| !change.pinned)
+        .count();
+    if unpinned > 0 {
+        let _ = writeln!(
+            out,
+            "\n**{unpinned} change(s) ran unpinned** (fewer than 2 cores, or no `taskset`): there, server and \
+             driver shared the cores, and change → last includes the driver's CPU time."
+        );
     }
     out.push('\n');
 }

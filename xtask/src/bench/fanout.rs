@@ -9,7 +9,10 @@
 //! runtime, non-blocking sockets), which checks every notification and reports, per change,
 //! when the first and the last one arrived after the write; this module starts the server and
 //! the driver, asks for the changes one at a time, reads the server's CPU time around each,
-//! the moment the server logged taking each change, and its peak RSS at the end. Only
+//! the moment the server logged taking each change, and its peak RSS at the end. The server
+//! and the driver each get a core of their own ([`pin`]) where the machine has two: otherwise
+//! the kernel, seeing them talk, runs both on the core of the one that writes, and the time
+//! measured is the sum of their CPU times instead of the server's. Only
 //! mcp-resources and the floors (`bench-floor fanout` and `fanout-h2`, modern listen streams
 //! only, logging the change as mcp-resources does) are measured: rmcp keeps no subscriptions.
 
@@ -47,12 +50,43 @@ pub(super) struct FanOut {
     /// Notifications beyond one per stream for an earlier change, seen before this one (the
     /// driver counts them, and counts only the first of each stream).
     pub(super) extra: u64,
+    /// Whether the server and the driver ran on a core each ([`pin`]).
+    pub(super) pinned: bool,
 }
 
 impl FanOut {
     /// From the first notification read to the last.
     pub(super) fn first_to_last_ms(&self) -> f64 {
         self.write_to_last_ms - self.write_to_first_ms
+    }
+}
+
+/// The cores of the server and of the driver ([`pin`]).
+const SERVER_CORE: usize = 0;
+const DRIVER_CORE: usize = 1;
+
+/// Binds every thread of process `pid`, and those it starts later, to `core`, with util-linux's
+/// `taskset`. Fails where the machine has fewer than two cores or `taskset` is missing; the
+/// run then goes on unpinned, and says so.
+fn pin(pid: u32, core: usize) -> Result<(), String> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if cores < 2 {
+        return Err(format!("{cores} core(s)"));
+    }
+    let output = Command::new("taskset")
+        .args(["--all-tasks", "--cpu-list", "--pid"])
+        .arg(core.to_string())
+        .arg(pid.to_string())
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|error| format!("cannot run taskset: {error}"))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "taskset failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ))
     }
 }
 
@@ -165,6 +199,7 @@ fn measure_started(
     let dir = &programs.fanout_files;
     let pid = server.pid();
     let port = server.port.ok_or("the server has no port")?;
+    let pinned = pin(pid, SERVER_CORE);
     let uri = format!("{}{}", file_uri_prefix(dir)?, file_name(0));
     let file = dir.join(file_name(0));
     let log = programs.logs.join("fanout-driver.log");
@@ -188,11 +223,16 @@ fn measure_started(
         .stderr(log_file)
         .spawn()
         .map_err(|error| format!("cannot start {}: {error}", programs.fanout.display()))?;
+    let pinned = pinned.and_then(|()| pin(child.id(), DRIVER_CORE));
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         let _ = child.kill();
         let _ = child.wait();
         return Err("the fan-out driver has no pipes".to_owned());
     };
+    match &pinned {
+        Ok(()) => eprintln!("  server on core {SERVER_CORE}, driver on core {DRIVER_CORE}"),
+        Err(error) => eprintln!("  not pinned ({error}): server and driver share the cores"),
+    }
     let mut driver = Driver {
         child,
         stdin,
@@ -243,6 +283,7 @@ fn measure_started(
             peak_rss_mib: peak_rss_mib(pid)?,
             driver_cpu_ms: (driver_after - driver_before) as f64 / 1e6,
             extra: report.get("late").and_then(Value::as_u64).unwrap_or(0),
+            pinned: pinned.is_ok(),
         };
         eprintln!(
             "  change {}: write → first {:>7.1} ms, write → last {:>7.1} ms, first → last {:>7.1} ms, \
