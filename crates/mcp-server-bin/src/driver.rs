@@ -5,14 +5,15 @@
 //! answered here on the spot when the service can ([`answer_now`]: a static read), or run as a
 //! future that owns everything it needs ([`answer`]); when the hub says a
 //! subscriber has changes waiting, [`Wakers::wake`] calls the wake function its transport
-//! registered. A [`Signal`] (changes waiting) and a [`Latch`] (shutdown, session end) are the
-//! cheap wake-ups the HTTP streams poll, with a [`KeepAlive`] timer: a wait on them lives as
-//! long as the stream and its poll takes no lock. This module never parses or writes a message
-//! and never knows an era.
+//! registered, or puts the key of the stream it serves on its connection's [`ReadyQueue`]. A
+//! [`Signal`] (changes waiting) and a [`Latch`] (shutdown, session end) are the cheap wake-ups
+//! the HTTP streams poll, with a [`KeepAlive`] timer: a wait on them lives as long as the stream
+//! and its poll takes no lock. This module never parses or writes a message and never knows an
+//! era.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use futures_util::task::AtomicWaker;
@@ -49,10 +50,20 @@ pub(crate) type Wake = Arc<dyn WakeUp>;
 /// to collide.
 type KeyHasher = foldhash::fast::FixedState;
 
-/// Subscriber → the wake function of the transport task that serves it.
+/// How a subscriber is told it has changes waiting.
+enum WakeTarget {
+    /// The wake function of the transport task that serves it.
+    Call(Wake),
+    /// Its stream's key on the ready queue of the task that polls the stream
+    /// ([`Wakers::queue_on`]): a fan-out touches this table and the queue, nothing of the
+    /// stream's own.
+    Queue { queue: Arc<ReadyQueue>, key: usize },
+}
+
+/// Subscriber → how to wake the transport task that serves it.
 #[derive(Default)]
 pub(crate) struct Wakers {
-    table: Mutex<HashMap<SubscriberId, Wake, IdHasher>>,
+    table: Mutex<HashMap<SubscriberId, WakeTarget, IdHasher>>,
 }
 
 impl std::fmt::Debug for Wakers {
@@ -66,7 +77,19 @@ impl std::fmt::Debug for Wakers {
 impl Wakers {
     /// Calls `wake` whenever `subscriber` has changes waiting, until unregistered.
     pub(crate) fn register(&self, subscriber: SubscriberId, wake: Wake) {
-        self.lock().insert(subscriber, wake);
+        self.lock().insert(subscriber, WakeTarget::Call(wake));
+    }
+
+    /// From now on, puts `key` on `queue` instead whenever `subscriber` has changes waiting,
+    /// until unregistered; the owner of the queue must then look for changes whenever it polls
+    /// the stream of `key`. Nothing for a subscriber not registered (any more).
+    pub(crate) fn queue_on(&self, subscriber: SubscriberId, queue: &Arc<ReadyQueue>, key: usize) {
+        if let Some(target) = self.lock().get_mut(&subscriber) {
+            *target = WakeTarget::Queue {
+                queue: Arc::clone(queue),
+                key,
+            };
+        }
     }
 
     /// Stops waking `subscriber`.
@@ -84,13 +107,15 @@ impl Wakers {
         }
         let table = self.lock();
         for subscriber in subscribers {
-            if let Some(wake) = table.get(subscriber) {
-                wake.wake_up();
+            match table.get(subscriber) {
+                Some(WakeTarget::Call(wake)) => wake.wake_up(),
+                Some(WakeTarget::Queue { queue, key }) => queue.push(*key),
+                None => {}
             }
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SubscriberId, Wake, IdHasher>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SubscriberId, WakeTarget, IdHasher>> {
         // Every method leaves the table whole, so a poisoned lock holds consistent data.
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -100,50 +125,22 @@ impl Wakers {
 /// that last polled it; [`Signal::poll_take`] clears it. Unlike a `Notify`, waiting on it
 /// allocates nothing, takes no lock and needs no future re-created at every poll; a raise with
 /// no task waiting is kept until taken.
-///
-/// A signal [attached](Signal::attach) to a [`ReadyQueue`] is polled by the task that owns the
-/// queue, and a raise puts its stream's key on that queue directly: a fan-out then touches the
-/// signal and the queue only, not a waker of its own per stream, and a poll registers nothing.
 #[derive(Debug, Default)]
 pub(crate) struct Signal {
     raised: AtomicBool,
     waker: AtomicWaker,
-    /// The queue and key a raise goes to, once attached.
-    direct: OnceLock<(usize, Arc<ReadyQueue>)>,
-    /// On the queue already since the last poll: raising it again adds nothing.
-    queued: AtomicBool,
 }
 
 impl Signal {
     /// Sets the signal and wakes the task waiting on it, if any.
     pub(crate) fn raise(&self) {
-        if let Some((key, queue)) = self.direct.get() {
-            // Sequentially consistent with `poll_take`'s clear and take: a raise either sees the
-            // stream still queued and is taken by the poll to come, or queues it again.
-            self.raised.store(true, Ordering::SeqCst);
-            if !self.queued.swap(true, Ordering::SeqCst) {
-                queue.push(*key);
-            }
-            return;
-        }
         self.raised.store(true, Ordering::Release);
         self.waker.wake();
     }
 
     /// Whether the signal was raised since it was last taken (clearing it); otherwise the task
-    /// of `context` is woken by the next raise (or the next raise queues the attached stream).
+    /// of `context` is woken by the next raise.
     pub(crate) fn poll_take(&self, context: &Context<'_>) -> Poll<()> {
-        if self.direct.get().is_some() {
-            self.queued.store(false, Ordering::SeqCst);
-            // A load first: most polls find nothing, and a swap would take the line for writing.
-            return if self.raised.load(Ordering::SeqCst)
-                && self.raised.swap(false, Ordering::SeqCst)
-            {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            };
-        }
         if self.raised.swap(false, Ordering::Acquire) {
             return Poll::Ready(());
         }
@@ -155,14 +152,6 @@ impl Signal {
         Poll::Pending
     }
 
-    /// From now on, raises put `key` on `queue`, whose owner polls this signal's stream under
-    /// that key for as long as the signal lives. A signal is attached once: `false` if it was
-    /// already.
-    pub(crate) fn attach(&self, key: usize, queue: &Arc<ReadyQueue>) -> bool {
-        // A raise before this is kept in `raised`: the owner's first poll takes it.
-        self.direct.set((key, Arc::clone(queue))).is_ok()
-    }
-
     /// A wake-up that raises this signal.
     pub(crate) fn wake_function(self: &Arc<Self>) -> Wake {
         Arc::clone(self) as Wake
@@ -170,14 +159,19 @@ impl Signal {
 }
 
 /// The keys of the streams a task polls that were woken since it last looked, each pushed by a
-/// waker or an attached [`Signal`]: the task takes them all at once, so one change fanned out to
-/// many of its streams wakes it once. A key may be pushed twice (by a signal and by another
-/// waker of the same stream); its owner polls it once.
+/// waker or by [`Wakers::wake`] ([`Wakers::queue_on`]): the task takes them all at once, so one
+/// change fanned out to many of its streams wakes it once. A key may be pushed twice (by the
+/// hub and by another waker of the same stream); its owner polls it once.
+///
+/// Each [`swap`](Self::swap) starts a new round ([`round`](Self::round)): a key pushed after it
+/// is in a later round, so a stream that looked for changes in the current round need not look
+/// again before the next.
 #[derive(Debug, Default)]
 pub(crate) struct ReadyQueue {
     keys: Mutex<Vec<usize>>,
     /// The owning task.
     task: AtomicWaker,
+    round: AtomicU64,
 }
 
 impl ReadyQueue {
@@ -193,12 +187,19 @@ impl ReadyQueue {
         }
     }
 
-    /// Swaps the queued keys with `keys` (empty), so both vectors keep their capacity.
+    /// Swaps the queued keys with `keys` (empty), so both vectors keep their capacity, and
+    /// starts a new round.
     pub(crate) fn swap(&self, keys: &mut Vec<usize>) {
-        std::mem::swap(
-            keys,
-            &mut self.keys.lock().unwrap_or_else(PoisonError::into_inner),
-        );
+        let mut queued = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        std::mem::swap(keys, &mut queued);
+        // Under the lock: a push after the swap belongs to the new round.
+        self.round.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The current round: how many times the owner took the queue. Read by the owner's task
+    /// only, which also takes it.
+    pub(crate) fn round(&self) -> u64 {
+        self.round.load(Ordering::Relaxed)
     }
 
     /// The owning task, woken by the next push to an empty queue.
@@ -502,35 +503,58 @@ mod tests {
     }
 
     #[test]
-    fn an_attached_signal_queues_its_key_once_per_poll() {
-        let queue = Arc::new(ReadyQueue::default());
-        let signal = Signal::default();
+    fn a_subscriber_queued_on_a_ready_queue_is_woken_there_until_unregistered() {
+        let mut hub = mcp_resources_core::subscription::SubscriptionHub::default();
+        let (queued_one, called_one, unknown) = (
+            hub.add_subscriber(),
+            hub.add_subscriber(),
+            hub.add_subscriber(),
+        );
+        let wakers = Wakers::default();
+        let signal = Arc::new(Signal::default());
         let context = Context::from_waker(Waker::noop());
-        let queued = |queue: &ReadyQueue| {
+        wakers.register(queued_one, signal.wake_function());
+        wakers.register(called_one, signal.wake_function());
+        let queue = Arc::new(ReadyQueue::default());
+        wakers.queue_on(queued_one, &queue, 7);
+        wakers.queue_on(unknown, &queue, 8);
+        let taken = |queue: &ReadyQueue| {
             let mut keys = Vec::new();
             queue.swap(&mut keys);
             keys
         };
-        // A raise before the attachment is kept for the owner's first poll, which the owner
-        // makes at once.
-        signal.raise();
-        assert!(signal.attach(7, &queue));
-        assert!(!signal.attach(8, &queue), "attached once");
+
+        wakers.wake(&[queued_one, unknown]);
+        assert_eq!(taken(&queue), [7], "queued, the unregistered one not");
         assert!(
-            queued(&queue).is_empty(),
-            "the first poll is the owner's own"
+            signal.poll_take(&context).is_pending(),
+            "its signal left alone"
         );
-        assert!(signal.poll_take(&context).is_ready());
-        assert!(signal.poll_take(&context).is_pending(), "taken once");
-        // Raised twice before the owner polls: queued once.
-        signal.raise();
-        signal.raise();
-        assert_eq!(queued(&queue), [7]);
-        assert!(signal.poll_take(&context).is_ready());
-        // Once polled, the next raise queues it again.
-        signal.raise();
-        assert_eq!(queued(&queue), [7]);
-        assert!(signal.poll_take(&context).is_ready());
-        assert!(signal.poll_take(&context).is_pending());
+        wakers.wake(&[called_one]);
+        assert!(taken(&queue).is_empty());
+        assert!(
+            signal.poll_take(&context).is_ready(),
+            "the other still called"
+        );
+
+        wakers.unregister(queued_one);
+        wakers.wake(&[queued_one]);
+        assert!(taken(&queue).is_empty(), "unregistered");
+    }
+
+    #[test]
+    fn each_take_of_a_ready_queue_starts_a_round() {
+        let queue = ReadyQueue::default();
+        let mut keys = Vec::new();
+        let first = queue.round();
+        queue.push(3);
+        assert_eq!(queue.round(), first, "a push is in the current round");
+        queue.swap(&mut keys);
+        assert_eq!(keys, [3]);
+        assert_eq!(queue.round(), first + 1);
+        keys.clear();
+        queue.swap(&mut keys);
+        assert!(keys.is_empty());
+        assert_eq!(queue.round(), first + 2, "an empty take is a round too");
     }
 }

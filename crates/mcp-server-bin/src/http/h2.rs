@@ -145,7 +145,7 @@ impl Wake for PipeWaker {
 
 impl LiveSet {
     /// Takes a live stream in; it is polled at once.
-    fn insert(&mut self, pipe: Pipe) {
+    fn insert(&mut self, mut pipe: Pipe) {
         let entry = self.pipes.vacant_entry();
         let key = entry.key();
         let queued = Arc::new(PipeWaker {

@@ -149,6 +149,7 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
         shut_down: false,
         keep_alive: KeepAlive::new(period),
         frames,
+        queued_on: None,
     };
     reply::live(reply::Live::Listen(stream))
 }
@@ -168,12 +169,35 @@ pub(crate) struct ListenStream {
     shut_down: bool,
     keep_alive: KeepAlive,
     frames: VecDeque<Bytes>,
+    /// Once attached: the ready queue its changes put it on, and the last round of that queue
+    /// in which it looked for changes.
+    queued_on: Option<(Arc<driver::ReadyQueue>, u64)>,
 }
 
 impl ListenStream {
-    /// Its changes queue it on `queue` under `key` from now on ([`Signal::attach`]).
-    pub(crate) fn attach(&self, key: usize, queue: &Arc<driver::ReadyQueue>) {
-        self.changes.attach(key, queue);
+    /// From now on, its changes put `key` on `queue` ([`driver::Wakers::queue_on`]) instead of
+    /// raising its signal, and it looks for changes at its first poll in each round of the
+    /// queue: the owner of the queue polls it in the round after a change put it there.
+    pub(crate) fn attach(&mut self, key: usize, queue: &Arc<driver::ReadyQueue>) {
+        self.state
+            .shared
+            .wakers
+            .queue_on(self.subscriber.id(), queue, key);
+        // A change before this raised the signal only: the first poll, in a later round,
+        // looks.
+        self.queued_on = Some((Arc::clone(queue), queue.round()));
+    }
+
+    /// Whether to look for changes in this poll: once per round of the queue when attached,
+    /// otherwise when the signal was raised.
+    fn poll_changed(&mut self, context: &Context<'_>) -> bool {
+        match &mut self.queued_on {
+            Some((queue, looked_in)) => {
+                let round = queue.round();
+                std::mem::replace(looked_in, round) != round
+            }
+            None => self.changes.poll_take(context).is_ready(),
+        }
     }
 
     /// Takes what the exchange wants to send: the first frame is returned when the queue is
@@ -215,7 +239,7 @@ impl futures_util::Stream for ListenStream {
                 }
                 continue;
             }
-            if stream.changes.poll_take(context).is_ready() {
+            if stream.poll_changed(context) {
                 let drained = stream
                     .state
                     .shared

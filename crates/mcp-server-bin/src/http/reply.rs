@@ -52,7 +52,7 @@ impl Live {
     /// The stream is polled from now on by the owner of `queue`, under `key`: its changes queue
     /// it there directly. A listen stream's changes are its own; a legacy GET stream's belong
     /// to its session, which outlives it, so they keep waking whichever task polls the stream.
-    pub(crate) fn attach(&self, key: usize, queue: &Arc<ReadyQueue>) {
+    pub(crate) fn attach(&mut self, key: usize, queue: &Arc<ReadyQueue>) {
         if let Live::Listen(stream) = self {
             stream.attach(key, queue);
         }
