@@ -243,7 +243,7 @@ impl Exchange {
     /// Changes fed while the listen query is still out (the hub may wake the subscriber before
     /// the answer is fed back) are held and delivered right after the acknowledgment. Ignored
     /// after the stream ended and on other exchanges.
-    pub fn handle_changes(&mut self, changes: Vec<Change>, now: Instant) {
+    pub fn handle_changes(&mut self, changes: impl IntoIterator<Item = Change>, now: Instant) {
         let _ = now;
         let (updates, list_changes) = match &self.state {
             State::Listening {
@@ -268,7 +268,12 @@ impl Exchange {
     }
 
     /// Turns changes into the notifications of the kinds the stream acknowledged.
-    fn deliver(&mut self, changes: Vec<Change>, updates: bool, list_changes: bool) {
+    fn deliver(
+        &mut self,
+        changes: impl IntoIterator<Item = Change>,
+        updates: bool,
+        list_changes: bool,
+    ) {
         for change in changes {
             match change {
                 Change::ListChanged if list_changes => {

@@ -382,7 +382,7 @@ impl Session {
     /// `Initializing` are held (without duplicates) and sent when `notifications/initialized`
     /// arrives, since the hub has already handed them over; before `initialize` there is
     /// nothing the client could have subscribed to, and they are dropped.
-    pub fn handle_changes(&mut self, changes: Vec<Change>, _now: Instant) {
+    pub fn handle_changes(&mut self, changes: impl IntoIterator<Item = Change>, _now: Instant) {
         match self.state {
             LifecycleState::Ready => self.deliver_changes(changes),
             LifecycleState::Initializing => {
@@ -396,7 +396,7 @@ impl Session {
         }
     }
 
-    fn deliver_changes(&mut self, changes: Vec<Change>) {
+    fn deliver_changes(&mut self, changes: impl IntoIterator<Item = Change>) {
         for change in changes {
             match change {
                 Change::ListChanged if self.config.offer.list_changed => {

@@ -351,6 +351,12 @@ impl Service {
         self.hub().drain(subscriber)
     }
 
+    /// Like [`drain_changes`](Self::drain_changes), but appends to `changes`, so that a
+    /// transport can reuse one buffer. Returns how many changes were appended.
+    pub fn drain_changes_into(&self, subscriber: SubscriberId, changes: &mut Vec<Change>) -> usize {
+        self.hub().drain_into(subscriber, changes)
+    }
+
     fn hub(&self) -> MutexGuard<'_, SubscriptionHub> {
         // The hub's state stays consistent even if a holder panicked: every method leaves it
         // whole before returning.

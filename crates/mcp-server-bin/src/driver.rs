@@ -11,16 +11,18 @@
 //! and its poll takes no lock. This module never parses or writes a message and never knows an
 //! era.
 
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
+use std::time::Instant;
 
 use futures_util::task::AtomicWaker;
 
 use mcp_resources_core::policy::Principal;
 use mcp_resources_core::service::{Answer, Query, QueryContext, Service};
-use mcp_resources_core::subscription::{IdHasher, SubscriberId};
+use mcp_resources_core::subscription::{Change, IdHasher, SubscriberId};
 
 use crate::server::Shared;
 
@@ -208,6 +210,64 @@ impl ReadyQueue {
     }
 }
 
+thread_local! {
+    /// The buffer drained changes pass through ([`deliver_drained`]), kept by the thread.
+    static DRAINED: RefCell<Vec<Change>> = const { RefCell::new(Vec::new()) };
+    /// The time of the round of polls running on this thread ([`Round`]), if any.
+    static ROUND_NOW: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// The buffer of [`DRAINED`] is given back to the allocator when a drain grew it past this.
+const DRAINED_KEPT: usize = 64;
+
+/// Takes what `subscriber` has to be told and hands it to `deliver` (not called when there is
+/// nothing), through a buffer the thread keeps: a stream's notification allocates no list of
+/// changes. Returns whether there was anything.
+pub(crate) fn deliver_drained(
+    service: &Service,
+    subscriber: SubscriberId,
+    deliver: impl FnOnce(std::vec::Drain<'_, Change>),
+) -> bool {
+    let run = |changes: &mut Vec<Change>| {
+        if service.drain_changes_into(subscriber, changes) == 0 {
+            return false;
+        }
+        deliver(changes.drain(..));
+        if changes.capacity() > DRAINED_KEPT {
+            *changes = Vec::new();
+        }
+        true
+    };
+    DRAINED.with(|drained| match drained.try_borrow_mut() {
+        Ok(mut changes) => run(&mut changes),
+        // Called again from inside `deliver`, which no caller does: a buffer of its own.
+        Err(_) => run(&mut Vec::new()),
+    })
+}
+
+/// The time for what a stream does in this poll: the start of the round of polls it is part of
+/// ([`Round`]), or the clock's. A connection that polls many streams reads the clock once per
+/// round, not once or twice per stream.
+pub(crate) fn now() -> Instant {
+    ROUND_NOW.with(Cell::get).unwrap_or_else(Instant::now)
+}
+
+/// A round of polls on this thread: while it lives, [`now`] answers the time it started.
+pub(crate) struct Round(());
+
+impl Round {
+    pub(crate) fn start() -> Round {
+        ROUND_NOW.with(|now| now.set(Some(Instant::now())));
+        Round(())
+    }
+}
+
+impl Drop for Round {
+    fn drop(&mut self) {
+        ROUND_NOW.with(|now| now.set(None));
+    }
+}
+
 /// A one-way flag many tasks wait on: once [`Latch::set`], it stays set and every waiter is woken.
 ///
 /// It replaces a `CancellationToken` where thousands of streams wait on one event (server
@@ -333,20 +393,22 @@ impl KeepAlive {
         }
     }
 
-    /// Ready when a keep-alive is due (and the next one then starts its period); otherwise the
-    /// task of `context` is woken when it is.
-    pub(crate) fn poll_due(&mut self, context: &mut Context<'_>) -> Poll<()> {
+    /// Ready when a keep-alive is due at `now` (and the next one then starts its period);
+    /// otherwise the task of `context` is woken when it is. `now` may lag the clock a little
+    /// ([`now`]): the timer itself still wakes the task at the deadline.
+    pub(crate) fn poll_due(&mut self, now: Instant, context: &mut Context<'_>) -> Poll<()> {
+        let now = tokio::time::Instant::from_std(now);
         if self
             .registered
             .as_ref()
             .is_some_and(|waker| waker.will_wake(context.waker()))
-            && tokio::time::Instant::now() < self.deadline
+            && now < self.deadline
         {
             return Poll::Pending;
         }
         match self.sleep.as_mut().poll(context) {
             Poll::Ready(()) => {
-                self.deadline = tokio::time::Instant::now() + self.period;
+                self.deadline = now.max(self.deadline) + self.period;
                 self.sleep.as_mut().reset(self.deadline);
                 self.registered = None;
                 Poll::Ready(())
@@ -439,17 +501,19 @@ mod tests {
         let period = std::time::Duration::from_millis(30);
         let started = tokio::time::Instant::now();
         let mut keep_alive = KeepAlive::new(period);
-        let polled = poll_fn(|context| Poll::Ready(keep_alive.poll_due(context))).await;
+        let polled =
+            poll_fn(|context| Poll::Ready(keep_alive.poll_due(Instant::now(), context))).await;
         assert!(polled.is_pending(), "due before its period");
         // Awaited here: woken by the timer, not polled in a loop.
-        poll_fn(|context| keep_alive.poll_due(context)).await;
+        poll_fn(|context| keep_alive.poll_due(Instant::now(), context)).await;
         let first = tokio::time::Instant::now();
         assert!(first - started >= period);
-        let polled = poll_fn(|context| Poll::Ready(keep_alive.poll_due(context))).await;
+        let polled =
+            poll_fn(|context| Poll::Ready(keep_alive.poll_due(Instant::now(), context))).await;
         assert!(polled.is_pending(), "due again at once");
         // Another task polls it next: the timer must wake that task.
         let second = tokio::spawn(async move {
-            poll_fn(|context| keep_alive.poll_due(context)).await;
+            poll_fn(|context| keep_alive.poll_due(Instant::now(), context)).await;
             tokio::time::Instant::now()
         });
         let second = tokio::time::timeout(std::time::Duration::from_secs(10), second)
@@ -540,6 +604,65 @@ mod tests {
         wakers.unregister(queued_one);
         wakers.wake(&[queued_one]);
         assert!(taken(&queue).is_empty(), "unregistered");
+    }
+
+    #[test]
+    fn drained_changes_are_delivered_through_the_threads_buffer() {
+        let server = crate::Server::builder().build().unwrap();
+        let service = server.service();
+        let subscriber = service.add_subscriber();
+        let listen = Query::Listen {
+            uris: Vec::new(),
+            list_changes: true,
+        };
+        let principal = Principal::anonymous();
+        let context = QueryContext {
+            principal: &principal,
+            subscriber: Some(subscriber),
+        };
+        let answer = futures_util::FutureExt::now_or_never(service.answer(context, listen));
+        let Some(Answer::Listening { list_changes, .. }) = answer else {
+            panic!("the listen query is answered at once: {answer:?}");
+        };
+        assert!(list_changes);
+
+        let mut delivered = Vec::new();
+        let nothing = deliver_drained(service, subscriber, |changes| delivered.extend(changes));
+        assert!(
+            !nothing && delivered.is_empty(),
+            "nothing pending: not called"
+        );
+        assert_eq!(service.list_changed(), [subscriber]);
+        let changed = deliver_drained(service, subscriber, |changes| delivered.extend(changes));
+        assert!(changed);
+        assert_eq!(delivered, [Change::ListChanged]);
+        // Taken: the buffer is empty again, and so is the hub.
+        DRAINED.with(|drained| assert!(drained.borrow().is_empty()));
+        assert!(!deliver_drained(service, subscriber, |_| panic!(
+            "nothing left"
+        )));
+        // Called from inside a delivery (no caller does): served with a buffer of its own.
+        service.list_changed();
+        deliver_drained(service, subscriber, |changes| {
+            assert_eq!(changes.len(), 1);
+            service.list_changed();
+            let inner = deliver_drained(service, subscriber, |inner| {
+                assert_eq!(inner.collect::<Vec<_>>(), [Change::ListChanged]);
+            });
+            assert!(inner);
+        });
+    }
+
+    #[test]
+    fn a_round_answers_its_start_time_until_it_ends() {
+        let before = Instant::now();
+        assert!(now() >= before, "no round: the clock");
+        let round = Round::start();
+        let started = now();
+        std::thread::sleep(std::time::Duration::from_millis(2));
+        assert_eq!(now(), started, "the round's time");
+        drop(round);
+        assert!(now() > started, "the clock again");
     }
 
     #[test]

@@ -27,7 +27,7 @@ use axum::http::{self, HeaderValue, StatusCode, header};
 use hyper::body::Frame;
 use tokio::sync::mpsc;
 
-use crate::driver::{LatchWait, ReadyQueue};
+use crate::driver::{LatchWait, ReadyQueue, Round};
 use crate::http::HttpState;
 use crate::http::reply::{self, Body, Live};
 
@@ -177,6 +177,8 @@ impl LiveSet {
             }
             keys.sort_unstable();
             keys.dedup();
+            // One clock read for the round's streams ([`crate::driver::now`]).
+            let _round = Round::start();
             for key in keys.drain(..) {
                 let Some(entry) = self.pipes.get_mut(key) else {
                     continue;

@@ -710,14 +710,14 @@ impl GetStream {
             ..
         } = self;
         let mut state = session.lock();
-        let changes = session
-            .shared
-            .service
-            .drain_changes(session.subscriber.id());
-        if changes.is_empty() {
+        let changed = driver::deliver_drained(
+            &session.shared.service,
+            session.subscriber.id(),
+            |changes| state.session.handle_changes(changes, driver::now()),
+        );
+        if !changed {
             return;
         }
-        state.session.handle_changes(changes, Instant::now());
         if let Some(slot) = state
             .stream
             .as_mut()
@@ -765,7 +765,11 @@ impl futures_util::Stream for GetStream {
                 stream.deliver_changes();
                 continue;
             }
-            if stream.keep_alive.poll_due(context).is_ready() {
+            if stream
+                .keep_alive
+                .poll_due(driver::now(), context)
+                .is_ready()
+            {
                 return Poll::Ready(Some(Ok(sse::keep_alive())));
             }
             return Poll::Pending;

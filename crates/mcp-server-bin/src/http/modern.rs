@@ -240,18 +240,22 @@ impl futures_util::Stream for ListenStream {
                 continue;
             }
             if stream.poll_changed(context) {
-                let drained = stream
-                    .state
-                    .shared
-                    .service
-                    .drain_changes(stream.subscriber.id());
-                stream.exchange.handle_changes(drained, Instant::now());
-                if let Some(frame) = stream.collect() {
+                let exchange = &mut stream.exchange;
+                let changed = driver::deliver_drained(
+                    &stream.state.shared.service,
+                    stream.subscriber.id(),
+                    |changes| exchange.handle_changes(changes, driver::now()),
+                );
+                if changed && let Some(frame) = stream.collect() {
                     return Poll::Ready(Some(Ok(frame)));
                 }
                 continue;
             }
-            if stream.keep_alive.poll_due(context).is_ready() {
+            if stream
+                .keep_alive
+                .poll_due(driver::now(), context)
+                .is_ready()
+            {
                 return Poll::Ready(Some(Ok(sse::keep_alive())));
             }
             return Poll::Pending;

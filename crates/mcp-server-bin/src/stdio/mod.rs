@@ -607,20 +607,22 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         match target {
             Target::Legacy => {
                 if let Some(legacy) = &mut self.legacy {
-                    let changes = self.shared.service.drain_changes(legacy.subscriber.id());
-                    if !changes.is_empty() {
-                        legacy.session.handle_changes(changes, now);
-                    }
+                    let session = &mut legacy.session;
+                    driver::deliver_drained(
+                        &self.shared.service,
+                        legacy.subscriber.id(),
+                        |changes| session.handle_changes(changes, now),
+                    );
                 }
                 self.pump_legacy().await
             }
             Target::Modern(key) => {
                 if let Some(modern) = self.exchanges.get_mut(&key) {
                     if let Some(subscriber) = &modern.subscriber {
-                        let changes = self.shared.service.drain_changes(subscriber.id());
-                        if !changes.is_empty() {
-                            modern.exchange.handle_changes(changes, now);
-                        }
+                        let exchange = &mut modern.exchange;
+                        driver::deliver_drained(&self.shared.service, subscriber.id(), |changes| {
+                            exchange.handle_changes(changes, now);
+                        });
                     }
                 }
                 self.pump_modern(key).await
