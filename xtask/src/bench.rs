@@ -1920,7 +1920,8 @@ fn render_fanouts(
          connection (the server's default limit). \
          The driver (`bench-fanout`, profile `dist`, one tokio thread; over HTTP/2 the `h2` crate's \
          client, each connection's task reading all of its streams) \
-         checks every notification (method, URI and, modern, the stream's `subscriptionId` tag); \
+         checks every notification (method, URI and, modern, the stream's `subscriptionId` tag; a stream's \
+         later notifications by length and 64-bit hash against the last one it passed, as they are the same); \
          it rewrites the file and times, from the end of the write, the first and the last \
          notification it reads. The watcher debounces (150 ms), so write → first and write → last include that wait. \
          **change → last** is the fan-out proper (target: under 20 ms; the max over all changes in brackets): \
