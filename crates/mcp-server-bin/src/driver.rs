@@ -94,6 +94,26 @@ impl Wakers {
         }
     }
 
+    /// Undoes [`queue_on`](Self::queue_on): calls `wake` again for `subscriber`, if its changes
+    /// still go to `key` on `queue` (and not to a later stream's place).
+    pub(crate) fn unqueue(
+        &self,
+        subscriber: SubscriberId,
+        queue: &Arc<ReadyQueue>,
+        key: usize,
+        wake: Wake,
+    ) {
+        let mut table = self.lock();
+        let Some(target) = table.get_mut(&subscriber) else {
+            return;
+        };
+        if matches!(target, WakeTarget::Queue { queue: current, key: current_key }
+            if Arc::ptr_eq(current, queue) && *current_key == key)
+        {
+            *target = WakeTarget::Call(wake);
+        }
+    }
+
     /// Stops waking `subscriber`.
     pub(crate) fn unregister(&self, subscriber: SubscriberId) {
         self.lock().remove(&subscriber);
@@ -601,9 +621,28 @@ mod tests {
             "the other still called"
         );
 
+        // Undone for another place: nothing changes; for its own: called again.
+        wakers.unqueue(queued_one, &queue, 8, signal.wake_function());
+        wakers.unqueue(
+            queued_one,
+            &Arc::new(ReadyQueue::default()),
+            7,
+            signal.wake_function(),
+        );
+        wakers.wake(&[queued_one]);
+        assert_eq!(taken(&queue), [7], "still queued");
+        wakers.unqueue(queued_one, &queue, 7, signal.wake_function());
+        wakers.wake(&[queued_one]);
+        assert!(taken(&queue).is_empty());
+        assert!(signal.poll_take(&context).is_ready(), "called again");
+        wakers.queue_on(queued_one, &queue, 9);
+
         wakers.unregister(queued_one);
         wakers.wake(&[queued_one]);
         assert!(taken(&queue).is_empty(), "unregistered");
+        wakers.queue_on(queued_one, &queue, 10);
+        wakers.wake(&[queued_one]);
+        assert!(taken(&queue).is_empty(), "not registered again by queue_on");
     }
 
     #[test]

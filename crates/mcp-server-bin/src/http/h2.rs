@@ -6,7 +6,7 @@
 //! to `h2`, which sends it as the client's flow control allows. A live SSE stream (a modern
 //! listen stream, a legacy GET stream) is handed to the connection's task instead, and the
 //! request's task ends: the connection polls all of its live streams itself, each with a waker
-//! of its own (a listen stream's changes queue it on the connection's ready queue directly), so
+//! of its own (a stream's changes queue it on the connection's ready queue directly), so
 //! one change notified to many streams of a connection wakes one task, not one per stream, and
 //! their frames go out in a few large writes. The streams woken are polled in key order, the
 //! order their entries lie in memory: with thousands of streams, cache misses are most of what a

@@ -652,6 +652,9 @@ pub(crate) struct GetStream {
     shutdown: LatchWait,
     closed: LatchWait,
     keep_alive: KeepAlive,
+    /// Once attached: the ready queue the session's changes put it on, its key there, and the
+    /// last round of that queue in which it looked for changes.
+    queued_on: Option<(Arc<driver::ReadyQueue>, usize, u64)>,
 }
 
 impl GetStream {
@@ -669,6 +672,41 @@ impl GetStream {
             shutdown: shutdown.wait(),
             closed,
             keep_alive: KeepAlive::new(keep_alive),
+            queued_on: None,
+        }
+    }
+
+    /// From now on, the session's changes put `key` on `queue` ([`driver::Wakers::queue_on`])
+    /// instead of raising its signal, and the stream looks for changes at its first poll in each
+    /// round of the queue. When the stream ends, the changes raise the session's signal again,
+    /// for the session's next stream, wherever it is served.
+    pub(crate) fn attach(&mut self, key: usize, queue: &Arc<driver::ReadyQueue>) {
+        // Under the session's lock, as the end of the stream is: the session's next stream
+        // cannot start in between.
+        let state = self.session.lock();
+        let ours = state
+            .stream
+            .as_ref()
+            .is_some_and(|slot| slot.generation == self.generation);
+        if ours {
+            self.session
+                .shared
+                .wakers
+                .queue_on(self.session.subscriber.id(), queue, key);
+            // A change before this raised the signal: the first poll, in a later round, looks.
+            self.queued_on = Some((Arc::clone(queue), key, queue.round()));
+        }
+    }
+
+    /// Whether to look for changes in this poll: once per round of the queue when attached,
+    /// otherwise when the session's signal was raised.
+    fn poll_changed(&mut self, context: &Context<'_>) -> bool {
+        match &mut self.queued_on {
+            Some((queue, _, looked_in)) => {
+                let round = queue.round();
+                std::mem::replace(looked_in, round) != round
+            }
+            None => self.session.changes.poll_take(context).is_ready(),
         }
     }
 
@@ -761,7 +799,7 @@ impl futures_util::Stream for GetStream {
             if let Some(frame) = stream.frames.pop_front() {
                 return Poll::Ready(Some(Ok(frame)));
             }
-            if stream.session.changes.poll_take(context).is_ready() {
+            if stream.poll_changed(context) {
                 stream.deliver_changes();
                 continue;
             }
@@ -780,6 +818,15 @@ impl futures_util::Stream for GetStream {
 impl Drop for GetStream {
     fn drop(&mut self) {
         let mut state = self.session.lock();
+        if let Some((queue, key, _)) = &self.queued_on {
+            let session = &self.session;
+            session.shared.wakers.unqueue(
+                session.subscriber.id(),
+                queue,
+                *key,
+                session.changes.wake_function(),
+            );
+        }
         if state
             .stream
             .as_ref()

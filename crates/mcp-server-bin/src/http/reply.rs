@@ -51,10 +51,12 @@ impl Live {
 
     /// The stream is polled from now on by the owner of `queue`, under `key`: its changes queue
     /// it there directly. A listen stream's changes are its own; a legacy GET stream's belong
-    /// to its session, which outlives it, so they keep waking whichever task polls the stream.
+    /// to its session, which outlives it: they go back to the session's signal when the stream
+    /// ends.
     pub(crate) fn attach(&mut self, key: usize, queue: &Arc<ReadyQueue>) {
-        if let Live::Listen(stream) = self {
-            stream.attach(key, queue);
+        match self {
+            Live::Listen(stream) => stream.attach(key, queue),
+            Live::Get(stream) => stream.attach(key, queue),
         }
     }
 }

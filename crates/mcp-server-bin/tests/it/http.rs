@@ -1291,6 +1291,85 @@ async fn http2_a_listen_stream_the_client_resets_is_cancelled_at_once() {
     );
 }
 
+/// A legacy GET stream served over HTTP/2 is woken through its connection's ready queue; once
+/// the client resets it, the session's changes go back to the session's signal, so that the
+/// session's next stream gets them wherever it is served: over HTTP/1.1, then over HTTP/2 again.
+#[tokio::test]
+async fn http2_a_legacy_get_stream_hands_its_sessions_changes_on_when_it_ends() {
+    let server = TestServer::start(HttpOptions {
+        keep_alive: Duration::from_secs(3600),
+        ..HttpOptions::default()
+    })
+    .await;
+    let version = "2025-11-25";
+    let session = server.legacy_session(version).await;
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", version),
+    ];
+    let subscribed = server
+        .post(&headers, &subscribe_request("test://watched-resource"))
+        .await;
+    assert_eq!(subscribed.json["result"], json!({}));
+    let get_headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", version),
+        ("accept", "text/event-stream"),
+    ];
+    let mut client = Http2Client::connect(&server).await;
+    let open_over_h2 = async |client: &mut Http2Client| {
+        let get = bounded(client.send("GET", &get_headers, None))
+            .await
+            .unwrap();
+        assert_eq!(get.status(), 200);
+        EventReader::new(get)
+    };
+    let mut over_h2 = open_over_h2(&mut client).await;
+    for _ in 0..2 {
+        server.server.resource_updated("test://watched-resource");
+        let update = over_h2.next().await.expect("an update over HTTP/2");
+        assert_eq!(update["params"]["uri"], "test://watched-resource");
+    }
+
+    // Reset by the client: the session takes a new stream once the server let the old one go.
+    drop(over_h2);
+    let mut over_http1 = None;
+    for _ in 0..100 {
+        let response = server.send("GET", &get_headers, None).await;
+        if response.status() == 200 {
+            over_http1 = Some(EventReader::new(response));
+            break;
+        }
+        assert_eq!(response.status(), 409, "the old stream is still held");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut over_http1 = over_http1.expect("the reset stream let go");
+    for _ in 0..2 {
+        server.server.resource_updated("test://watched-resource");
+        let update = over_http1.next().await.expect("an update over HTTP/1.1");
+        assert_eq!(update["params"]["uri"], "test://watched-resource");
+    }
+
+    // DELETE-free handover back to HTTP/2: the HTTP/1.1 stream ends when its body is dropped.
+    drop(over_http1);
+    let mut again = None;
+    for _ in 0..100 {
+        let get = bounded(client.send("GET", &get_headers, None))
+            .await
+            .unwrap();
+        if get.status() == 200 {
+            again = Some(EventReader::new(get));
+            break;
+        }
+        assert_eq!(get.status(), 409, "the HTTP/1.1 stream is still held");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut again = again.expect("the HTTP/1.1 stream let go");
+    server.server.resource_updated("test://watched-resource");
+    let update = again.next().await.expect("an update over HTTP/2 again");
+    assert_eq!(update["params"]["uri"], "test://watched-resource");
+}
+
 /// A live stream is polled for its next frame only while the client's window has room: the
 /// changes of a client that does not read wait, coalesced, in the hub, rather than piling up as
 /// frames; and none is lost once it reads again.
