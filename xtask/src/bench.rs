@@ -2127,8 +2127,9 @@ fn render_report(
         "## Not measured yet, and caveats\n\n\
          - mcp-resources never answers a plain POST with SSE (only when a notification precedes the response), so its SSE \
          figures are with a `progressToken` on every read: two events per reply against one for rmcp and the floor.\n\
-         - Fan-out times are those at which the driver read each notification; the driver shares the 2 cores with the \
-         server, and when the server wrote the last notification is not observable from outside. change → last starts at \
+         - Fan-out times are those at which the driver read each notification; the driver runs on a core of its own \
+         (the server on the other), and when the server wrote the last notification is not observable from outside. \
+         change → last starts at \
          the timestamp of the server's log line (microseconds, the same wall clock as the driver's), written before the \
          hub is told. The fan-out is measured over Streamable HTTP only (not stdio, where one client holds at most 64 \
          listen streams), and over HTTP/2 with the `h2` crate's client only.\n\
