@@ -142,6 +142,16 @@ impl TestServer {
     }
 
     /// `initialize` then `notifications/initialized`; returns the session id.
+    /// Changes `test://watched-resource` `count` times, each update read from `stream`.
+    async fn updates_reach(&self, stream: &mut EventReader, count: usize) {
+        for _ in 0..count {
+            self.server.resource_updated("test://watched-resource");
+            let update = stream.next().await.expect("an update");
+            assert_eq!(update["method"], "notifications/resources/updated");
+            assert_eq!(update["params"]["uri"], "test://watched-resource");
+        }
+    }
+
     async fn legacy_session(&self, version: &str) -> String {
         let answer = self.post(&[], &initialize_request(version)).await;
         assert_eq!(answer.status, 200, "{:?}", answer.json);
@@ -1317,57 +1327,35 @@ async fn http2_a_legacy_get_stream_hands_its_sessions_changes_on_when_it_ends() 
         ("accept", "text/event-stream"),
     ];
     let mut client = Http2Client::connect(&server).await;
-    let open_over_h2 = async |client: &mut Http2Client| {
-        let get = bounded(client.send("GET", &get_headers, None))
-            .await
-            .unwrap();
-        assert_eq!(get.status(), 200);
-        EventReader::new(get)
+    let mut over_http2 = async || {
+        let get = client.send("GET", &get_headers, None);
+        bounded(get).await.unwrap()
     };
-    let mut over_h2 = open_over_h2(&mut client).await;
-    for _ in 0..2 {
-        server.server.resource_updated("test://watched-resource");
-        let update = over_h2.next().await.expect("an update over HTTP/2");
-        assert_eq!(update["params"]["uri"], "test://watched-resource");
-    }
 
-    // Reset by the client: the session takes a new stream once the server let the old one go.
-    drop(over_h2);
-    let mut over_http1 = None;
+    let mut stream = once_free(&mut over_http2).await;
+    server.updates_reach(&mut stream, 2).await;
+    // Reset by the client: the session's next stream starts once the server let it go.
+    drop(stream);
+    let mut stream = once_free(async || server.send("GET", &get_headers, None).await).await;
+    server.updates_reach(&mut stream, 2).await;
+    // And back: an HTTP/1.1 stream ends when its body is dropped.
+    drop(stream);
+    let mut stream = once_free(&mut over_http2).await;
+    server.updates_reach(&mut stream, 1).await;
+}
+
+/// Opens a legacy session's GET stream with `open` once the session's previous stream is let
+/// go (`409` until then), at most 100 times, 20 ms apart.
+async fn once_free(mut open: impl AsyncFnMut() -> hyper::Response<Incoming>) -> EventReader {
     for _ in 0..100 {
-        let response = server.send("GET", &get_headers, None).await;
+        let response = open().await;
         if response.status() == 200 {
-            over_http1 = Some(EventReader::new(response));
-            break;
+            return EventReader::new(response);
         }
-        assert_eq!(response.status(), 409, "the old stream is still held");
+        assert_eq!(response.status(), 409, "only the previous stream holds it");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let mut over_http1 = over_http1.expect("the reset stream let go");
-    for _ in 0..2 {
-        server.server.resource_updated("test://watched-resource");
-        let update = over_http1.next().await.expect("an update over HTTP/1.1");
-        assert_eq!(update["params"]["uri"], "test://watched-resource");
-    }
-
-    // DELETE-free handover back to HTTP/2: the HTTP/1.1 stream ends when its body is dropped.
-    drop(over_http1);
-    let mut again = None;
-    for _ in 0..100 {
-        let get = bounded(client.send("GET", &get_headers, None))
-            .await
-            .unwrap();
-        if get.status() == 200 {
-            again = Some(EventReader::new(get));
-            break;
-        }
-        assert_eq!(get.status(), 409, "the HTTP/1.1 stream is still held");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let mut again = again.expect("the HTTP/1.1 stream let go");
-    server.server.resource_updated("test://watched-resource");
-    let update = again.next().await.expect("an update over HTTP/2 again");
-    assert_eq!(update["params"]["uri"], "test://watched-resource");
+    panic!("the session's previous stream was never let go");
 }
 
 /// A live stream is polled for its next frame only while the client's window has room: the
