@@ -245,6 +245,33 @@ impl Exchange {
     /// after the stream ended and on other exchanges.
     pub fn handle_changes(&mut self, changes: impl IntoIterator<Item = Change>, now: Instant) {
         let _ = now;
+        self.feed_changes(changes, &mut Exchange::send_notification);
+    }
+
+    /// Like [`handle_changes`](Self::handle_changes), but hands each notification's bytes to
+    /// `send` at once, for a transport that writes a listen stream's notifications as they come:
+    /// no queue in between, nothing to drain. Each relates to this listen request and none is a
+    /// response. While messages are still queued for [`poll_output`](Self::poll_output) (the
+    /// acknowledgment, say), the notifications are queued behind them instead, in order.
+    pub fn handle_changes_with(
+        &mut self,
+        changes: impl IntoIterator<Item = Change>,
+        now: Instant,
+        mut send: impl FnMut(Vec<u8>),
+    ) {
+        if self.outputs.is_empty() {
+            self.feed_changes(changes, &mut |_, bytes| send(bytes));
+        } else {
+            self.handle_changes(changes, now);
+        }
+    }
+
+    /// Feeds changes, each notification to `emit`.
+    fn feed_changes(
+        &mut self,
+        changes: impl IntoIterator<Item = Change>,
+        emit: &mut impl FnMut(&mut Exchange, Vec<u8>),
+    ) {
         let (updates, list_changes) = match &self.state {
             State::Listening {
                 updates,
@@ -264,39 +291,40 @@ impl Exchange {
             }
             State::Awaiting { .. } | State::Finished => return,
         };
-        self.deliver(changes, updates, list_changes);
+        self.deliver(changes, updates, list_changes, emit);
     }
 
-    /// Turns changes into the notifications of the kinds the stream acknowledged.
+    /// Turns changes into the notifications of the kinds the stream acknowledged, each handed
+    /// to `emit`.
     fn deliver(
         &mut self,
         changes: impl IntoIterator<Item = Change>,
         updates: bool,
         list_changes: bool,
+        emit: &mut impl FnMut(&mut Exchange, Vec<u8>),
     ) {
         for change in changes {
-            match change {
+            let bytes = match change {
                 Change::ListChanged if list_changes => {
                     let params = wire::ResourceListChangedNotificationParams {
                         meta: Some(meta::subscription_meta(&self.id)),
                     };
-                    self.notify(method::NOTIFICATION_RESOURCES_LIST_CHANGED, &params);
+                    notification(method::NOTIFICATION_RESOURCES_LIST_CHANGED, &params)
                 }
+                // Written directly (the same bytes, without serde's costs) unless the URI or the
+                // id needs escaping: one change is encoded by every listen stream.
                 Change::ResourceUpdated(uri) if updates => {
-                    // Written directly (the same bytes, without serde's costs) unless the URI or
-                    // the id needs escaping: one change is encoded by every listen stream.
-                    if let Some(bytes) = crate::notification::resource_updated(&uri, &self.id) {
-                        self.send(bytes, false);
-                        continue;
-                    }
-                    let params = wire::ResourceUpdatedNotificationParams {
-                        uri: uri.as_ref().to_owned(),
-                        meta: Some(meta::subscription_meta(&self.id)),
-                    };
-                    self.notify(method::NOTIFICATION_RESOURCES_UPDATED, &params);
+                    crate::notification::resource_updated(&uri, &self.id).unwrap_or_else(|| {
+                        let params = wire::ResourceUpdatedNotificationParams {
+                            uri: uri.as_ref().to_owned(),
+                            meta: Some(meta::subscription_meta(&self.id)),
+                        };
+                        notification(method::NOTIFICATION_RESOURCES_UPDATED, &params)
+                    })
                 }
-                Change::ListChanged | Change::ResourceUpdated(_) => {}
-            }
+                Change::ListChanged | Change::ResourceUpdated(_) => continue,
+            };
+            emit(self, bytes);
         }
     }
 
@@ -394,7 +422,13 @@ impl Exchange {
         };
         let early = std::mem::take(&mut self.early_changes);
         if !early.is_empty() {
-            self.deliver(early, updates, list_changes);
+            // Queued, behind the acknowledgment.
+            self.deliver(
+                early,
+                updates,
+                list_changes,
+                &mut Exchange::send_notification,
+            );
         }
     }
 
@@ -453,7 +487,11 @@ impl Exchange {
     }
 
     fn notify<P: Serialize>(&mut self, method: &str, params: &P) {
-        let bytes = encode(&Notification::new(method, Some(params)));
+        self.send_notification(notification(method, params));
+    }
+
+    /// Queues a notification of this request.
+    fn send_notification(&mut self, bytes: Vec<u8>) {
         self.send(bytes, false);
     }
 
@@ -482,6 +520,11 @@ pub fn cancelled_notification(listen_id: &RequestId) -> Outgoing {
         related: Some(listen_id.clone()),
         is_response: false,
     }
+}
+
+/// A notification's bytes, through serde.
+fn notification<P: Serialize>(method: &str, params: &P) -> Vec<u8> {
+    encode(&Notification::new(method, Some(params)))
 }
 
 /// The buffer a message starts with unless its size is known: serde_json's own default.

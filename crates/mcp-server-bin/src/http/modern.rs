@@ -200,21 +200,38 @@ impl ListenStream {
         }
     }
 
-    /// Takes what the exchange wants to send: the first frame is returned when the queue is
-    /// empty (the usual single notification never touches the queue's buffer), the rest queued.
+    /// Takes what the exchange queued to send: the first frame is returned when this stream's
+    /// queue is empty, the rest queued.
     fn collect(&mut self) -> Option<Bytes> {
         let mut first = None;
         while let Some(output) = self.exchange.poll_output() {
             if let Output::Send(outgoing) = output {
-                let frame = sse::message_in(outgoing.bytes);
-                if first.is_none() && self.frames.is_empty() {
-                    first = Some(frame);
-                } else {
-                    self.frames.push_back(frame);
-                }
+                take_frame(&mut first, &mut self.frames, outgoing.bytes);
             }
         }
         first
+    }
+
+    /// Drains the hub for its subscriber into its exchange; the notifications come straight
+    /// back as frames ([`Exchange::handle_changes_with`]): the first is returned when this
+    /// stream's queue is empty (the usual single notification touches no queue), the rest
+    /// queued. `None` also when there was nothing.
+    fn take_changes(&mut self) -> Option<Bytes> {
+        let ListenStream {
+            state,
+            exchange,
+            subscriber,
+            frames,
+            ..
+        } = self;
+        let mut first = None;
+        driver::deliver_drained(&state.shared.service, subscriber.id(), |changes| {
+            exchange.handle_changes_with(changes, driver::now(), |bytes| {
+                take_frame(&mut first, frames, bytes);
+            });
+        });
+        // Anything the exchange queued instead (behind messages still queued).
+        first.or_else(|| self.collect())
     }
 }
 
@@ -240,13 +257,7 @@ impl futures_util::Stream for ListenStream {
                 continue;
             }
             if stream.poll_changed(context) {
-                let exchange = &mut stream.exchange;
-                let changed = driver::deliver_drained(
-                    &stream.state.shared.service,
-                    stream.subscriber.id(),
-                    |changes| exchange.handle_changes(changes, driver::now()),
-                );
-                if changed && let Some(frame) = stream.collect() {
+                if let Some(frame) = stream.take_changes() {
                     return Poll::Ready(Some(Ok(frame)));
                 }
                 continue;
@@ -260,6 +271,17 @@ impl futures_util::Stream for ListenStream {
             }
             return Poll::Pending;
         }
+    }
+}
+
+/// Frames `message` as an SSE event: it becomes `first` if that is still free and nothing is
+/// queued before it, else it is queued.
+fn take_frame(first: &mut Option<Bytes>, queued: &mut VecDeque<Bytes>, message: Vec<u8>) {
+    let frame = sse::message_in(message);
+    if first.is_none() && queued.is_empty() {
+        *first = Some(frame);
+    } else {
+        queued.push_back(frame);
     }
 }
 
