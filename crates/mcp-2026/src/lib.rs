@@ -24,7 +24,8 @@
 //!    - [`Output::Cancel`]. Drop the query of that ticket.
 //! 2. for a listen stream ([`Exchange::is_listen`]), whenever `Service::resource_updated` or
 //!    `Service::list_changed` names its subscriber, feed `Service::drain_changes` to
-//!    [`Exchange::handle_changes`]; on client cancellation (stdio `notifications/cancelled`,
+//!    [`Exchange::handle_changes`] (or to [`Exchange::handle_changes_with`], which hands each
+//!    notification's bytes straight to a closure instead of queueing it); on client cancellation (stdio `notifications/cancelled`,
 //!    HTTP disconnect) call [`Exchange::cancel`]; on shutdown call [`Exchange::close`] (and on
 //!    stdio then send [`cancelled_notification`]). Remove the subscriber when the exchange ends.
 //!
