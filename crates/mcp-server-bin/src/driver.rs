@@ -230,6 +230,57 @@ impl ReadyQueue {
     }
 }
 
+/// A live stream's place on the ready queue of the task that polls it, once its subscriber's
+/// changes put its key there ([`Wakers::queue_on`]), and the last round of that queue in which
+/// the stream looked for changes.
+#[derive(Debug)]
+pub(crate) struct QueuedOn {
+    queue: Arc<ReadyQueue>,
+    key: usize,
+    looked_in: u64,
+}
+
+impl QueuedOn {
+    /// Points `subscriber`'s wake-ups at `key` on `queue`. A change before this reached the
+    /// subscriber's earlier wake-up only: the stream's first poll, in a later round, looks.
+    pub(crate) fn new(
+        wakers: &Wakers,
+        subscriber: SubscriberId,
+        queue: &Arc<ReadyQueue>,
+        key: usize,
+    ) -> QueuedOn {
+        wakers.queue_on(subscriber, queue, key);
+        QueuedOn {
+            queue: Arc::clone(queue),
+            key,
+            looked_in: queue.round(),
+        }
+    }
+
+    /// Gives `subscriber`'s wake-ups back to `wake`, if they still come to this place
+    /// ([`Wakers::unqueue`]).
+    pub(crate) fn give_back(&self, wakers: &Wakers, subscriber: SubscriberId, wake: Wake) {
+        wakers.unqueue(subscriber, &self.queue, self.key, wake);
+    }
+}
+
+/// Whether a live stream is to look for changes in this poll: at its first poll in each round of
+/// its queue once `queued_on` is set (the owner of the queue polls it in the round after a change
+/// put it there), otherwise when `signal` was raised.
+pub(crate) fn poll_changed(
+    queued_on: &mut Option<QueuedOn>,
+    signal: &Signal,
+    context: &Context<'_>,
+) -> bool {
+    match queued_on {
+        Some(queued_on) => {
+            let round = queued_on.queue.round();
+            std::mem::replace(&mut queued_on.looked_in, round) != round
+        }
+        None => signal.poll_take(context).is_ready(),
+    }
+}
+
 thread_local! {
     /// The buffer drained changes pass through ([`deliver_drained`]), kept by the thread.
     static DRAINED: RefCell<Vec<Change>> = const { RefCell::new(Vec::new()) };

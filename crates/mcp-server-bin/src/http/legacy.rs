@@ -38,6 +38,9 @@ use crate::http::reply::{self, Response};
 use crate::http::{HttpState, sse};
 use crate::server::Shared;
 
+// The adapter writes a stream's notifications with room for their SSE framing.
+const _: () = assert!(mcp_legacy_2025::Outgoing::FRAMING_ROOM == sse::FRAMING);
+
 /// The maps looked up on every POST: foldhash instead of SipHash, seeded at random for each map
 /// (session ids and request ids come from the client).
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
@@ -652,9 +655,8 @@ pub(crate) struct GetStream {
     shutdown: LatchWait,
     closed: LatchWait,
     keep_alive: KeepAlive,
-    /// Once attached: the ready queue the session's changes put it on, its key there, and the
-    /// last round of that queue in which it looked for changes.
-    queued_on: Option<(Arc<driver::ReadyQueue>, usize, u64)>,
+    /// Once attached: its place on the ready queue the session's changes put it on.
+    queued_on: Option<driver::QueuedOn>,
 }
 
 impl GetStream {
@@ -689,24 +691,13 @@ impl GetStream {
             .as_ref()
             .is_some_and(|slot| slot.generation == self.generation);
         if ours {
-            self.session
-                .shared
-                .wakers
-                .queue_on(self.session.subscriber.id(), queue, key);
-            // A change before this raised the signal: the first poll, in a later round, looks.
-            self.queued_on = Some((Arc::clone(queue), key, queue.round()));
-        }
-    }
-
-    /// Whether to look for changes in this poll: once per round of the queue when attached,
-    /// otherwise when the session's signal was raised.
-    fn poll_changed(&mut self, context: &Context<'_>) -> bool {
-        match &mut self.queued_on {
-            Some((queue, _, looked_in)) => {
-                let round = queue.round();
-                std::mem::replace(looked_in, round) != round
-            }
-            None => self.session.changes.poll_take(context).is_ready(),
+            let session = &self.session;
+            self.queued_on = Some(driver::QueuedOn::new(
+                &session.shared.wakers,
+                session.subscriber.id(),
+                queue,
+                key,
+            ));
         }
     }
 
@@ -799,7 +790,7 @@ impl futures_util::Stream for GetStream {
             if let Some(frame) = stream.frames.pop_front() {
                 return Poll::Ready(Some(Ok(frame)));
             }
-            if stream.poll_changed(context) {
+            if driver::poll_changed(&mut stream.queued_on, &stream.session.changes, context) {
                 stream.deliver_changes();
                 continue;
             }
@@ -818,12 +809,11 @@ impl futures_util::Stream for GetStream {
 impl Drop for GetStream {
     fn drop(&mut self) {
         let mut state = self.session.lock();
-        if let Some((queue, key, _)) = &self.queued_on {
+        if let Some(queued_on) = &self.queued_on {
             let session = &self.session;
-            session.shared.wakers.unqueue(
+            queued_on.give_back(
+                &session.shared.wakers,
                 session.subscriber.id(),
-                queue,
-                *key,
                 session.changes.wake_function(),
             );
         }

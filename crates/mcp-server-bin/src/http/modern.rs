@@ -27,6 +27,9 @@ use crate::driver::{self, KeepAlive, LatchWait, Signal, SubscriberGuard};
 use crate::http::reply::{self, Response};
 use crate::http::{HttpState, sse};
 
+// The adapter writes a stream's notifications with room for their SSE framing.
+const _: () = assert!(mcp_2026::Outgoing::FRAMING_ROOM == sse::FRAMING);
+
 /// Serves one modern request. The exchange starts at the call, so the request is not kept in
 /// the future (nor, with it, in the task of every live stream).
 pub(crate) fn request<'a>(
@@ -169,35 +172,21 @@ pub(crate) struct ListenStream {
     shut_down: bool,
     keep_alive: KeepAlive,
     frames: VecDeque<Bytes>,
-    /// Once attached: the ready queue its changes put it on, and the last round of that queue
-    /// in which it looked for changes.
-    queued_on: Option<(Arc<driver::ReadyQueue>, u64)>,
+    /// Once attached: its place on the ready queue its changes put it on.
+    queued_on: Option<driver::QueuedOn>,
 }
 
 impl ListenStream {
-    /// From now on, its changes put `key` on `queue` ([`driver::Wakers::queue_on`]) instead of
-    /// raising its signal, and it looks for changes at its first poll in each round of the
-    /// queue: the owner of the queue polls it in the round after a change put it there.
+    /// From now on, its changes put `key` on `queue` ([`driver::QueuedOn`]) instead of raising
+    /// its signal.
     pub(crate) fn attach(&mut self, key: usize, queue: &Arc<driver::ReadyQueue>) {
-        self.state
-            .shared
-            .wakers
-            .queue_on(self.subscriber.id(), queue, key);
-        // A change before this raised the signal only: the first poll, in a later round,
-        // looks.
-        self.queued_on = Some((Arc::clone(queue), queue.round()));
-    }
-
-    /// Whether to look for changes in this poll: once per round of the queue when attached,
-    /// otherwise when the signal was raised.
-    fn poll_changed(&mut self, context: &Context<'_>) -> bool {
-        match &mut self.queued_on {
-            Some((queue, looked_in)) => {
-                let round = queue.round();
-                std::mem::replace(looked_in, round) != round
-            }
-            None => self.changes.poll_take(context).is_ready(),
-        }
+        let wakers = &self.state.shared.wakers;
+        self.queued_on = Some(driver::QueuedOn::new(
+            wakers,
+            self.subscriber.id(),
+            queue,
+            key,
+        ));
     }
 
     /// Takes what the exchange queued to send: the first frame is returned when this stream's
@@ -256,7 +245,7 @@ impl futures_util::Stream for ListenStream {
                 }
                 continue;
             }
-            if stream.poll_changed(context) {
+            if driver::poll_changed(&mut stream.queued_on, &stream.changes, context) {
                 if let Some(frame) = stream.take_changes() {
                     return Poll::Ready(Some(Ok(frame)));
                 }

@@ -10,12 +10,20 @@ use axum::body::Bytes;
 /// The media type of an SSE body.
 pub(crate) const CONTENT_TYPE: &str = "text/event-stream";
 
+/// What comes before and after a message's JSON in its event.
+const PREFIX: &[u8] = b"data: ";
+const SUFFIX: &[u8] = b"\n\n";
+
+/// How many bytes the framing adds to a message: the room [`message_in`] needs to frame it in
+/// place.
+pub(crate) const FRAMING: usize = PREFIX.len() + SUFFIX.len();
+
 /// One JSON message as an SSE `message` event.
 pub(crate) fn message(json: &[u8]) -> Bytes {
-    let mut frame = Vec::with_capacity(json.len() + 8);
-    frame.extend_from_slice(b"data: ");
+    let mut frame = Vec::with_capacity(json.len() + FRAMING);
+    frame.extend_from_slice(PREFIX);
     frame.extend_from_slice(json);
-    frame.extend_from_slice(b"\n\n");
+    frame.extend_from_slice(SUFFIX);
     Bytes::from(frame)
 }
 
@@ -24,14 +32,12 @@ pub(crate) fn message(json: &[u8]) -> Bytes {
 /// on every stream of its URI, and a new buffer per stream is a copy into memory not yet in
 /// cache. The buffer becomes the frame without another allocation when the room is exact.
 pub(crate) fn message_in(json: Vec<u8>) -> Bytes {
-    const PREFIX: &[u8] = b"data: ";
-    const SUFFIX: &[u8] = b"\n\n";
     let length = json.len();
-    if json.capacity() - length < PREFIX.len() + SUFFIX.len() {
+    if json.capacity() - length < FRAMING {
         return message(&json);
     }
     let mut frame = json;
-    frame.resize(length + PREFIX.len() + SUFFIX.len(), 0);
+    frame.resize(length + FRAMING, 0);
     frame.copy_within(..length, PREFIX.len());
     frame[..PREFIX.len()].copy_from_slice(PREFIX);
     frame[PREFIX.len() + length..].copy_from_slice(SUFFIX);
@@ -47,9 +53,9 @@ pub(crate) fn keep_alive() -> Bytes {
 pub(crate) fn messages<'a>(jsons: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
     let mut body = Vec::new();
     for json in jsons {
-        body.extend_from_slice(b"data: ");
+        body.extend_from_slice(PREFIX);
         body.extend_from_slice(json);
-        body.extend_from_slice(b"\n\n");
+        body.extend_from_slice(SUFFIX);
     }
     body
 }
