@@ -18,7 +18,9 @@
 //!    - [`Session::handle_answer`] with the [`Answer`](mcp_resources_core::service::Answer) to
 //!      each [`Output::Query`];
 //!    - [`Session::handle_changes`] with `Service::drain_changes(subscriber)` whenever
-//!      `Service::resource_updated` or `Service::list_changed` names this session's subscriber;
+//!      `Service::resource_updated` or `Service::list_changed` names this session's subscriber
+//!      (or [`Session::handle_changes_with`], which hands each notification's bytes straight to
+//!      a closure instead of queueing it);
 //!    - [`Session::log`] with any log message meant for the client.
 //! 2. **Drains** [`Session::poll_output`] until `None` after every call, and carries out each
 //!    [`Output`] in order:

@@ -384,7 +384,7 @@ impl Session {
     /// nothing the client could have subscribed to, and they are dropped.
     pub fn handle_changes(&mut self, changes: impl IntoIterator<Item = Change>, _now: Instant) {
         match self.state {
-            LifecycleState::Ready => self.deliver_changes(changes),
+            LifecycleState::Ready => self.deliver_changes(changes, &mut Session::push_unsolicited),
             LifecycleState::Initializing => {
                 for change in changes {
                     if !self.held_changes.contains(&change) {
@@ -396,33 +396,64 @@ impl Session {
         }
     }
 
-    fn deliver_changes(&mut self, changes: impl IntoIterator<Item = Change>) {
+    /// Like [`handle_changes`](Self::handle_changes), but hands each notification's bytes to
+    /// `send` at once, for a transport that writes the session's unsolicited messages as they
+    /// come (the HTTP GET stream): no queue in between, nothing to drain. Each is unsolicited
+    /// (`related: None`, not a response). While messages are still queued for
+    /// [`poll_output`](Self::poll_output), and before the session is ready, this is
+    /// `handle_changes`: the notifications queue behind those messages, in order, or are held.
+    pub fn handle_changes_with(
+        &mut self,
+        changes: impl IntoIterator<Item = Change>,
+        now: Instant,
+        mut send: impl FnMut(Vec<u8>),
+    ) {
+        if self.state == LifecycleState::Ready && self.outputs.is_empty() {
+            self.deliver_changes(changes, &mut |_, bytes| send(bytes));
+        } else {
+            self.handle_changes(changes, now);
+        }
+    }
+
+    /// Turns changes into the notifications of the kinds the session offers, each handed to
+    /// `emit`.
+    fn deliver_changes(
+        &mut self,
+        changes: impl IntoIterator<Item = Change>,
+        emit: &mut impl FnMut(&mut Session, Vec<u8>),
+    ) {
         for change in changes {
-            match change {
+            let bytes = match change {
                 Change::ListChanged if self.config.offer.list_changed => {
                     let params: Option<Meta> = None;
-                    self.send_notification(method::NOTIFICATION_RESOURCES_LIST_CHANGED, params);
+                    notification_bytes(method::NOTIFICATION_RESOURCES_LIST_CHANGED, params)
                 }
+                // Written directly (the same bytes, without serde's costs) unless the URI needs
+                // escaping: one change is encoded by every subscribed session.
                 Change::ResourceUpdated(uri) if self.config.offer.subscribe => {
-                    // Written directly (the same bytes, without serde's costs) unless the URI
-                    // needs escaping: one change is encoded by every subscribed session.
-                    if let Some(bytes) = crate::notification::resource_updated(&uri) {
-                        self.outputs.push_back(Output::Send(Outgoing {
-                            bytes,
-                            related: None,
-                            is_response: false,
-                        }));
-                        continue;
-                    }
-                    let params = ResourceUpdatedNotificationParams {
-                        uri: uri.to_string(),
-                        meta: None,
-                    };
-                    self.send_notification(method::NOTIFICATION_RESOURCES_UPDATED, Some(params));
+                    crate::notification::resource_updated(&uri).or_else(|| {
+                        let params = ResourceUpdatedNotificationParams {
+                            uri: uri.to_string(),
+                            meta: None,
+                        };
+                        notification_bytes(method::NOTIFICATION_RESOURCES_UPDATED, Some(params))
+                    })
                 }
-                Change::ListChanged | Change::ResourceUpdated(_) => {}
+                Change::ListChanged | Change::ResourceUpdated(_) => None,
+            };
+            if let Some(bytes) = bytes {
+                emit(self, bytes);
             }
         }
+    }
+
+    /// Queues an unsolicited message: no request relates to it.
+    fn push_unsolicited(&mut self, bytes: Vec<u8>) {
+        self.outputs.push_back(Output::Send(Outgoing {
+            bytes,
+            related: None,
+            is_response: false,
+        }));
     }
 
     /// Sends `notifications/message` to the client if `level` is at or above the level the
@@ -496,7 +527,7 @@ impl Session {
             method::NOTIFICATION_INITIALIZED if self.state == LifecycleState::Initializing => {
                 self.state = LifecycleState::Ready;
                 let held = std::mem::take(&mut self.held_changes);
-                self.deliver_changes(held);
+                self.deliver_changes(held, &mut Session::push_unsolicited);
                 if self.config.offer.list_changed {
                     self.enqueue(
                         None,
@@ -791,13 +822,8 @@ impl Session {
     }
 
     fn send_notification<P: Serialize>(&mut self, method: &str, params: Option<P>) {
-        let notification = Notification::new(method, params);
-        if let Ok(bytes) = jsonrpc::to_vec(&notification) {
-            self.outputs.push_back(Output::Send(Outgoing {
-                bytes,
-                related: None,
-                is_response: false,
-            }));
+        if let Some(bytes) = notification_bytes(method, params) {
+            self.push_unsolicited(bytes);
         }
     }
 
@@ -906,6 +932,12 @@ enum Reply {
 
 fn reply_now<T: Serialize>(result: &T) -> Result<Reply, RequestError> {
     Ok(Reply::Now(wire::raw(result)))
+}
+
+/// The bytes of the notification `method` with `params`; `None` if they do not serialize,
+/// which the params the session sends always do.
+fn notification_bytes<P: Serialize>(method: &str, params: Option<P>) -> Option<Vec<u8>> {
+    jsonrpc::to_vec(&Notification::new(method, params)).ok()
 }
 
 fn parse_uri(text: &str) -> Result<ResourceUri, RequestError> {

@@ -6,7 +6,7 @@
 //! future that owns everything it needs ([`answer`]); when the hub says a
 //! subscriber has changes waiting, [`Wakers::wake`] calls the wake function its transport
 //! registered, or puts the key of the stream it serves on its connection's [`ReadyQueue`]. A
-//! [`Signal`] (changes waiting) and a [`Latch`] (shutdown, session end) are the cheap wake-ups
+//! [`Signal`] (changes waiting) and a [`Latch`] (shutdown) are the cheap wake-ups
 //! the HTTP streams poll, with a [`KeepAlive`] timer: a wait on them lives as long as the stream
 //! and its poll takes no lock. This module never parses or writes a message and never knows an
 //! era.

@@ -18,6 +18,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
@@ -79,7 +80,7 @@ impl Sessions {
         table.retain(|_, session| {
             let keep = !session.expired(idle_timeout);
             if !keep {
-                session.closed.set();
+                session.close();
             }
             keep
         });
@@ -96,7 +97,7 @@ impl Sessions {
         let removed = self.lock().remove(id);
         match removed {
             Some(session) => {
-                session.closed.set();
+                session.close();
                 true
             }
             None => false,
@@ -110,10 +111,11 @@ pub(crate) struct LegacyHttpSession {
     shared: Arc<Shared>,
     principal: Arc<Principal>,
     subscriber: SubscriberGuard,
-    /// Raised by the hub when this session's subscriber has changes waiting.
+    /// Raised by the hub when this session's subscriber has changes waiting (and by
+    /// [`LegacyHttpSession::wake_stream`]), unless the GET stream's connection queues it.
     changes: Arc<Signal>,
-    /// Set by DELETE (and expiry): the GET stream ends.
-    closed: Arc<Latch>,
+    /// Set by DELETE and expiry ([`LegacyHttpSession::close`]): the GET stream ends.
+    closed: AtomicBool,
     /// When a request last named this session.
     last_used: Mutex<Instant>,
     state: Mutex<SessionState>,
@@ -143,24 +145,14 @@ struct SessionState {
 
 /// The session's side of its open GET stream: the frames routed to it, waiting under the
 /// session's lock for the stream to take them (a queue here rather than a channel, whose
-/// first block of slots alone would cost every stream a kilobyte).
+/// first block of slots alone would cost every stream a kilobyte). Whoever queues a frame
+/// wakes the stream the way a subscription change does ([`LegacyHttpSession::wake_stream`]),
+/// so the stream looks at the session only when told to.
 #[derive(Debug)]
 struct StreamSlot {
     /// Tells this stream from a later one of the same session.
     generation: u64,
     frames: VecDeque<Bytes>,
-    /// The stream's task, once it found the queue empty.
-    waker: Option<Waker>,
-}
-
-impl StreamSlot {
-    /// Queues a frame and wakes the stream. Called with the session's lock held.
-    fn push(&mut self, frame: Bytes) {
-        self.frames.push_back(frame);
-        if let Some(waker) = self.waker.take() {
-            waker.wake();
-        }
-    }
 }
 
 /// A POST waiting for the messages of its request. They are kept here, under the session's
@@ -233,7 +225,7 @@ impl LegacyHttpSession {
             principal,
             subscriber: SubscriberGuard::new(shared, changes.wake_function()),
             changes,
-            closed: Arc::default(),
+            closed: AtomicBool::new(false),
             last_used: Mutex::new(Instant::now()),
             state: Mutex::new(SessionState {
                 session: Session::new(Arc::clone(&shared.legacy)),
@@ -244,6 +236,19 @@ impl LegacyHttpSession {
                 next_stream: 0,
             }),
         }))
+    }
+
+    /// Ends the session's GET stream, now and for any opened later: the stream finds the
+    /// session closed when it next looks, which this wake-up makes it do.
+    fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.wake_stream();
+    }
+
+    /// Makes the GET stream, if one is open, look at the session (its queued frames, the hub's
+    /// changes, whether the session is closed) at its next poll: the same wake-up as a change.
+    fn wake_stream(&self) {
+        self.shared.wakers.wake(&[self.subscriber.id()]);
     }
 
     fn touch(&self) {
@@ -325,9 +330,12 @@ impl LegacyHttpSession {
         mut own: Option<&mut Vec<Outgoing>>,
     ) -> Vec<QueryFuture> {
         let mut queries = Vec::new();
+        let mut to_stream = false;
         while let Some(output) = state.session.poll_output() {
             match output {
-                Output::Send(outgoing) => route_message(state, outgoing, own.as_deref_mut()),
+                Output::Send(outgoing) => {
+                    to_stream |= route_message(state, outgoing, own.as_deref_mut());
+                }
                 Output::Query { ticket, query } => {
                     let subscriber = Some(self.subscriber.id());
                     // A static read is answered on the spot, its outputs drained by this loop;
@@ -355,6 +363,9 @@ impl LegacyHttpSession {
                 // The session ignores the answer of a cancelled ticket; the query is short.
                 Output::Cancel { .. } => {}
             }
+        }
+        if to_stream {
+            self.wake_stream();
         }
         queries
     }
@@ -448,13 +459,21 @@ impl Drop for Unfinished<'_> {
     }
 }
 
-fn route_message(state: &mut SessionState, outgoing: Outgoing, own: Option<&mut Vec<Outgoing>>) {
+/// Routes one message of the session: to the POST waiting for the request it relates to, to
+/// `own` (the POST that fed it, for a response without an id), or, unsolicited, to the GET
+/// stream's queue. Returns whether it went to the GET stream, which the caller then wakes
+/// ([`LegacyHttpSession::wake_stream`]) once it is done routing.
+fn route_message(
+    state: &mut SessionState,
+    outgoing: Outgoing,
+    own: Option<&mut Vec<Outgoing>>,
+) -> bool {
     match &outgoing.related {
         Some(id) => {
             // A waiter gone (its POST was dropped) or done (cancelled) loses the message.
             let Some(waiter) = state.waiters.get_mut(id).filter(|waiter| !waiter.done) else {
                 tracing::debug!(%id, "legacy message for a request nobody waits for is dropped");
-                return;
+                return false;
             };
             let is_response = outgoing.is_response;
             waiter.messages.push(outgoing);
@@ -468,10 +487,14 @@ fn route_message(state: &mut SessionState, outgoing: Outgoing, own: Option<&mut 
             }
         }
         None => match &mut state.stream {
-            Some(stream) => stream.push(sse::message_in(outgoing.bytes)),
+            Some(stream) => {
+                stream.frames.push_back(sse::message_in(outgoing.bytes));
+                return true;
+            }
             None => tracing::debug!("unsolicited legacy message without a GET stream is dropped"),
         },
     }
+    false
 }
 
 /// 32 random bytes from the OS, hex: 64 visible ASCII characters.
@@ -629,7 +652,6 @@ pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) ->
         guard.stream = Some(StreamSlot {
             generation,
             frames: VecDeque::new(),
-            waker: None,
         });
         generation
     };
@@ -644,16 +666,17 @@ pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) ->
     reply::live(reply::Live::Get(stream))
 }
 
-/// The body of a session's GET stream. Its waits (shutdown, session end, messages, changes,
-/// keep-alive) live as long as the stream and are polled in place, so a wake-up costs no
-/// future, allocation or waiter registration.
+/// The body of a session's GET stream. Its waits (shutdown, the session's wake-up, keep-alive)
+/// live as long as the stream and are polled in place, so a wake-up costs no future,
+/// allocation or waiter registration. The stream looks at its session, under its lock once,
+/// only when the session's wake-up says to: a subscription change, a frame routed to the
+/// stream and the session's end all raise it ([`LegacyHttpSession::wake_stream`]).
 pub(crate) struct GetStream {
     session: Arc<LegacyHttpSession>,
     generation: u64,
-    /// Frames taken from the session's queue, in its order, to send.
+    /// Frames taken from the session, in its order, to send.
     frames: VecDeque<Bytes>,
     shutdown: LatchWait,
-    closed: LatchWait,
     keep_alive: KeepAlive,
     /// Once attached: its place on the ready queue the session's changes put it on.
     queued_on: Option<driver::QueuedOn>,
@@ -666,13 +689,11 @@ impl GetStream {
         shutdown: &Arc<Latch>,
         keep_alive: Duration,
     ) -> GetStream {
-        let closed = session.closed.wait();
         GetStream {
             session,
             generation,
             frames: VecDeque::new(),
             shutdown: shutdown.wait(),
-            closed,
             keep_alive: KeepAlive::new(keep_alive),
             queued_on: None,
         }
@@ -701,71 +722,55 @@ impl GetStream {
         }
     }
 
-    /// Moves the frames the session queued for this stream to its own queue; with none, the
-    /// task of `context` is woken by the next. `false` once the session has another stream
-    /// (or none): this one is over.
-    fn take_queued(&mut self, context: &Context<'_>) -> bool {
-        let mut state = self.session.lock();
-        let Some(slot) = state
-            .stream
-            .as_mut()
-            .filter(|slot| slot.generation == self.generation)
-        else {
-            return false;
-        };
-        if slot.frames.is_empty() {
-            if !slot
-                .waker
-                .as_ref()
-                .is_some_and(|waker| waker.will_wake(context.waker()))
-            {
-                slot.waker = Some(context.waker().clone());
-            }
-        } else {
-            self.frames.append(&mut slot.frames);
-        }
-        true
-    }
-
-    /// Drains the hub for this session and feeds the session. The notifications it sends go
-    /// straight to this stream's own queue (routing them would wake this very task once
-    /// more): behind the frames already queued in the session, taken first under the same
-    /// lock, so the order is the session's.
-    fn deliver_changes(&mut self) {
+    /// Looks at the session. `None` once it is closed or has another stream (or none): this
+    /// one is over. Otherwise takes the frames routed to this stream, then drains the hub for
+    /// the session and feeds the session, whose notifications come straight to this stream,
+    /// behind those frames ([`Session::handle_changes_with`]); returns the first frame to send,
+    /// if there is one, and queues the rest.
+    fn look(&mut self) -> Option<Option<Bytes>> {
         let GetStream {
             session,
             generation,
             frames,
             ..
         } = self;
-        let mut state = session.lock();
-        let changed = driver::deliver_drained(
-            &session.shared.service,
-            session.subscriber.id(),
-            |changes| state.session.handle_changes(changes, driver::now()),
-        );
-        if !changed {
-            return;
+        if session.closed.load(Ordering::Acquire) {
+            return None;
         }
-        if let Some(slot) = state
+        let mut guard = session.lock();
+        let state = &mut *guard;
+        let slot = state
             .stream
             .as_mut()
-            .filter(|slot| slot.generation == *generation)
-        {
-            frames.append(&mut slot.frames);
-        }
-        // Changes only produce messages, all unsolicited; anything else is routed as usual.
+            .filter(|slot| slot.generation == *generation)?;
+        frames.append(&mut slot.frames);
+        let mut first = None;
+        let legacy = &mut state.session;
+        driver::deliver_drained(
+            &session.shared.service,
+            session.subscriber.id(),
+            |changes| {
+                legacy.handle_changes_with(changes, driver::now(), |bytes| {
+                    sse::message_first_in(&mut first, frames, bytes);
+                });
+            },
+        );
+        // What the session queued instead, behind messages still queued: changes only produce
+        // unsolicited messages; anything else is routed as usual.
         while let Some(output) = state.session.poll_output() {
             match output {
                 Output::Send(outgoing) if outgoing.related.is_none() && !outgoing.is_response => {
                     frames.push_back(sse::message_in(outgoing.bytes));
                 }
-                Output::Send(outgoing) => route_message(&mut state, outgoing, None),
+                Output::Send(outgoing) => {
+                    route_message(state, outgoing, None);
+                }
                 Output::Query { .. } | Output::Cancel { .. } => {
                     debug_assert!(false, "subscription changes produced a query");
                 }
             }
         }
+        Some(first.or_else(|| frames.pop_front()))
     }
 }
 
@@ -775,24 +780,21 @@ impl futures_util::Stream for GetStream {
     fn poll_next(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let stream = self.get_mut();
         loop {
-            // In this order: shutdown, session end, messages, changes, keep-alive.
-            if Pin::new(&mut stream.shutdown).poll(context).is_ready()
-                || Pin::new(&mut stream.closed).poll(context).is_ready()
-            {
-                return Poll::Ready(None);
-            }
-            if let Some(frame) = stream.frames.pop_front() {
-                return Poll::Ready(Some(Ok(frame)));
-            }
-            if !stream.take_queued(context) {
+            // In this order: shutdown, frames taken, the session (its end, frames, changes),
+            // keep-alive. A poll with nothing new touches nothing of the session.
+            if Pin::new(&mut stream.shutdown).poll(context).is_ready() {
                 return Poll::Ready(None);
             }
             if let Some(frame) = stream.frames.pop_front() {
                 return Poll::Ready(Some(Ok(frame)));
             }
             if driver::poll_changed(&mut stream.queued_on, &stream.session.changes, context) {
-                stream.deliver_changes();
-                continue;
+                match stream.look() {
+                    None => return Poll::Ready(None),
+                    Some(Some(frame)) => return Poll::Ready(Some(Ok(frame))),
+                    // Polled again, so that the signal holds this task's waker.
+                    Some(None) => continue,
+                }
             }
             if stream
                 .keep_alive
@@ -844,7 +846,6 @@ mod tests {
         session.lock().stream = Some(StreamSlot {
             generation: 0,
             frames: VecDeque::new(),
-            waker: None,
         });
         let stream = GetStream::new(
             Arc::clone(&session),
@@ -887,16 +888,53 @@ mod tests {
         assert!(poll(&mut stream).is_pending());
         {
             let mut state = session.lock();
-            route_message(&mut state, unsolicited("1"), None);
-            route_message(&mut state, unsolicited("2"), None);
+            assert!(route_message(&mut state, unsolicited("1"), None));
+            assert!(route_message(&mut state, unsolicited("2"), None));
         }
+        assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 0);
+        assert!(poll(&mut stream).is_pending(), "not told to look yet");
+        session.wake_stream();
         assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 1);
         assert_eq!(poll(&mut stream), Poll::Ready(Some(sse::message(b"1"))));
         assert_eq!(poll(&mut stream), Poll::Ready(Some(sse::message(b"2"))));
         assert!(poll(&mut stream).is_pending());
-        // Another stream of the session took the place: this one ends.
+        // Another stream of the session took the place: this one ends when next told to look.
         session.lock().stream.as_mut().unwrap().generation = 1;
+        session.wake_stream();
         assert_eq!(poll(&mut stream), Poll::Ready(None));
+    }
+
+    /// In a runtime: a stream's keep-alive needs its timer.
+    #[tokio::test]
+    async fn a_closed_session_ends_its_stream_after_the_frames_it_took() {
+        let (session, mut stream) = streaming_session(Duration::from_secs(60));
+        let wakes = Arc::new(CountingWaker::default());
+        let waker = Waker::from(Arc::clone(&wakes));
+        let mut context = Context::from_waker(&waker);
+        let mut poll = |stream: &mut GetStream| {
+            futures_util::Stream::poll_next(Pin::new(stream), &mut context)
+                .map(|frame| frame.map(|frame| frame.unwrap()))
+        };
+        assert!(poll(&mut stream).is_pending());
+        {
+            let mut state = session.lock();
+            assert!(route_message(&mut state, unsolicited("1"), None));
+            assert!(route_message(&mut state, unsolicited("2"), None));
+        }
+        session.wake_stream();
+        assert_eq!(poll(&mut stream), Poll::Ready(Some(sse::message(b"1"))));
+        session.close();
+        assert_eq!(poll(&mut stream), Poll::Ready(Some(sse::message(b"2"))));
+        assert_eq!(poll(&mut stream), Poll::Ready(None));
+        // A stream opened on the session afterwards ends at its first look too.
+        let mut later = GetStream::new(
+            Arc::clone(&session),
+            0,
+            &Arc::default(),
+            Duration::from_secs(15),
+        );
+        session.wake_stream();
+        assert_eq!(poll(&mut later), Poll::Ready(None));
     }
 
     /// In a runtime: a stream's keep-alive needs its timer.

@@ -195,7 +195,7 @@ impl ListenStream {
         let mut first = None;
         while let Some(output) = self.exchange.poll_output() {
             if let Output::Send(outgoing) = output {
-                take_frame(&mut first, &mut self.frames, outgoing.bytes);
+                sse::message_first_in(&mut first, &mut self.frames, outgoing.bytes);
             }
         }
         first
@@ -216,7 +216,7 @@ impl ListenStream {
         let mut first = None;
         driver::deliver_drained(&state.shared.service, subscriber.id(), |changes| {
             exchange.handle_changes_with(changes, driver::now(), |bytes| {
-                take_frame(&mut first, frames, bytes);
+                sse::message_first_in(&mut first, frames, bytes);
             });
         });
         // Anything the exchange queued instead (behind messages still queued).
@@ -260,17 +260,6 @@ impl futures_util::Stream for ListenStream {
             }
             return Poll::Pending;
         }
-    }
-}
-
-/// Frames `message` as an SSE event: it becomes `first` if that is still free and nothing is
-/// queued before it, else it is queued.
-fn take_frame(first: &mut Option<Bytes>, queued: &mut VecDeque<Bytes>, message: Vec<u8>) {
-    let frame = sse::message_in(message);
-    if first.is_none() && queued.is_empty() {
-        *first = Some(frame);
-    } else {
-        queued.push_back(frame);
     }
 }
 

@@ -30,7 +30,13 @@ pub(crate) enum Body {
     Live(Box<Live>),
 }
 
-/// The live SSE streams of either era.
+/// The live SSE streams of either era. Neither is boxed: an HTTP/2 connection keeps its live
+/// streams in a table, where a boxed one would cost every poll one more place to fetch, and a
+/// GET stream's unused room is the price (there are as many of either as the client opens).
+#[expect(
+    clippy::large_enum_variant,
+    reason = "kept unboxed in the connection's table on purpose"
+)]
 pub(crate) enum Live {
     /// A modern `subscriptions/listen` stream.
     Listen(modern::ListenStream),

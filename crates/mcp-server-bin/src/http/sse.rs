@@ -5,6 +5,8 @@
 //! line: the adapters emit compact JSON, which never holds a raw line break. This module must
 //! never know JSON-RPC, either era or the service.
 
+use std::collections::VecDeque;
+
 use axum::body::Bytes;
 
 /// The media type of an SSE body.
@@ -42,6 +44,22 @@ pub(crate) fn message_in(json: Vec<u8>) -> Bytes {
     frame[..PREFIX.len()].copy_from_slice(PREFIX);
     frame[PREFIX.len() + length..].copy_from_slice(SUFFIX);
     Bytes::from(frame)
+}
+
+/// Frames `json` as an event ([`message_in`]) for a live stream that sends `first` before
+/// anything in `queued`: it becomes `first` if that is still free and nothing is queued, else it
+/// is queued. A stream's usual single notification then touches no queue.
+pub(crate) fn message_first_in(
+    first: &mut Option<Bytes>,
+    queued: &mut VecDeque<Bytes>,
+    json: Vec<u8>,
+) {
+    let frame = message_in(json);
+    if first.is_none() && queued.is_empty() {
+        *first = Some(frame);
+    } else {
+        queued.push_back(frame);
+    }
 }
 
 /// A comment line: clients ignore it; proxies see traffic and keep the stream open.

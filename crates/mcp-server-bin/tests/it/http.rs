@@ -1303,7 +1303,8 @@ async fn http2_a_listen_stream_the_client_resets_is_cancelled_at_once() {
 
 /// A legacy GET stream served over HTTP/2 is woken through its connection's ready queue; once
 /// the client resets it, the session's changes go back to the session's signal, so that the
-/// session's next stream gets them wherever it is served: over HTTP/1.1, then over HTTP/2 again.
+/// session's next stream gets them wherever it is served: over HTTP/1.1, then over HTTP/2 again,
+/// until DELETE ends it.
 #[tokio::test]
 async fn http2_a_legacy_get_stream_hands_its_sessions_changes_on_when_it_ends() {
     let server = TestServer::start(HttpOptions {
@@ -1342,6 +1343,12 @@ async fn http2_a_legacy_get_stream_hands_its_sessions_changes_on_when_it_ends() 
     drop(stream);
     let mut stream = once_free(&mut over_http2).await;
     server.updates_reach(&mut stream, 1).await;
+    // DELETE ends the session and its stream, woken through the ready queue too.
+    let deleted = server
+        .send("DELETE", &[("mcp-session-id", &session)], None)
+        .await;
+    assert_eq!(deleted.status(), 204);
+    assert_eq!(bounded(stream.next()).await, None);
 }
 
 /// Opens a legacy session's GET stream with `open` once the session's previous stream is let
