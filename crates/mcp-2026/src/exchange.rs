@@ -146,6 +146,22 @@ impl Exchange {
         exchange
     }
 
+    /// An exchange whose query was answered as it was made ([`Handler::start_read_with`]): it
+    /// is what [`Exchange::querying`] then fed `answer` becomes, and it never gave out the query.
+    ///
+    /// [`Handler::start_read_with`]: crate::Handler::start_read_with
+    pub(crate) fn answered(
+        shared: Arc<Shared>,
+        id: RequestId,
+        meta: &RequestMeta,
+        pending: Pending,
+        answer: Answer,
+    ) -> Exchange {
+        let mut exchange = Exchange::new(shared, id, Some(meta));
+        exchange.answer(pending, answer);
+        exchange
+    }
+
     /// The next thing to do, or `None` when there is nothing until the exchange is fed again.
     pub fn poll_output(&mut self) -> Option<Output> {
         self.outputs.pop_front()
@@ -164,11 +180,16 @@ impl Exchange {
         if *expected != ticket {
             return;
         }
-        // Every arm below finishes the exchange or moves it to `Listening`.
         let State::Awaiting { pending, .. } = std::mem::replace(&mut self.state, State::Finished)
         else {
             return;
         };
+        self.answer(pending, answer);
+    }
+
+    /// Answers the request, made for `pending`, with the service's answer: every arm finishes
+    /// the exchange or moves it to `Listening`.
+    fn answer(&mut self, pending: Pending, answer: Answer) {
         match (pending, answer) {
             (Pending::ListResources, Answer::Resources(page)) => match page {
                 Ok(page) => {
@@ -547,7 +568,7 @@ fn encode_read(
     result: &wire::ReadResourceResult<ContentsOut<'_>, &RawValue>,
     capacity: usize,
 ) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(capacity);
+    let mut bytes = jsonrpc::buffer::with_capacity(capacity);
     let written = (|| {
         bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         serde_json::to_writer(&mut bytes, id)?;

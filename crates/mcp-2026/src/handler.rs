@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use mcp_resources_core::service::Query;
+use mcp_resources_core::service::{Answer, Query};
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
 use mcp_types::capabilities::ClientCapabilities;
@@ -94,23 +94,53 @@ impl Handler {
     /// `_meta`, and it is not `initialize`), so call it where the transport's rules say so, such
     /// as stdio while no legacy session is open.
     pub fn start_read_line(&self, line: &[u8], now: Instant) -> Option<Exchange> {
-        ReadLine::parse(line).map(|read| self.start_read(read, now))
+        self.start_read_line_with(line, now, Err)
     }
 
     /// Starts serving a read already read with [`ReadLine::parse`], as [`Handler::start`]
     /// serves it.
     pub fn start_read(&self, read: ReadLine, now: Instant) -> Exchange {
+        self.start_read_with(read, now, Err)
+    }
+
+    /// Like [`start_read_line`](Self::start_read_line), with `answer_now` to answer the read's
+    /// query on the spot when it can (a static resource; `Err` gives the query back): the
+    /// exchange of such a read comes back finished, its response queued, and never gives out
+    /// an [`Output::Query`](crate::Output::Query). Any other read's exchange gives out the
+    /// query `answer_now` gave back, as usual.
+    pub fn start_read_line_with(
+        &self,
+        line: &[u8],
+        now: Instant,
+        answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
+    ) -> Option<Exchange> {
+        ReadLine::parse(line).map(|read| self.start_read_with(read, now, answer_now))
+    }
+
+    /// Starts serving a read already read with [`ReadLine::parse`], as
+    /// [`Handler::start_read_line_with`] serves it.
+    pub fn start_read_with(
+        &self,
+        read: ReadLine,
+        now: Instant,
+        answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
+    ) -> Exchange {
         let _ = now;
         let ReadLine { id, meta, read } = read;
-        let dispatched =
-            self.supports(&meta)
-                .and_then(|()| read_query(read))
-                .map(|(query, pending)| Dispatch::Query {
-                    meta,
-                    query,
-                    pending,
-                });
-        self.exchange(id, dispatched)
+        match self.supports(&meta).and_then(|()| read_query(read)) {
+            Ok((query, pending)) => match answer_now(query) {
+                Ok(answer) => Exchange::answered(self.shared.clone(), id, &meta, pending, answer),
+                Err(query) => self.exchange(
+                    id,
+                    Ok(Dispatch::Query {
+                        meta,
+                        query,
+                        pending,
+                    }),
+                ),
+            },
+            Err(error) => self.exchange(id, Err(error)),
+        }
     }
 
     /// Starts serving a read that came over Streamable HTTP, already read with
@@ -122,6 +152,18 @@ impl Handler {
         headers: &RequestHeaders<'_>,
         now: Instant,
     ) -> Exchange {
+        self.start_http_read_with(read, headers, now, Err)
+    }
+
+    /// Like [`start_http_read`](Self::start_http_read), answering the read's query on the spot
+    /// when `answer_now` can, as [`Handler::start_read_with`] does.
+    pub fn start_http_read_with(
+        &self,
+        read: ReadLine,
+        headers: &RequestHeaders<'_>,
+        now: Instant,
+        answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
+    ) -> Exchange {
         let agree = headers::check_parts(
             headers,
             read.protocol_version(),
@@ -129,7 +171,7 @@ impl Handler {
             Some(&read.read.uri),
         );
         match agree {
-            Ok(()) => self.start_read(read, now),
+            Ok(()) => self.start_read_with(read, now, answer_now),
             Err(error) => self.disagreeing(read.id, error),
         }
     }

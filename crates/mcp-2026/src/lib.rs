@@ -11,7 +11,11 @@
 //! or [`Handler::start_http`] (Streamable HTTP, which adds the header checks), and gets one
 //! [`Exchange`]. A `resources/read` in its usual shape may be read in one pass instead, without
 //! decoding it first ([`ReadLine::parse`], then [`Handler::start_read`] or
-//! [`Handler::start_http_read`]): the exchange is the same. Then, until
+//! [`Handler::start_http_read`]): the exchange is the same. Their `_with` forms
+//! ([`Handler::start_read_line_with`], [`Handler::start_read_with`],
+//! [`Handler::start_http_read_with`]) also take a function that answers the read's query on the
+//! spot when it can (`Service::answer_now`): the exchange then comes back finished, its response
+//! queued, and gives out no query. Then, until
 //! [`Exchange::is_finished`] and the queue is empty:
 //!
 //! 1. drain [`Exchange::poll_output`] until `None`:

@@ -15,6 +15,9 @@
 //!      stdio line or one POST body (a decode error is fed too: it becomes `-32700` or `-32600`);
 //!      or first [`Session::handle_read_line`] with the bytes, which serves a `resources/read` in
 //!      its usual shape in one pass and leaves any other line untouched (then decode and feed it);
+//!      [`Session::handle_read_line_with`] also takes a function that answers the read's query
+//!      on the spot when it can (`Service::answer_now`): such a read's response is queued at
+//!      once, and it is never an [`Output::Query`];
 //!    - [`Session::handle_answer`] with the [`Answer`](mcp_resources_core::service::Answer) to
 //!      each [`Output::Query`];
 //!    - [`Session::handle_changes`] with `Service::drain_changes(subscriber)` whenever

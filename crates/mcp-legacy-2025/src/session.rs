@@ -285,11 +285,53 @@ impl Session {
     /// untouched: decode it and feed it to [`Session::handle_incoming`], which does for a read
     /// exactly what this does.
     pub fn handle_read_line(&mut self, line: &[u8], now: Instant) -> bool {
+        self.handle_read_line_with(line, now, Err)
+    }
+
+    /// Like [`handle_read_line`](Self::handle_read_line), with `answer_now` to answer the read's
+    /// query on the spot when it can (a static resource; `Err` gives the query back): such a
+    /// read is answered at once, its response queued for [`poll_output`](Self::poll_output),
+    /// and it never becomes an [`Output::Query`]. Any other read goes the usual way, its
+    /// query given back by `answer_now` emitted as an `Output::Query`.
+    pub fn handle_read_line_with(
+        &mut self,
+        line: &[u8],
+        now: Instant,
+        answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
+    ) -> bool {
         let Some(read) = ReadLine::parse(line) else {
             return false;
         };
-        self.handle_read(read, now);
+        self.handle_read_with(read, now, answer_now);
         true
+    }
+
+    /// Feeds a read already read with [`ReadLine::parse`], as
+    /// [`Session::handle_read_line_with`] feeds it.
+    pub fn handle_read_with(
+        &mut self,
+        read: ReadLine,
+        now: Instant,
+        answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
+    ) {
+        // On the spot only with nothing that needs the request's bookkeeping: an initialized
+        // session, no `_meta` (a progress token), an id not in flight (that is an error).
+        let plain = self.version.is_some()
+            && read.params.meta.is_none()
+            && (self.in_flight.is_empty() || !self.in_flight.contains_key(&read.id));
+        let uri = match plain.then(|| ResourceUri::parse(&read.params.uri)) {
+            Some(Ok(uri)) => uri,
+            // An invalid URI is answered as usual.
+            _ => return self.handle_read(read, now),
+        };
+        let ReadLine { id, params } = read;
+        let purpose = Purpose::Read { uri: params.uri };
+        match answer_now(Query::Read { uri }) {
+            Ok(answer) => self.answer_request(id, None, &purpose, answer),
+            Err(query) => {
+                self.ask(&id, None, None, purpose, query);
+            }
+        }
     }
 
     /// Feeds a read already read with [`ReadLine::parse`], as [`Session::handle_read_line`]
@@ -350,7 +392,19 @@ impl Session {
         if let Some(token) = progress {
             self.send_progress(&id, token);
         }
-        match (&pending.purpose, answer) {
+        self.answer_request(id, batch, &pending.purpose, answer);
+    }
+
+    /// Answers request `id` (of `batch`, if any), made for `purpose`, with the service's
+    /// answer.
+    fn answer_request(
+        &mut self,
+        id: RequestId,
+        batch: Option<Slot>,
+        purpose: &Purpose,
+        answer: Answer,
+    ) {
+        match (purpose, answer) {
             // The hot path: the result is written straight into the response, by hand,
             // borrowing the contents (and the memoized encodings of blobs) from the answer. In
             // a batch it goes the general way, with the batch's other responses.

@@ -18,7 +18,7 @@ use mcp_resources_core::resource as core;
 use mcp_resources_core::service::Offer;
 use mcp_types::capabilities::{JsonObject, ResourcesCapability, ServerCapabilities};
 use mcp_types::completion::{CompleteResult, Completion};
-use mcp_types::jsonrpc::RequestId;
+use mcp_types::jsonrpc::{self, RequestId};
 use mcp_types::lifecycle::{Implementation, InitializeResult};
 use mcp_types::resources::{
     self as wire, BodyRef, ContentsOut, ContentsRef, EncodedContents, JsonString,
@@ -205,12 +205,13 @@ fn read_size_hint(result: &wire::ReadResourceResult<ContentsOut<'_>>) -> usize {
 
 /// The response to request `id` carrying a read's `result`, written by hand: byte for byte what
 /// serde writes for it (a test compares both), with the constant members copied in whole and
-/// every string escaped by SIMD ([`ContentsOut::write_json`]).
+/// every string escaped by SIMD ([`ContentsOut::write_json`]), in the thread's spare buffer
+/// ([`jsonrpc::buffer`]).
 pub(crate) fn encode_read(
     id: &RequestId,
     result: &wire::ReadResourceResult<ContentsOut<'_>>,
 ) -> Result<Vec<u8>, serde_json::Error> {
-    let mut bytes = Vec::with_capacity(read_size_hint(result));
+    let mut bytes = jsonrpc::buffer::with_capacity(read_size_hint(result));
     bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     serde_json::to_writer(&mut bytes, id)?;
     bytes.extend_from_slice(br#","result":{"contents":["#);

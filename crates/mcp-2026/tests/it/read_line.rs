@@ -1,8 +1,9 @@
-//! `Handler::start_read_line`, the one-pass reading of a `resources/read` line, against the
-//! general way (decode the line, then `Handler::start`): whenever it takes a line, the exchange
-//! it starts says byte for byte what the general one says; it takes the usual shape of a read;
-//! and it leaves every other line (not a read, not this era, not a request, anything unusual)
-//! to the general way.
+//! `Handler::start_read_line`, the one-pass reading of a `resources/read` line, and
+//! `Handler::start_read_line_with`, which also answers a static read on the spot, against the
+//! general way (decode the line, then `Handler::start`): whenever they take a line, the exchange
+//! they start says byte for byte what the general one says (and one answered on the spot gives
+//! out no query); they take the usual shape of a read; and they leave every other line (not a
+//! read, not this era, not a request, anything unusual) to the general way.
 
 use mcp_2026::{Exchange, Handler, Output, ReadLine, RequestHeaders};
 use mcp_resources_core::policy::Principal;
@@ -15,9 +16,15 @@ use crate::support::{self, Access};
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// Everything an exchange says, one entry per message, then its HTTP status.
-fn served(service: &Service, mut exchange: Exchange) -> Vec<String> {
+fn served(service: &Service, exchange: Exchange) -> Vec<String> {
+    served_asking(service, exchange).0
+}
+
+/// What [`served`] says, and how many queries the exchange gave out.
+fn served_asking(service: &Service, mut exchange: Exchange) -> (Vec<String>, usize) {
     let principal = Principal::anonymous();
     let mut said = Vec::new();
+    let mut queries = 0;
     while let Some(output) = exchange.poll_output() {
         match output {
             Output::Send(outgoing) => said.push(format!(
@@ -26,6 +33,7 @@ fn served(service: &Service, mut exchange: Exchange) -> Vec<String> {
                 outgoing.is_response
             )),
             Output::Query { ticket, query } => {
+                queries += 1;
                 let context = QueryContext {
                     principal: &principal,
                     subscriber: None,
@@ -41,7 +49,7 @@ fn served(service: &Service, mut exchange: Exchange) -> Vec<String> {
         exchange.http_status(),
         exchange.is_finished()
     ));
-    said
+    (said, queries)
 }
 
 /// The general way: `None` when the line is not a single request.
@@ -57,13 +65,32 @@ fn general(service: &Service, handler: &Handler, line: &str) -> Option<Vec<Strin
 /// Checks one line: when the one-pass reading takes it, it says what the general way says.
 /// Returns whether it took the line.
 fn check(service: &Service, handler: &Handler, line: &str) -> bool {
+    let principal = Principal::anonymous();
+    let mut answered_now = false;
+    let answer_now = |query| {
+        let context = QueryContext {
+            principal: &principal,
+            subscriber: None,
+        };
+        let answer = service.answer_now(context, query);
+        answered_now = answer.is_ok();
+        answer
+    };
+    let on_the_spot = handler.start_read_line_with(line.as_bytes(), support::now(), answer_now);
     let Some(exchange) = handler.start_read_line(line.as_bytes(), support::now()) else {
+        assert!(on_the_spot.is_none(), "taken by one reading only: {line}");
         return false;
     };
     let quick = served(service, exchange);
     let general = general(service, handler, line)
         .unwrap_or_else(|| panic!("taken, but not a request: {line}"));
     assert_eq!(quick, general, "{line}");
+    let on_the_spot = on_the_spot.unwrap_or_else(|| panic!("taken by one reading only: {line}"));
+    let (said, queries) = served_asking(service, on_the_spot);
+    assert_eq!(said, general, "{line}");
+    if answered_now {
+        assert_eq!(queries, 0, "answered on the spot, yet asked: {line}");
+    }
     true
 }
 

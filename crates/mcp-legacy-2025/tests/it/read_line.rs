@@ -1,9 +1,11 @@
-//! `Session::handle_read_line`, the one-pass reading of a `resources/read` line, against the
-//! general way (decode the line, then `Session::handle_incoming`): whenever it takes a line, the
-//! session says byte for byte what the general way makes it say, and ends in the same state; it
-//! takes the usual shape of a read; and it leaves every other line untouched.
+//! `Session::handle_read_line`, the one-pass reading of a `resources/read` line, and
+//! `Session::handle_read_line_with`, which also answers a static read on the spot, against the
+//! general way (decode the line, then `Session::handle_incoming`): whenever they take a line, the
+//! session says byte for byte what the general way makes it say, and ends in the same state; they
+//! take the usual shape of a read; and they leave every other line untouched.
 
-use mcp_resources_core::service::Offer;
+use mcp_legacy_2025::Output;
+use mcp_resources_core::service::{Offer, QueryContext};
 use mcp_types::jsonrpc::decode;
 use proptest::prelude::*;
 use serde_json::json;
@@ -32,38 +34,69 @@ fn session(initialized: bool) -> Driver {
     driver
 }
 
-/// What a session says after `before` then `line`, and its state, both ways; and whether the
-/// one-pass reading took `line`.
-fn both_ways(initialized: bool, before: &[&str], line: &str) -> (bool, Vec<String>, Vec<String>) {
-    let feed = |driver: &mut Driver, quick: bool, line: &str| {
-        let now = driver.now;
-        if !(quick && driver.session.handle_read_line(line.as_bytes(), now)) {
-            driver.session.handle_incoming(decode(line.as_bytes()), now);
-            return false;
-        }
-        true
-    };
-    let mut quick = session(initialized);
-    let mut general = session(initialized);
-    let mut said_quick = Vec::new();
-    let mut said_general = Vec::new();
-    for earlier in before {
-        // Feed without draining, so that requests stay in flight (duplicate ids).
-        feed(&mut quick, true, earlier);
-        feed(&mut general, false, earlier);
-    }
-    let taken = feed(&mut quick, true, line);
-    feed(&mut general, false, line);
-    said_quick.extend(quick.run());
-    said_general.extend(general.run());
-    said_quick.push(format!("{:?}", quick.session.state()));
-    said_general.push(format!("{:?}", general.session.state()));
-    (taken, said_quick, said_general)
+/// How a line is fed.
+#[derive(Clone, Copy, PartialEq)]
+enum Way {
+    /// Decoded, then `handle_incoming`.
+    General,
+    /// `handle_read_line` first.
+    OnePass,
+    /// `handle_read_line_with`, answering with `Service::answer_now`.
+    OnTheSpot,
 }
 
+/// Feeds `line` the `way` given; returns whether a one-pass reading took it.
+fn feed(driver: &mut Driver, way: Way, line: &str) -> bool {
+    let now = driver.now;
+    let taken = match way {
+        Way::General => false,
+        Way::OnePass => driver.session.handle_read_line(line.as_bytes(), now),
+        Way::OnTheSpot => {
+            let Driver {
+                session,
+                service,
+                subscriber,
+                principal,
+                ..
+            } = driver;
+            let context = || QueryContext {
+                principal,
+                subscriber: Some(*subscriber),
+            };
+            session.handle_read_line_with(line.as_bytes(), now, |query| {
+                service.answer_now(context(), query)
+            })
+        }
+    };
+    if !taken {
+        driver.session.handle_incoming(decode(line.as_bytes()), now);
+    }
+    taken
+}
+
+/// What a session says after `before` then `line`, and its state, fed `way`; and whether the
+/// one-pass reading took `line`.
+fn said(way: Way, initialized: bool, before: &[&str], line: &str) -> (bool, Vec<String>) {
+    let mut driver = session(initialized);
+    for earlier in before {
+        // Fed without draining, so that requests stay in flight (duplicate ids).
+        feed(&mut driver, way, earlier);
+    }
+    let taken = feed(&mut driver, way, line);
+    let mut said = driver.run();
+    said.push(format!("{:?}", driver.session.state()));
+    (taken, said)
+}
+
+/// Whether the one-pass readings take `line`; what the session says is checked to be the same
+/// all three ways.
 fn check(initialized: bool, before: &[&str], line: &str) -> bool {
-    let (taken, quick, general) = both_ways(initialized, before, line);
-    assert_eq!(quick, general, "{line}");
+    let (_, general) = said(Way::General, initialized, before, line);
+    let (taken, one_pass) = said(Way::OnePass, initialized, before, line);
+    let (taken_on_the_spot, on_the_spot) = said(Way::OnTheSpot, initialized, before, line);
+    assert_eq!(one_pass, general, "{line}");
+    assert_eq!(on_the_spot, general, "{line}");
+    assert_eq!(taken, taken_on_the_spot, "{line}");
     taken
 }
 
@@ -83,9 +116,59 @@ fn takes_the_usual_shapes_of_a_read() {
     }
     // Before `initialize`: the same error both ways.
     assert!(check(false, &[], lines[0]));
-    // A request id already in flight: the same refusal.
-    let first = r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"mem:///docs/readme.md"}}"#;
-    assert!(check(true, &[first], first));
+    // A request id already in flight (a read waiting for its template): the same refusal.
+    let first =
+        r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"users://acme/ada"}}"#;
+    let again = r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"mem:///docs/readme.md"}}"#;
+    assert!(check(true, &[first], again));
+    // A read answered on the spot is no longer in flight once fed: its id is free at once.
+    let (_, said) = said(Way::OnTheSpot, true, &[again], again);
+    assert_eq!(said.len(), 3, "{said:?}");
+    assert!(
+        said[..2]
+            .iter()
+            .all(|message| message.contains(r#""result""#)),
+        "{said:?}"
+    );
+}
+
+/// A static read is answered on the spot, with no query; a read the service cannot answer at
+/// once (a template's) is a query as usual, the one `answer_now` gave back.
+#[test]
+fn answers_a_static_read_on_the_spot_and_gives_any_other_query_out() {
+    let mut driver = session(true);
+    let line = r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"mem:///docs/readme.md"}}"#;
+    assert!(feed(&mut driver, Way::OnTheSpot, line));
+    match driver.session.poll_output() {
+        Some(Output::Send(outgoing)) => {
+            assert!(outgoing.is_response);
+            let text = String::from_utf8(outgoing.bytes).unwrap();
+            assert!(
+                text.contains(r#""contents":[{"uri":"mem:///docs/readme.md""#),
+                "{text}"
+            );
+        }
+        other => panic!("the response at once: {other:?}"),
+    }
+    assert!(driver.session.poll_output().is_none());
+
+    let mut asked = 0;
+    let line =
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"users://acme/ada"}}"#;
+    let now = driver.now;
+    assert!(
+        driver
+            .session
+            .handle_read_line_with(line.as_bytes(), now, |query| {
+                asked += 1;
+                Err(query)
+            })
+    );
+    assert_eq!(asked, 1);
+    assert!(matches!(
+        driver.session.poll_output(),
+        Some(Output::Query { .. })
+    ));
 }
 
 #[test]

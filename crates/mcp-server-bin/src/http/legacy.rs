@@ -308,7 +308,20 @@ impl LegacyHttpSession {
         }
         match body {
             Fed::Decoded(incoming) => state.session.handle_incoming(incoming, Instant::now()),
-            Fed::Read(read) => state.session.handle_read(read, Instant::now()),
+            Fed::Read(read) => {
+                // A static read is answered within the session, never a query to drain.
+                let answer_now = |query| {
+                    driver::answer_now(
+                        &self.shared.service,
+                        &self.principal,
+                        Some(self.subscriber.id()),
+                        query,
+                    )
+                };
+                state
+                    .session
+                    .handle_read_with(read, Instant::now(), answer_now);
+            }
         }
         let mut own = Vec::new();
         let queries = self.drain(&mut state, Some(&mut own));

@@ -51,10 +51,14 @@ pub(crate) fn read<'a>(
     headers: &HeaderMap,
     read: ReadLine,
 ) -> impl Future<Output = Response> + 'a {
-    let exchange = state
-        .shared
-        .modern
-        .start_http_read(read, &view(headers), Instant::now());
+    // A static read is answered by the adapter as it starts the exchange.
+    let answer_now =
+        |query| driver::answer_now(&state.shared.service, &state.principal, None, query);
+    let exchange =
+        state
+            .shared
+            .modern
+            .start_http_read_with(read, &view(headers), Instant::now(), answer_now);
     serve(state, exchange)
 }
 

@@ -21,15 +21,19 @@
 //! Cost: on the process's stdio, pipes and sockets are read and written by the loop's own thread
 //! through the runtime's reactor ([`process`]), so a request costs one `read` and one `write`
 //! and no thread hand-off. A read of a static resource is answered on the spot, with no future
-//! ([`Service::answer_now`](mcp_resources_core::service::Service::answer_now)), and the answer
-//! goes straight back to the adapter; any other query is polled once as soon as it is issued:
+//! ([`Service::answer_now`](mcp_resources_core::service::Service::answer_now)): by the adapter
+//! itself as it reads a read's line (so it never becomes a query), or fed straight back to it;
+//! a reply's buffer is given back once written, for the next reply
+//! ([`mcp_types::jsonrpc::buffer`]). Any other query is polled once as soon as it is issued:
 //! one that is ready at once (a page of an in-memory list) is answered without being put into
 //! the set of running queries or given an abort handle; only a query that has to wait (a file
 //! read, a slow provider) joins that set. A modern request that finishes without waiting never
 //! enters the connection's maps. A read in its usual shape is read in one pass over its line,
 //! not decoded first: a legacy one by the legacy session, once there is one
-//! ([`Session::handle_read_line`]), a modern one while there is none
-//! ([`Handler::start_read_line`](mcp_2026::Handler::start_read_line)).
+//! ([`Session::handle_read_line_with`]), a modern one while there is none
+//! ([`Handler::start_read_line_with`](mcp_2026::Handler::start_read_line_with)). Shutdown is
+//! waited for on the server's latch, one atomic load per event while the task's waker is
+//! unchanged.
 //!
 //! Shutdown (end of input, or [`Server::shutdown`]): the input is no longer read, each open
 //! listen stream is closed gracefully (its final result, then `notifications/cancelled` naming
@@ -59,7 +63,7 @@ use mcp_types::notifications::CancelledNotificationParams;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 use tokio::sync::mpsc;
 
-use crate::driver::{self, SubscriberGuard};
+use crate::driver::{self, LatchWait, SubscriberGuard};
 use crate::era::{self, StdioMessage, StdioRoute};
 use crate::server::{Server, Shared};
 
@@ -258,10 +262,9 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         mut input: R,
         mut wakes: mpsc::UnboundedReceiver<Target>,
     ) -> std::io::Result<()> {
-        // One future for the whole loop: made and polled afresh for every event, it would
-        // register with the token and unregister each time.
-        let shutdown = self.shared.shutdown.clone().cancelled_owned();
-        let mut shutdown = std::pin::pin!(shutdown);
+        // One wait for the whole loop, polled at every event: a look at the latch while this
+        // task's waker is unchanged ([`Server::shutdown`] sets it as it cancels the token).
+        let mut shutdown = self.shared.closing.wait();
         let mut line = LineBuffer::default();
         loop {
             if let Some((ticket, answer)) = self.ready.pop_front() {
@@ -275,7 +278,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     &mut line,
                     &mut self.queries,
                     &mut wakes,
-                    shutdown.as_mut(),
+                    &mut shutdown,
                     reading,
                 ));
                 let output = &mut self.output;
@@ -389,13 +392,24 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         // The request served most is a read of the session's era (the modern one while there
         // is no legacy session): one in its usual shape is read in one pass.
         match &mut self.legacy {
+            // A static read is answered by the adapter as it reads the line: it is never a
+            // query for this loop to carry out.
             None => {
-                if let Some(exchange) = self.shared.modern.start_read_line(bytes, now) {
+                let shared = &self.shared;
+                let answer_now = |query| {
+                    driver::answer_now(&shared.service, &shared.stdio_principal, None, query)
+                };
+                if let Some(exchange) = shared.modern.start_read_line_with(bytes, now, answer_now) {
                     return self.serve_modern(exchange).await;
                 }
             }
             Some(legacy) => {
-                if legacy.session.handle_read_line(bytes, now) {
+                let shared = &self.shared;
+                let subscriber = Some(legacy.subscriber.id());
+                let answer_now = |query| {
+                    driver::answer_now(&shared.service, &shared.stdio_principal, subscriber, query)
+                };
+                if legacy.session.handle_read_line_with(bytes, now, answer_now) {
                     return self.pump_legacy().await;
                 }
             }
@@ -640,7 +654,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             match legacy.session.poll_output() {
                 None => return Ok(()),
                 Some(mcp_legacy_2025::Output::Send(outgoing)) => {
-                    self.write(&outgoing.bytes).await?
+                    self.write_message(outgoing.bytes).await?
                 }
                 Some(mcp_legacy_2025::Output::Query { ticket, query }) => {
                     self.ask(QueryTicket::Legacy(ticket), Some(subscriber), query);
@@ -662,7 +676,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         let mut waiting = None;
         while let Some(output) = exchange.poll_output() {
             match output {
-                mcp_2026::Output::Send(outgoing) => self.write(&outgoing.bytes).await?,
+                mcp_2026::Output::Send(outgoing) => self.write_message(outgoing.bytes).await?,
                 mcp_2026::Output::Query { ticket, query } => match self.answer_now(None, query) {
                     Ok(answer) => exchange.handle_answer(ticket, answer, self.clock.now()),
                     Err(query) => waiting = Some((ticket, query)),
@@ -683,7 +697,9 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             };
             let subscriber = modern.subscriber.as_ref().map(SubscriberGuard::id);
             match modern.exchange.poll_output() {
-                Some(mcp_2026::Output::Send(outgoing)) => self.write(&outgoing.bytes).await?,
+                Some(mcp_2026::Output::Send(outgoing)) => {
+                    self.write_message(outgoing.bytes).await?
+                }
                 Some(mcp_2026::Output::Query { ticket, query }) => {
                     self.ask(QueryTicket::Modern(key, ticket), subscriber, query);
                 }
@@ -751,6 +767,14 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         self.write(&bytes).await
     }
 
+    /// Writes a message an adapter made, then keeps its buffer for the next message written
+    /// on this thread ([`jsonrpc::buffer`]).
+    async fn write_message(&mut self, message: Vec<u8>) -> std::io::Result<()> {
+        self.write(&message).await?;
+        jsonrpc::buffer::give_back(message);
+        Ok(())
+    }
+
     /// Writes one message and its newline (buffered; flushed when the loop goes idle).
     async fn write(&mut self, message: &[u8]) -> std::io::Result<()> {
         self.output.write_all(message).await?;
@@ -813,7 +837,7 @@ async fn next_event<R: AsyncBufRead + Unpin>(
     line: &mut LineBuffer,
     queries: &mut FuturesUnordered<QueryFuture>,
     wakes: &mut mpsc::UnboundedReceiver<Target>,
-    shutdown: Pin<&mut tokio_util::sync::WaitForCancellationFutureOwned>,
+    shutdown: &mut LatchWait,
     reading: bool,
 ) -> Event {
     tokio::select! {

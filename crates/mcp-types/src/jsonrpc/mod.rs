@@ -7,6 +7,7 @@
 //! envelope types are generic over their payload, so a typed result is serialized in one pass.
 //! This module must never know method names, protocol versions or what a resource is.
 
+pub mod buffer;
 mod compact;
 mod decode;
 mod id;
