@@ -5,16 +5,20 @@
 //! callgrind on the bench workload (start-up, then both eras on stdio and on Streamable HTTP:
 //! initialize or discover, lists, reads of static and template resources, subscriptions, errors;
 //! then reads of the bench's files through the filesystem provider on stdio, both eras), maps
-//! every instruction run to the function holding it (`nm`), and lists those functions profile by
-//! profile: start-up and legacy stdio first, then what modern stdio adds, then what HTTP adds,
-//! then what file reads add, each part sorted by name. The binary's build script hands the list to the linker.
+//! every instruction run to the function holding it (`nm`), and lists those functions: first the
+//! ones a read on stdio runs (in either era: the functions holding an instruction that runs once
+//! per read or more, found by profiling each era's stdio session twice, the second time with
+//! twice the reads), so that a request's code lies on as few pages and cache sets as it can;
+//! then, profile by profile, start-up and legacy stdio, what modern stdio adds, what HTTP adds,
+//! and what file reads add, each part sorted by name. The binary's build script hands the list to
+//! the linker.
 //! It must never be needed to build the product: a stale list only costs locality.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs;
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Ipv4Addr, TcpStream};
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
@@ -27,8 +31,8 @@ const USAGE: &str = "usage: cargo xtask layout
 
 Builds mcp-resources with the `dist` profile, runs it under valgrind's callgrind on the bench
 workload (stdio and Streamable HTTP, both eras; then file reads on stdio), and writes the
-functions it ran (start-up and legacy stdio, then what modern stdio adds, then what HTTP adds,
-then what file reads add, each part sorted by name) to
+functions it ran (those a read on stdio runs first, then start-up and legacy stdio, what modern
+stdio adds, what HTTP adds and what file reads add, each part sorted by name) to
 crates/mcp-server-bin/layout/symbol-order.txt: the order the linker lays them out in (see
 crates/mcp-server-bin/build.rs). Needs valgrind and nm. Code changes rename functions (closures,
 generic instances, rustc's hashes; a new rustc or new dependency versions rename most): run it
@@ -91,10 +95,17 @@ fn write_order() -> Result<String, String> {
         config.into_os_string(),
     ];
     let mut profiles = Vec::new();
-    for (era, script) in [("legacy", legacy_script()), ("modern", modern_script())] {
-        eprintln!("layout: {era} stdio under callgrind");
+    let mut per_read = HashSet::new();
+    for (era, script) in [
+        ("legacy", legacy_script as fn(usize) -> String),
+        ("modern", modern_script),
+    ] {
+        eprintln!("layout: {era} stdio under callgrind, twice");
         let out = work.join(format!("callgrind-stdio-{era}.out"));
-        stdio_profile(&binary, &with_config, &script, &out)?;
+        stdio_profile(&binary, &with_config, &script(READS), READS, &out)?;
+        let twice = work.join(format!("callgrind-stdio-{era}-twice.out"));
+        stdio_profile(&binary, &with_config, &script(2 * READS), 2 * READS, &twice)?;
+        per_read.extend(run_per_read(&out, &twice, &binary, READS)?);
         profiles.push(out);
     }
     eprintln!("layout: Streamable HTTP (both eras) under callgrind");
@@ -105,7 +116,7 @@ fn write_order() -> Result<String, String> {
     for (era, script) in file_scripts(&file_prefix) {
         eprintln!("layout: {era} file reads on stdio under callgrind");
         let out = work.join(format!("callgrind-files-{era}.out"));
-        stdio_profile(&binary, &with_files, &script, &out)?;
+        stdio_profile(&binary, &with_files, &script, READS, &out)?;
         profiles.push(out);
     }
 
@@ -117,6 +128,19 @@ fn write_order() -> Result<String, String> {
     let mut seen = HashSet::new();
     let mut unmapped = 0;
     let mut bytes = 0;
+    let mut hot = Vec::new();
+    for &address in &per_read {
+        if let Some((name, size)) = symbols.holding(address) {
+            if seen.insert(name) {
+                hot.push(name);
+                bytes += size;
+            }
+        }
+    }
+    hot.sort_unstable();
+    let hot_functions = hot.len();
+    let hot_bytes = bytes;
+    order.extend(hot);
     for profile in &profiles {
         let mut found = Vec::new();
         for address in addresses_run(profile, &binary)? {
@@ -140,9 +164,9 @@ fn write_order() -> Result<String, String> {
         ));
     }
     let mut text = String::from(
-        "# Written by `cargo xtask layout`; do not edit by hand. The functions mcp-resources runs,\n\
-         # start-up and legacy stdio, then what modern stdio adds, then what HTTP adds, then\n\
-         # what file reads add, each part sorted by name.\n",
+        "# Written by `cargo xtask layout`; do not edit by hand. The functions mcp-resources runs:\n\
+         # those a read on stdio runs (either era), then start-up and legacy stdio, what modern\n\
+         # stdio adds, what HTTP adds and what file reads add, each part sorted by name.\n",
     );
     for name in &order {
         let _ = writeln!(text, "{name}");
@@ -150,9 +174,11 @@ fn write_order() -> Result<String, String> {
     let path = root.join(ORDER_FILE);
     fs::write(&path, text).map_err(|error| format!("cannot write {}: {error}", path.display()))?;
     Ok(format!(
-        "{} functions ({} KiB of code) written to {ORDER_FILE}; rebuild to use it",
+        "{} functions ({} KiB of code; a read on stdio runs {hot_functions} of them, {} KiB, \
+         listed first) written to {ORDER_FILE}; rebuild to use it",
         order.len(),
-        bytes / 1024
+        bytes / 1024,
+        hot_bytes / 1024
     ))
 }
 
@@ -242,8 +268,17 @@ fn valgrind(out: &Path) -> Command {
     command
 }
 
-/// Runs `mcp-resources serve` with `args` under callgrind, writing `script` to its stdin.
-fn stdio_profile(binary: &Path, args: &[OsString], script: &str, out: &Path) -> Result<(), String> {
+/// Runs `mcp-resources serve` with `args` under callgrind and sends it `script` (with `reads`
+/// reads of static resources or files) on its stdin one request at a time, each once the one
+/// before is answered, as a client waiting for its answers does: the server then runs, for
+/// every request, what waiting for the next one costs too.
+fn stdio_profile(
+    binary: &Path,
+    args: &[OsString],
+    script: &str,
+    reads: usize,
+    out: &Path,
+) -> Result<(), String> {
     let mut child = valgrind(out)
         .arg(binary)
         .arg("serve")
@@ -254,24 +289,29 @@ fn stdio_profile(binary: &Path, args: &[OsString], script: &str, out: &Path) -> 
         .spawn()
         .map_err(|error| format!("cannot run valgrind (is it installed?): {error}"))?;
     let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    let mut stdout = child.stdout.take().ok_or("no stdout")?;
-    let reader = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stdout.read_to_string(&mut text);
-        text
-    });
-    stdin
-        .write_all(script.as_bytes())
-        .map_err(|error| format!("cannot write to the server: {error}"))?;
+    let mut stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+    let mut read = 0;
+    for line in script.lines() {
+        writeln!(stdin, "{line}")
+            .and_then(|()| stdin.flush())
+            .map_err(|error| format!("cannot write to the server: {error}"))?;
+        // Every request here is answered with one line; a notification is not answered.
+        if !line.contains(r#""id":"#) {
+            continue;
+        }
+        let mut reply = String::new();
+        match stdout.read_line(&mut reply) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => read += usize::from(reply.contains(r#""text":"resource "#)),
+        }
+    }
     drop(stdin);
-    let replies = reader.join().unwrap_or_default();
     let status = child
         .wait()
         .map_err(|error| format!("cannot wait for valgrind: {error}"))?;
-    let read = replies.matches(r#""text":"resource "#).count();
-    if !status.success() || read < READS {
+    if !status.success() || read < reads {
         return Err(format!(
-            "the server under valgrind answered {read} reads of {READS} ({status})"
+            "the server under valgrind answered {read} reads of {reads} ({status})"
         ));
     }
     Ok(())
@@ -331,13 +371,13 @@ fn drive_http(port: u16) -> Result<(), String> {
         &legacy,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
     )?;
-    for (id, body) in legacy_requests(1).iter().enumerate() {
+    for (id, body) in legacy_requests(1, READS).iter().enumerate() {
         let reply = post(port, &legacy, body)?;
         if id < READS && !reply.contains(r#""text":"resource "#) {
             return Err(format!("an HTTP read was not answered: {reply}"));
         }
     }
-    for body in modern_requests(1) {
+    for body in modern_requests(1, READS) {
         let method = body
             .split(r#""method":""#)
             .nth(1)
@@ -401,9 +441,9 @@ fn initialize(id: u64) -> String {
     )
 }
 
-/// Every request of one era in a session: reads first (the server's hottest path), then lists,
-/// a template read, subscriptions, completion and errors.
-fn requests(first_id: u64, meta: &str) -> Vec<String> {
+/// Every request of one era in a session: `reads` reads first (the server's hottest path), then
+/// lists, a template read, subscriptions, completion and errors.
+fn requests(first_id: u64, meta: &str, reads: usize) -> Vec<String> {
     let request = |id: u64, method: &str, params: &str| {
         let params = match (params.is_empty(), meta.is_empty()) {
             (true, true) => String::new(),
@@ -413,13 +453,13 @@ fn requests(first_id: u64, meta: &str) -> Vec<String> {
         };
         format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"{params}}}"#)
     };
-    let mut all: Vec<String> = (0..READS)
+    let mut all: Vec<String> = (0..reads)
         .map(|index| {
             let uri = format!(r#""uri":"mem:///r/{:04}""#, index % 1000);
             request(first_id + index as u64, "resources/read", &uri)
         })
         .collect();
-    let mut id = first_id + READS as u64;
+    let mut id = first_id + reads as u64;
     let mut next = |method: &str, params: &str| {
         id += 1;
         all.push(request(id, method, params));
@@ -438,8 +478,8 @@ fn requests(first_id: u64, meta: &str) -> Vec<String> {
     all
 }
 
-fn legacy_requests(first_id: u64) -> Vec<String> {
-    let mut all = requests(first_id, "");
+fn legacy_requests(first_id: u64, reads: usize) -> Vec<String> {
+    let mut all = requests(first_id, "", reads);
     let id = first_id + all.len() as u64 + 10;
     all.push(format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/subscribe","params":{{"uri":"mem:///r/0001"}}}}"#
@@ -459,9 +499,9 @@ fn modern_meta() -> String {
     )
 }
 
-fn modern_requests(first_id: u64) -> Vec<String> {
+fn modern_requests(first_id: u64, reads: usize) -> Vec<String> {
     let meta = modern_meta();
-    let mut all = requests(first_id, &meta);
+    let mut all = requests(first_id, &meta, reads);
     let id = first_id + all.len() as u64 + 10;
     all.push(format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{{meta}}}}}"#
@@ -469,19 +509,19 @@ fn modern_requests(first_id: u64) -> Vec<String> {
     all
 }
 
-fn legacy_script() -> String {
+fn legacy_script(reads: usize) -> String {
     let mut script = initialize(0) + "\n";
     script.push_str(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     script.push('\n');
-    for request in legacy_requests(1) {
+    for request in legacy_requests(1, reads) {
         script.push_str(&request);
         script.push('\n');
     }
     script
 }
 
-fn modern_script() -> String {
-    modern_requests(1)
+fn modern_script(reads: usize) -> String {
+    modern_requests(1, reads)
         .into_iter()
         .map(|request| request + "\n")
         .collect()
@@ -534,6 +574,61 @@ fn addresses_run(profile: &Path, binary: &Path) -> Result<Vec<u64>, String> {
         }
     }
     Ok(addresses)
+}
+
+/// The addresses of `binary`'s instructions that run once per read or more: run at least
+/// `reads / 2` times more in the profile `twice` (of a session with `reads` more reads) than in
+/// `once`. Start-up runs as often in both, however much it runs.
+fn run_per_read(
+    once: &Path,
+    twice: &Path,
+    binary: &Path,
+    reads: usize,
+) -> Result<HashSet<u64>, String> {
+    let once = self_counts(once, binary)?;
+    let twice = self_counts(twice, binary)?;
+    let threshold = (reads / 2) as u64;
+    Ok(twice
+        .into_iter()
+        .filter(|(address, count)| {
+            count.saturating_sub(once.get(address).copied().unwrap_or(0)) >= threshold
+        })
+        .map(|(address, _)| address)
+        .collect())
+}
+
+/// How many times each instruction of `binary` ran, from a callgrind profile (written with
+/// `--dump-instr=yes --compress-pos=no --compress-strings=no`): the first count of each cost
+/// line, leaving out the lines that follow `calls=` (what a call costs, counted in the callee).
+fn self_counts(profile: &Path, binary: &Path) -> Result<HashMap<u64, u64>, String> {
+    let text = fs::read_to_string(profile)
+        .map_err(|error| format!("cannot read {}: {error}", profile.display()))?;
+    let name = binary.to_string_lossy();
+    let mut ours = false;
+    let mut after_call = false;
+    let mut counts = HashMap::new();
+    for line in text.lines() {
+        if let Some(object) = line.strip_prefix("ob=") {
+            ours = object.trim() == name;
+        } else if line.starts_with("calls=") {
+            after_call = true;
+        } else if line.starts_with("0x") {
+            if std::mem::take(&mut after_call) || !ours {
+                continue;
+            }
+            let mut fields = line.split_whitespace();
+            let address = fields.next().unwrap_or("");
+            // Positions `instr line`: the address, the source line, then the count.
+            let count = fields.nth(1).and_then(|count| count.parse::<u64>().ok());
+            if let (Ok(address), Some(count)) = (
+                u64::from_str_radix(address.trim_start_matches("0x"), 16),
+                count,
+            ) {
+                *counts.entry(address).or_insert(0) += count;
+            }
+        }
+    }
+    Ok(counts)
 }
 
 /// The functions of a binary, from `nm`: where each starts, its size and its name, by address.
@@ -629,9 +724,41 @@ mod tests {
     }
 
     #[test]
+    fn per_read_instructions_are_those_run_more_with_more_reads() {
+        let dir = std::env::temp_dir().join(format!("xtask-layout-reads-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let (once, twice) = (dir.join("once.out"), dir.join("twice.out"));
+        // 0x1000: start-up (as often both times); 0x1004: every read; 0x1008: every tenth read;
+        // the call at 0x100c costs its callee's 900 either way, counted at the callee only.
+        let profile = |reads: u64| {
+            format!(
+                "positions: instr line\nob=/bin/server\nfn=main\n0x1000 1 5000\n0x1004 2 {}\n\
+                 0x1008 3 {}\ncfn=other\ncalls=1 0x2000\n0x100c 4 {}\nob=/usr/lib/libc.so.6\n\
+                 0x9000 1 {}\n",
+                reads * 3,
+                reads / 10,
+                reads * 900,
+                reads * 50
+            )
+        };
+        fs::write(&once, profile(200)).unwrap();
+        fs::write(&twice, profile(400)).unwrap();
+        let server = Path::new("/bin/server");
+        let per_read = run_per_read(&once, &twice, server, 200).unwrap();
+        assert_eq!(per_read, HashSet::from([0x1004]));
+        assert_eq!(self_counts(&once, server).unwrap().get(&0x100c), None);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn every_scripted_request_is_json_rpc_with_a_distinct_id() {
         let [(_, legacy_files), (_, modern_files)] = file_scripts("file:///bench/");
-        for script in [legacy_script(), modern_script(), legacy_files, modern_files] {
+        for script in [
+            legacy_script(READS),
+            modern_script(READS),
+            legacy_files,
+            modern_files,
+        ] {
             let mut ids = HashSet::new();
             for line in script.lines() {
                 let message: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -649,7 +776,7 @@ mod tests {
                 .all(|line| line.contains("file:///bench/r0")
                     && line.contains("io.modelcontextprotocol/protocolVersion"))
         );
-        for request in modern_requests(1) {
+        for request in modern_requests(1, READS) {
             assert!(
                 request.contains("io.modelcontextprotocol/clientCapabilities"),
                 "{request}"
