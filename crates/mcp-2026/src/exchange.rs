@@ -77,7 +77,10 @@ impl Exchange {
         Exchange {
             id,
             shared,
-            outputs: VecDeque::new(),
+            // Room for what most exchanges give out (a read: its query and its response, or
+            // its response alone), made at once: growing the queue from empty would take a
+            // path of its own through the allocator at every request.
+            outputs: VecDeque::with_capacity(2),
             state: State::Finished,
             http_status: 200,
             listen: false,
@@ -573,7 +576,7 @@ fn encode_read(
         bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         serde_json::to_writer(&mut bytes, id)?;
         bytes.extend_from_slice(br#","result":{"resultType":"#);
-        serde_json::to_writer(&mut bytes, &result.result_type)?;
+        jsonrpc::write_string(&mut bytes, result.result_type.as_str());
         bytes.extend_from_slice(br#","contents":["#);
         for (index, contents) in result.contents.iter().enumerate() {
             if index > 0 {
