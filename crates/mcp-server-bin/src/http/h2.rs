@@ -320,7 +320,11 @@ impl Future for Pipe {
             {
                 return Poll::Ready(());
             }
-            pipe.send.reserve_capacity(1);
+            // The frame's own size: `send_data` then finds it assigned and asks the connection
+            // for nothing more (reserving less, it would assign the rest itself, a second pass
+            // over the connection's window for every frame). Nothing is held back from other
+            // streams beyond the frame about to be sent.
+            pipe.send.reserve_capacity(frame.len());
             if pipe.send.capacity() == 0 {
                 pipe.waiting = Some(frame);
                 match ready!(pipe.send.poll_capacity(context)) {
