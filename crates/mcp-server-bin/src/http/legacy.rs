@@ -887,23 +887,29 @@ mod tests {
         }
     }
 
+    /// Polls `stream` once, for the task of `waker`.
+    fn poll_with(stream: &mut GetStream, waker: &Waker) -> Poll<Option<Bytes>> {
+        let mut context = Context::from_waker(waker);
+        futures_util::Stream::poll_next(Pin::new(stream), &mut context)
+            .map(|frame| frame.map(|frame| frame.unwrap()))
+    }
+
+    /// Routes the unsolicited messages `1` and `2` to the session's GET stream.
+    fn route_two(session: &LegacyHttpSession) {
+        let mut state = session.lock();
+        assert!(route_message(&mut state, unsolicited("1"), None));
+        assert!(route_message(&mut state, unsolicited("2"), None));
+    }
+
     /// In a runtime: a stream's keep-alive needs its timer.
     #[tokio::test]
     async fn frames_routed_to_the_stream_wake_it_in_order_until_it_is_replaced() {
         let (session, mut stream) = streaming_session(Duration::from_secs(60));
         let wakes = Arc::new(CountingWaker::default());
         let waker = Waker::from(Arc::clone(&wakes));
-        let mut context = Context::from_waker(&waker);
-        let mut poll = |stream: &mut GetStream| {
-            futures_util::Stream::poll_next(Pin::new(stream), &mut context)
-                .map(|frame| frame.map(|frame| frame.unwrap()))
-        };
+        let poll = |stream: &mut GetStream| poll_with(stream, &waker);
         assert!(poll(&mut stream).is_pending());
-        {
-            let mut state = session.lock();
-            assert!(route_message(&mut state, unsolicited("1"), None));
-            assert!(route_message(&mut state, unsolicited("2"), None));
-        }
+        route_two(&session);
         assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 0);
         assert!(poll(&mut stream).is_pending(), "not told to look yet");
         session.wake_stream();
@@ -921,19 +927,9 @@ mod tests {
     #[tokio::test]
     async fn a_closed_session_ends_its_stream_after_the_frames_it_took() {
         let (session, mut stream) = streaming_session(Duration::from_secs(60));
-        let wakes = Arc::new(CountingWaker::default());
-        let waker = Waker::from(Arc::clone(&wakes));
-        let mut context = Context::from_waker(&waker);
-        let mut poll = |stream: &mut GetStream| {
-            futures_util::Stream::poll_next(Pin::new(stream), &mut context)
-                .map(|frame| frame.map(|frame| frame.unwrap()))
-        };
-        assert!(poll(&mut stream).is_pending());
-        {
-            let mut state = session.lock();
-            assert!(route_message(&mut state, unsolicited("1"), None));
-            assert!(route_message(&mut state, unsolicited("2"), None));
-        }
+        let poll = |stream: &mut GetStream| poll_with(stream, Waker::noop());
+        route_two(&session);
+        // Raised: the stream's first poll looks.
         session.wake_stream();
         assert_eq!(poll(&mut stream), Poll::Ready(Some(sse::message(b"1"))));
         session.close();
