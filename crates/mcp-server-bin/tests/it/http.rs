@@ -169,6 +169,20 @@ impl TestServer {
         assert_eq!(initialized.status, 202);
         session
     }
+
+    /// A legacy session of `version` subscribed to `test://watched-resource`; its id.
+    async fn watching_legacy_session(&self, version: &str) -> String {
+        let session = self.legacy_session(version).await;
+        let headers = [
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", version),
+        ];
+        let subscribed = self
+            .post(&headers, &subscribe_request("test://watched-resource"))
+            .await;
+        assert_eq!(subscribed.json["result"], json!({}));
+        session
+    }
 }
 
 impl Drop for TestServer {
@@ -325,6 +339,15 @@ where
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     None
+}
+
+/// The default options with no keep-alive within a test's time: a stream's first event is the
+/// one the test waits for.
+fn quiet() -> HttpOptions {
+    HttpOptions {
+        keep_alive: Duration::from_secs(3600),
+        ..HttpOptions::default()
+    }
 }
 
 async fn bounded<F: Future>(future: F) -> F::Output {
@@ -856,16 +879,7 @@ async fn modern_listen_streams_are_bounded() {
 #[tokio::test]
 async fn legacy_get_stream_receives_updates_after_subscribe() {
     let server = TestServer::start(HttpOptions::default()).await;
-    let session = server.legacy_session("2025-06-18").await;
-    let headers = [
-        ("mcp-session-id", session.as_str()),
-        ("mcp-protocol-version", "2025-06-18"),
-    ];
-    let subscribed = server
-        .post(&headers, &subscribe_request("test://watched-resource"))
-        .await;
-    assert_eq!(subscribed.json["result"], json!({}));
-
+    let session = server.watching_legacy_session("2025-06-18").await;
     let get_headers = [
         ("mcp-session-id", session.as_str()),
         ("mcp-protocol-version", "2025-06-18"),
@@ -1261,8 +1275,7 @@ async fn a_preface_or_a_request_split_across_writes_is_still_told_apart() {
 async fn http2_a_listen_stream_the_client_resets_is_cancelled_at_once() {
     let server = TestServer::start(HttpOptions {
         max_listen_streams: 1,
-        keep_alive: Duration::from_secs(3600),
-        ..HttpOptions::default()
+        ..quiet()
     })
     .await;
     let mut client = Http2Client::connect(&server).await;
@@ -1307,21 +1320,9 @@ async fn http2_a_listen_stream_the_client_resets_is_cancelled_at_once() {
 /// until DELETE ends it.
 #[tokio::test]
 async fn http2_a_legacy_get_stream_hands_its_sessions_changes_on_when_it_ends() {
-    let server = TestServer::start(HttpOptions {
-        keep_alive: Duration::from_secs(3600),
-        ..HttpOptions::default()
-    })
-    .await;
+    let server = TestServer::start(quiet()).await;
     let version = "2025-11-25";
-    let session = server.legacy_session(version).await;
-    let headers = [
-        ("mcp-session-id", session.as_str()),
-        ("mcp-protocol-version", version),
-    ];
-    let subscribed = server
-        .post(&headers, &subscribe_request("test://watched-resource"))
-        .await;
-    assert_eq!(subscribed.json["result"], json!({}));
+    let session = server.watching_legacy_session(version).await;
     let get_headers = [
         ("mcp-session-id", session.as_str()),
         ("mcp-protocol-version", version),
@@ -1370,11 +1371,7 @@ async fn once_free(mut open: impl AsyncFnMut() -> hyper::Response<Incoming>) -> 
 /// frames; and none is lost once it reads again.
 #[tokio::test]
 async fn http2_a_live_stream_waits_for_the_clients_window() {
-    let server = TestServer::start(HttpOptions {
-        keep_alive: Duration::from_secs(3600),
-        ..HttpOptions::default()
-    })
-    .await;
+    let server = TestServer::start(quiet()).await;
     let mut client = Http2Client::connect_with(&server, usize::MAX, Some(16)).await;
     let listen = watched_listen_request(5);
     let response = bounded(client.send("POST", &LISTEN_HEADERS, Some(&listen)))
