@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
+use mcp_resources_core::engine::ReadOutput;
 use mcp_resources_core::service::Answer;
 use mcp_resources_core::subscription::Change;
 use mcp_types::jsonrpc::{self, Notification, RawValue, RequestId, Response};
@@ -165,6 +166,13 @@ impl Exchange {
         exchange
     }
 
+    /// An exchange whose only output is `response`, already written for request `id`.
+    pub(crate) fn responded(shared: Arc<Shared>, id: RequestId, response: Vec<u8>) -> Exchange {
+        let mut exchange = Exchange::new(shared, id, None);
+        exchange.send(response, true);
+        exchange
+    }
+
     /// The next thing to do, or `None` when there is nothing until the exchange is fed again.
     pub fn poll_output(&mut self) -> Option<Output> {
         self.outputs.pop_front()
@@ -223,20 +231,8 @@ impl Exchange {
                     self.finish_with_error(&RequestError::ResourceNotFound { uri });
                 }
                 Ok(output) => {
-                    // Borrowed contents (text escaped as it is written, blobs' encodings
-                    // memoized) and the `_meta` encoded once, written straight into the response.
-                    let hints = convert::cache_hints(output.cache);
-                    let shared = Arc::clone(&self.shared);
-                    let result = wire::ReadResourceResult {
-                        result_type: wire::ResultType::COMPLETE,
-                        contents: output.contents.iter().map(convert::contents).collect(),
-                        ttl_ms: hints.ttl_ms,
-                        cache_scope: hints.cache_scope,
-                        meta: Some(&*shared.result_meta),
-                    };
-                    let capacity = read_size_hint(&result);
                     self.progress_done();
-                    let bytes = encode_read(&self.id, &result, capacity);
+                    let bytes = read_response(&self.shared, &self.id, &output);
                     self.send(bytes, true);
                     self.state = State::Finished;
                 }
@@ -544,6 +540,22 @@ pub fn cancelled_notification(listen_id: &RequestId) -> Outgoing {
         related: Some(listen_id.clone()),
         is_response: false,
     }
+}
+
+/// The response to read `id` answered with `output` (contents, never empty): the contents
+/// borrowed (text escaped as it is written, blobs' encodings memoized) and the result `_meta`
+/// encoded once, written straight into a buffer sized for them.
+pub(crate) fn read_response(shared: &Shared, id: &RequestId, output: &ReadOutput) -> Vec<u8> {
+    let hints = convert::cache_hints(output.cache);
+    let result = wire::ReadResourceResult {
+        result_type: wire::ResultType::COMPLETE,
+        contents: output.contents.iter().map(convert::contents).collect(),
+        ttl_ms: hints.ttl_ms,
+        cache_scope: hints.cache_scope,
+        meta: Some(&*shared.result_meta),
+    };
+    let capacity = read_size_hint(&result);
+    encode_read(id, &result, capacity)
 }
 
 /// A notification's bytes, through serde.

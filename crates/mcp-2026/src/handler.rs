@@ -125,21 +125,61 @@ impl Handler {
         now: Instant,
         answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
     ) -> Exchange {
+        self.exchange_of(self.answer_read_with(read, now, answer_now))
+    }
+
+    /// Serves a read already read with [`ReadLine::parse`], as
+    /// [`Handler::start_read_with`] does, but gives a read that `answer_now` answers with
+    /// contents (and that asked for no progress) as its response alone: no [`Exchange`] is
+    /// made for it. The transport writes the response, or refuses the request if its id is in
+    /// flight, as it would an exchange's.
+    pub fn answer_read_with(
+        &self,
+        read: ReadLine,
+        now: Instant,
+        answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
+    ) -> ReadStart {
         let _ = now;
         let ReadLine { id, meta, read } = read;
-        match self.supports(&meta).and_then(|()| read_query(read)) {
+        let checked = self
+            .supports(meta.version())
+            .and_then(|()| read_query(read));
+        match checked {
             Ok((query, pending)) => match answer_now(query) {
-                Ok(answer) => Exchange::answered(self.shared.clone(), id, &meta, pending, answer),
-                Err(query) => self.exchange(
+                Ok(Answer::Read(Ok(output)))
+                    if !output.contents.is_empty() && !meta.asks_progress() =>
+                {
+                    let response = crate::exchange::read_response(&self.shared, &id, &output);
+                    ReadStart::Answered { id, response }
+                }
+                Ok(answer) => ReadStart::Exchange(Exchange::answered(
+                    self.shared.clone(),
+                    id,
+                    &meta.into_full(),
+                    pending,
+                    answer,
+                )),
+                Err(query) => ReadStart::Exchange(self.exchange(
                     id,
                     Ok(Dispatch::Query {
-                        meta,
+                        meta: meta.into_full(),
                         query,
                         pending,
                     }),
-                ),
+                )),
             },
-            Err(error) => self.exchange(id, Err(error)),
+            Err(error) => ReadStart::Exchange(self.exchange(id, Err(error))),
+        }
+    }
+
+    /// The exchange of a read as [`Handler::answer_read_with`] started it: a read answered
+    /// there becomes an exchange with its response queued.
+    fn exchange_of(&self, start: ReadStart) -> Exchange {
+        match start {
+            ReadStart::Answered { id, response } => {
+                Exchange::responded(self.shared.clone(), id, response)
+            }
+            ReadStart::Exchange(exchange) => exchange,
         }
     }
 
@@ -164,6 +204,19 @@ impl Handler {
         now: Instant,
         answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
     ) -> Exchange {
+        self.exchange_of(self.answer_http_read_with(read, headers, now, answer_now))
+    }
+
+    /// [`Handler::answer_read_with`] for a read that came over Streamable HTTP: the headers
+    /// are checked against the body first, as [`Handler::start_http_read`] checks them. An
+    /// answered read's response goes out with HTTP status 200, as a JSON body.
+    pub fn answer_http_read_with(
+        &self,
+        read: ReadLine,
+        headers: &RequestHeaders<'_>,
+        now: Instant,
+        answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
+    ) -> ReadStart {
         let agree = headers::check_parts(
             headers,
             read.protocol_version(),
@@ -171,9 +224,20 @@ impl Handler {
             Some(&read.read.uri),
         );
         match agree {
-            Ok(()) => self.start_read_with(read, now, answer_now),
-            Err(error) => self.disagreeing(read.id, error),
+            Ok(()) => self.answer_read_with(read, now, answer_now),
+            Err(error) => ReadStart::Exchange(self.disagreeing(read.id, error)),
         }
+    }
+
+    /// The version check, after `_meta`: this era's version, or `-32022`.
+    fn supports(&self, version: &ProtocolVersion) -> Result<(), RequestError> {
+        if *version == ProtocolVersion::V2026_07_28 {
+            return Ok(());
+        }
+        Err(RequestError::UnsupportedVersion {
+            requested: version.as_str().to_owned(),
+            supported: self.shared.config.supported_versions(),
+        })
     }
 
     /// The exchange answering a request whose headers disagree with its body.
@@ -199,17 +263,6 @@ impl Handler {
             Ok(()) => self.start_checked(request, Some(checked), now),
             Err(error) => self.disagreeing(request.id, error),
         }
-    }
-
-    /// The version check, after `_meta`: this era's version, or `-32022`.
-    fn supports(&self, meta: &RequestMeta) -> Result<(), RequestError> {
-        if meta.protocol_version == ProtocolVersion::V2026_07_28 {
-            return Ok(());
-        }
-        Err(RequestError::UnsupportedVersion {
-            requested: meta.protocol_version.as_str().to_owned(),
-            supported: self.shared.config.supported_versions(),
-        })
     }
 
     /// HTTP only: checks the headers against the body before [`Handler::start`]:
@@ -253,7 +306,7 @@ impl Handler {
             Some(checked) => checked,
             None => Checked::read(request)?,
         };
-        self.supports(&meta)?;
+        self.supports(&meta.protocol_version)?;
         let (query, pending) = match request.method.as_str() {
             method::SERVER_DISCOVER => return Ok(Dispatch::Discover(meta)),
             method::RESOURCES_LIST => {
@@ -410,12 +463,70 @@ fn quick_read(request: &Request) -> Option<(RequestMeta, ReadParams)> {
         .checked()
 }
 
+/// How [`Handler::answer_read_with`] served a read.
+#[derive(Debug)]
+pub enum ReadStart {
+    /// Answered as it was read: the whole JSON-RPC response to request `id`, with nothing
+    /// before it (HTTP status 200, a JSON body).
+    Answered {
+        /// The request's id, for the transport's check that no request with it is in flight.
+        id: RequestId,
+        /// The response's bytes.
+        response: Vec<u8>,
+    },
+    /// Any other read (an error, a query to wait for, progress asked): serve its exchange.
+    Exchange(Exchange),
+}
+
 /// A `resources/read` request of this era, read in one pass over its line or body.
 #[derive(Debug)]
 pub struct ReadLine {
     id: RequestId,
-    meta: RequestMeta,
+    meta: ReadMeta,
     read: ReadParams,
+}
+
+/// A read's `_meta`: in the compact shape ([`compact`]) only its version, as the rest is known
+/// (`{}` capabilities and nothing else), so that a read served at once builds no
+/// [`RequestMeta`].
+#[derive(Debug)]
+enum ReadMeta {
+    /// The version, with `{}` capabilities and no other key.
+    Bare(ProtocolVersion),
+    /// Any other valid `_meta` (boxed: it is several times the size of a version, and read
+    /// only the long way).
+    Full(Box<RequestMeta>),
+}
+
+impl ReadMeta {
+    fn version(&self) -> &ProtocolVersion {
+        match self {
+            ReadMeta::Bare(version) => version,
+            ReadMeta::Full(meta) => &meta.protocol_version,
+        }
+    }
+
+    /// Whether the client asked for progress notifications (`progressToken`).
+    fn asks_progress(&self) -> bool {
+        match self {
+            ReadMeta::Bare(_) => false,
+            ReadMeta::Full(meta) => meta.progress_token.is_some(),
+        }
+    }
+
+    fn into_full(self) -> RequestMeta {
+        match self {
+            ReadMeta::Bare(version) => RequestMeta {
+                protocol_version: version,
+                client_capabilities: ClientCapabilities::default(),
+                client_info: None,
+                log_level: None,
+                progress_token: None,
+                other: Meta::default(),
+            },
+            ReadMeta::Full(meta) => *meta,
+        }
+    }
 }
 
 impl ReadLine {
@@ -436,19 +547,16 @@ impl ReadLine {
         let (id, params) =
             jsonrpc::decode_request::<QuickReadParams<'_>>(line, method::RESOURCES_READ)?;
         let (meta, read) = params.checked()?;
-        Some(ReadLine { id, meta, read })
+        Some(ReadLine {
+            id,
+            meta: ReadMeta::Full(Box::new(meta)),
+            read,
+        })
     }
 
     /// What [`compact::read`] read: a `_meta` of the version and `{}` capabilities only.
     fn from_compact(compact: CompactRead<'_>) -> ReadLine {
-        let meta = RequestMeta {
-            protocol_version: ProtocolVersion::from(compact.version),
-            client_capabilities: ClientCapabilities::default(),
-            client_info: None,
-            log_level: None,
-            progress_token: None,
-            other: Meta::default(),
-        };
+        let meta = ReadMeta::Bare(ProtocolVersion::from(compact.version));
         let read = ReadParams {
             _meta: IgnoredAny,
             uri: compact.uri.to_owned(),
@@ -465,7 +573,7 @@ impl ReadLine {
     /// The protocol version its `_meta` names, which may be another era's: what era routing
     /// looks at.
     pub fn protocol_version(&self) -> &str {
-        self.meta.protocol_version.as_str()
+        self.meta.version().as_str()
     }
 }
 

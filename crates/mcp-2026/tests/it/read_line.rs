@@ -1,11 +1,13 @@
-//! `Handler::start_read_line`, the one-pass reading of a `resources/read` line, and
-//! `Handler::start_read_line_with`, which also answers a static read on the spot, against the
+//! `Handler::start_read_line`, the one-pass reading of a `resources/read` line,
+//! `Handler::start_read_line_with`, which also answers a static read on the spot, and
+//! `Handler::answer_read_with`, which gives such a read as its response alone, against the
 //! general way (decode the line, then `Handler::start`): whenever they take a line, the exchange
-//! they start says byte for byte what the general one says (and one answered on the spot gives
-//! out no query); they take the usual shape of a read; and they leave every other line (not a
-//! read, not this era, not a request, anything unusual) to the general way.
+//! they start (or the response alone) says byte for byte what the general one says (and one
+//! answered on the spot gives out no query); they take the usual shape of a read; and they leave
+//! every other line (not a read, not this era, not a request, anything unusual) to the general
+//! way.
 
-use mcp_2026::{Exchange, Handler, Output, ReadLine, RequestHeaders};
+use mcp_2026::{Exchange, Handler, Output, ReadLine, ReadStart, RequestHeaders};
 use mcp_resources_core::policy::Principal;
 use mcp_resources_core::service::{Offer, QueryContext, Service};
 use mcp_types::jsonrpc::{self, Incoming, Message};
@@ -52,6 +54,28 @@ fn served_asking(service: &Service, mut exchange: Exchange) -> (Vec<String>, usi
     (said, queries)
 }
 
+/// What [`served`] says of a read as [`Handler::answer_read_with`] started it, and whether it
+/// was answered without an exchange: a response alone, with status 200.
+fn started(service: &Service, start: ReadStart) -> (Vec<String>, bool) {
+    match start {
+        ReadStart::Answered { id, response } => {
+            let response = String::from_utf8(response).expect("utf-8");
+            let Ok(Incoming::Single(Message::Response(decoded))) =
+                jsonrpc::decode(response.as_bytes())
+            else {
+                panic!("not a response: {response}");
+            };
+            assert_eq!(decoded.id, Some(id), "{response}");
+            let said = vec![
+                format!("{response} (response: true)"),
+                "status 200, finished true".to_owned(),
+            ];
+            (said, true)
+        }
+        ReadStart::Exchange(exchange) => (served(service, exchange), false),
+    }
+}
+
 /// The general way: `None` when the line is not a single request.
 fn general(service: &Service, handler: &Handler, line: &str) -> Option<Vec<String>> {
     match jsonrpc::decode(line.as_bytes()) {
@@ -62,16 +86,27 @@ fn general(service: &Service, handler: &Handler, line: &str) -> Option<Vec<Strin
     }
 }
 
-/// Checks one line: when the one-pass reading takes it, it says what the general way says.
-/// Returns whether it took the line.
-fn check(service: &Service, handler: &Handler, line: &str) -> bool {
+/// How [`check`] found a line taken.
+#[derive(Debug, PartialEq, Eq)]
+enum Taken {
+    /// Left to the general way.
+    No,
+    /// Taken, and served by an exchange.
+    Exchange,
+    /// Taken, and answered by its response alone ([`ReadStart::Answered`]).
+    Answered,
+}
+
+/// Checks one line: when the one-pass reading takes it, it says what the general way says,
+/// through an exchange and through [`Handler::answer_read_with`].
+fn check(service: &Service, handler: &Handler, line: &str) -> Taken {
     let principal = Principal::anonymous();
+    let context = QueryContext {
+        principal: &principal,
+        subscriber: None,
+    };
     let mut answered_now = false;
     let answer_now = |query| {
-        let context = QueryContext {
-            principal: &principal,
-            subscriber: None,
-        };
         let answer = service.answer_now(context, query);
         answered_now = answer.is_ok();
         answer
@@ -79,7 +114,7 @@ fn check(service: &Service, handler: &Handler, line: &str) -> bool {
     let on_the_spot = handler.start_read_line_with(line.as_bytes(), support::now(), answer_now);
     let Some(exchange) = handler.start_read_line(line.as_bytes(), support::now()) else {
         assert!(on_the_spot.is_none(), "taken by one reading only: {line}");
-        return false;
+        return Taken::No;
     };
     let quick = served(service, exchange);
     let general = general(service, handler, line)
@@ -91,7 +126,18 @@ fn check(service: &Service, handler: &Handler, line: &str) -> bool {
     if answered_now {
         assert_eq!(queries, 0, "answered on the spot, yet asked: {line}");
     }
-    true
+    let read = ReadLine::parse(line.as_bytes()).expect("taken above");
+    let answer_now = |query| service.answer_now(context, query);
+    let (said, alone) = started(
+        service,
+        handler.answer_read_with(read, support::now(), answer_now),
+    );
+    assert_eq!(said, general, "{line}");
+    if alone {
+        Taken::Answered
+    } else {
+        Taken::Exchange
+    }
 }
 
 #[test]
@@ -126,9 +172,17 @@ fn takes_the_usual_shapes_of_a_read() {
         r#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"test://static-text","_meta":{"progressToken":"p","io.modelcontextprotocol/logLevel":"debug","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"other/key":{"a":[null]}}}}"#.to_owned(),
         r#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"test://static-text","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_owned(),
     ];
-    for line in &lines {
-        assert!(check(&service, &handler, line), "not taken: {line}");
-    }
+    let taken: Vec<Taken> = lines
+        .iter()
+        .map(|line| check(&service, &handler, line))
+        .collect();
+    // The static reads are answered alone, the compact shape or not, unless progress is asked
+    // (a notification before the response) or the version is another's (an error).
+    use Taken::{Answered, Exchange};
+    let expected = [
+        Answered, Answered, Exchange, Exchange, Exchange, Exchange, Answered, Exchange, Exchange,
+    ];
+    assert_eq!(taken, expected);
 }
 
 #[test]
@@ -170,7 +224,7 @@ fn leaves_everything_else_to_the_general_way() {
         format!(r#"{{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{params}}} x"#),
     ];
     for line in &lines {
-        assert!(!check(&service, &handler, line), "taken: {line}");
+        assert_eq!(check(&service, &handler, line), Taken::No, "taken: {line}");
     }
 }
 
@@ -217,6 +271,7 @@ fn over_http_the_headers_are_checked_the_same_way() {
             ("mcp-name", b"test://static-text"),
         ],
     ];
+    let mut answered_alone = 0;
     for line in &lines {
         for pairs in header_sets {
             let headers: RequestHeaders<'_> = pairs.iter().copied().collect();
@@ -234,8 +289,23 @@ fn over_http_the_headers_are_checked_the_same_way() {
                 handler.start_http(request, &headers, support::now()),
             );
             assert_eq!(quick, general, "{line} with {pairs:?}");
+            let read = ReadLine::parse(line.as_bytes()).expect(line);
+            let principal = Principal::anonymous();
+            let answer_now = |query| {
+                let context = QueryContext {
+                    principal: &principal,
+                    subscriber: None,
+                };
+                service.answer_now(context, query)
+            };
+            let start = handler.answer_http_read_with(read, &headers, support::now(), answer_now);
+            let (said, alone) = started(&service, start);
+            assert_eq!(said, general, "{line} with {pairs:?}");
+            answered_alone += usize::from(alone);
         }
     }
+    // The static read with the headers that agree (as they are, and spaced and encoded).
+    assert_eq!(answered_alone, 2);
 }
 
 /// Members of the params that nobody reads are skipped, not read: one a `serde_json::Value`

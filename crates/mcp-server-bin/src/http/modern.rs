@@ -19,8 +19,8 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use axum::body::Bytes;
-use axum::http::HeaderMap;
-use mcp_2026::{Exchange, Output, ReadLine, RequestHeaders};
+use axum::http::{HeaderMap, StatusCode};
+use mcp_2026::{Exchange, Output, ReadLine, ReadStart, RequestHeaders};
 use mcp_types::jsonrpc::Request;
 
 use crate::driver::{self, KeepAlive, LatchWait, Signal, SubscriberGuard};
@@ -51,15 +51,24 @@ pub(crate) fn read<'a>(
     headers: &HeaderMap,
     read: ReadLine,
 ) -> impl Future<Output = Response> + 'a {
-    // A static read is answered by the adapter as it starts the exchange.
+    // A static read is answered by the adapter as it reads it: no exchange at all.
     let answer_now =
         |query| driver::answer_now(&state.shared.service, &state.principal, None, query);
-    let exchange =
+    let start =
         state
             .shared
             .modern
-            .start_http_read_with(read, &view(headers), Instant::now(), answer_now);
-    serve(state, exchange)
+            .answer_http_read_with(read, &view(headers), Instant::now(), answer_now);
+    let exchange = match start {
+        ReadStart::Answered { response, .. } => Err(reply::json(StatusCode::OK, response)),
+        ReadStart::Exchange(exchange) => Ok(exchange),
+    };
+    async move {
+        match exchange {
+            Ok(exchange) => serve(state, exchange).await,
+            Err(response) => response,
+        }
+    }
 }
 
 /// The headers as the adapter reads them.

@@ -53,7 +53,7 @@ use std::time::{Duration, Instant};
 use futures_util::FutureExt;
 use futures_util::future::{AbortHandle, Abortable};
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use mcp_2026::Exchange;
+use mcp_2026::{Exchange, ReadStart};
 use mcp_legacy_2025::Session;
 use mcp_resources_core::service::{Answer, Query};
 use mcp_resources_core::subscription::SubscriberId;
@@ -220,6 +220,9 @@ struct Connection<W> {
     /// The time given to the adapters with lines and answers.
     clock: Clock,
 }
+
+/// Why a modern request reusing the id of one in flight is refused.
+const IN_FLIGHT: &str = "a request with this id is already in flight";
 
 /// How many lines and answers may be handled with one reading of the clock.
 const CLOCK_EVENTS: u32 = 64;
@@ -399,8 +402,15 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                 let answer_now = |query| {
                     driver::answer_now(&shared.service, &shared.stdio_principal, None, query)
                 };
-                if let Some(exchange) = shared.modern.start_read_line_with(bytes, now, answer_now) {
-                    return self.serve_modern(exchange).await;
+                let read = mcp_2026::ReadLine::parse(bytes);
+                match read.map(|read| shared.modern.answer_read_with(read, now, answer_now)) {
+                    Some(ReadStart::Answered { id, response }) => {
+                        return self.write_answered(&id, response).await;
+                    }
+                    Some(ReadStart::Exchange(exchange)) => {
+                        return self.serve_modern(exchange).await;
+                    }
+                    None => {}
                 }
             }
             Some(legacy) => {
@@ -494,11 +504,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
     async fn serve_modern(&mut self, mut exchange: Exchange) -> std::io::Result<()> {
         if let Some(refusal) = self.refusal(&exchange) {
             let id = exchange.request_id().clone();
-            let error = ErrorObject::new(mcp_types::error::INVALID_REQUEST, "Invalid Request")
-                .with_data(serde_json::Value::from(refusal));
-            return self
-                .write_response(&Response::<()>::error(Some(id), error))
-                .await;
+            return self.refuse(id, refusal).await;
         }
         // Most requests (a static read, an error) finish without waiting: served here,
         // they never enter the connection's maps.
@@ -540,8 +546,8 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
     /// modern request still in flight (the first could no longer be cancelled), or it opens a
     /// listen stream beyond [`MAX_LISTEN_STREAMS`].
     fn refusal(&self, exchange: &Exchange) -> Option<String> {
-        if self.modern_ids.contains_key(exchange.request_id()) {
-            return Some("a request with this id is already in flight".to_owned());
+        if self.in_flight(exchange.request_id()) {
+            return Some(IN_FLIGHT.to_owned());
         }
         if !exchange.is_listen() {
             return None;
@@ -553,6 +559,30 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             .count();
         (listening >= MAX_LISTEN_STREAMS)
             .then(|| format!("at most {MAX_LISTEN_STREAMS} listen streams may be open at once"))
+    }
+
+    /// Whether a modern request with `id` is in flight.
+    fn in_flight(&self, id: &RequestId) -> bool {
+        !self.modern_ids.is_empty() && self.modern_ids.contains_key(id)
+    }
+
+    /// Answers modern request `id` with `-32600` and why it was not started.
+    async fn refuse(&mut self, id: RequestId, refusal: String) -> std::io::Result<()> {
+        let error = ErrorObject::new(mcp_types::error::INVALID_REQUEST, "Invalid Request")
+            .with_data(serde_json::Value::from(refusal));
+        self.write_response(&Response::<()>::error(Some(id), error))
+            .await
+    }
+
+    /// Writes the response of a modern read answered as it was read
+    /// ([`mcp_2026::Handler::answer_read_with`]), unless a modern request with its id is in
+    /// flight: then the read is refused, as [`Connection::serve_modern`] refuses an exchange.
+    async fn write_answered(&mut self, id: &RequestId, response: Vec<u8>) -> std::io::Result<()> {
+        if self.in_flight(id) {
+            jsonrpc::buffer::give_back(response);
+            return self.refuse(id.clone(), IN_FLIGHT.to_owned()).await;
+        }
+        self.write_message(response).await
     }
 
     /// The process's legacy session, made now if there is none.

@@ -6,8 +6,9 @@
 //! and freeing it takes the allocator's slow paths, whose code is cold at every request. A
 //! transport done with a message's bytes gives them back ([`give_back`]); the next message
 //! written on that thread starts in that buffer ([`with_capacity`]). A transport that keeps
-//! the bytes (an HTTP body) gives nothing back, and each message then has a buffer of its own,
-//! as without this module. This module must never know what a message holds.
+//! the bytes for a while (an HTTP body) gives them back when it drops them; one that gives
+//! nothing back has a buffer of its own for each message, as without this module. This module
+//! must never know what a message holds.
 
 use std::cell::Cell;
 
