@@ -17,7 +17,9 @@
 //!      its usual shape in one pass and leaves any other line untouched (then decode and feed it);
 //!      [`Session::handle_read_line_with`] also takes a function that answers the read's query
 //!      on the spot when it can (`Service::answer_now`): such a read's response is queued at
-//!      once, and it is never an [`Output::Query`];
+//!      once, and it is never an [`Output::Query`]; and [`Session::answer_read_with`] gives
+//!      that response back alone ([`ReadFed::Answered`]) while nothing else waits in the queue,
+//!      to be sent as the next message;
 //!    - [`Session::handle_answer`] with the [`Answer`](mcp_resources_core::service::Answer) to
 //!      each [`Output::Query`];
 //!    - [`Session::handle_changes`] with `Service::drain_changes(subscriber)` whenever
@@ -134,5 +136,6 @@ mod session;
 mod wire;
 
 pub use crate::session::{
-    DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Outgoing, Output, ReadLine, Session, Ticket,
+    DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Outgoing, Output, ReadFed, ReadLine, Session,
+    Ticket,
 };

@@ -314,6 +314,21 @@ impl Session {
         now: Instant,
         answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
     ) {
+        if let ReadFed::Answered { id, response } = self.answer_read_with(read, now, answer_now) {
+            self.push_response(Some(id), Ok(response));
+        }
+    }
+
+    /// Like [`handle_read_with`](Self::handle_read_with), but a read answered on the spot with
+    /// contents, while nothing else waits in [`poll_output`](Self::poll_output), is given back
+    /// as its response alone ([`ReadFed::Answered`]) instead of being queued: write it as the
+    /// next message, as its queued form would have been.
+    pub fn answer_read_with(
+        &mut self,
+        read: ReadLine,
+        now: Instant,
+        answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
+    ) -> ReadFed {
         // On the spot only with nothing that needs the request's bookkeeping: an initialized
         // session, no `_meta` (a progress token), an id not in flight (that is an error).
         let plain = self.version.is_some()
@@ -322,16 +337,27 @@ impl Session {
         let uri = match plain.then(|| ResourceUri::parse(&read.params.uri)) {
             Some(Ok(uri)) => uri,
             // An invalid URI is answered as usual.
-            _ => return self.handle_read(read, now),
+            _ => {
+                self.handle_read(read, now);
+                return ReadFed::Queued;
+            }
         };
         let ReadLine { id, params } = read;
         let purpose = Purpose::Read { uri: params.uri };
         match answer_now(Query::Read { uri }) {
+            Ok(Answer::Read(Ok(output))) if self.outputs.is_empty() => {
+                let result = wire::read(&output.contents);
+                match wire::encode_read(&id, &result) {
+                    Ok(response) => return ReadFed::Answered { id, response },
+                    Err(error) => self.push_response(Some(id), Err(error)),
+                }
+            }
             Ok(answer) => self.answer_request(id, None, &purpose, answer),
             Err(query) => {
                 self.ask(&id, None, None, purpose, query);
             }
         }
+        ReadFed::Queued
     }
 
     /// Feeds a read already read with [`ReadLine::parse`], as [`Session::handle_read_line`]
@@ -971,6 +997,21 @@ impl Session {
             }));
         }
     }
+}
+
+/// How [`Session::answer_read_with`] took a read.
+#[derive(Debug)]
+pub enum ReadFed {
+    /// Answered on the spot: the whole response to request `id`, the next message to send.
+    Answered {
+        /// The request's id.
+        id: RequestId,
+        /// The response's bytes.
+        response: Vec<u8>,
+    },
+    /// Fed as [`Session::handle_read_with`] feeds it: what it gives out waits in
+    /// [`Session::poll_output`].
+    Queued,
 }
 
 /// The buffer a message starts with unless its size is known: serde_json's own default.

@@ -1,10 +1,11 @@
-//! `Session::handle_read_line`, the one-pass reading of a `resources/read` line, and
-//! `Session::handle_read_line_with`, which also answers a static read on the spot, against the
+//! `Session::handle_read_line`, the one-pass reading of a `resources/read` line,
+//! `Session::handle_read_line_with`, which also answers a static read on the spot, and
+//! `Session::answer_read_with`, which gives such a read back as its response alone, against the
 //! general way (decode the line, then `Session::handle_incoming`): whenever they take a line, the
 //! session says byte for byte what the general way makes it say, and ends in the same state; they
 //! take the usual shape of a read; and they leave every other line untouched.
 
-use mcp_legacy_2025::Output;
+use mcp_legacy_2025::{Output, ReadFed, ReadLine};
 use mcp_resources_core::service::{Offer, QueryContext};
 use mcp_types::jsonrpc::decode;
 use proptest::prelude::*;
@@ -43,10 +44,13 @@ enum Way {
     OnePass,
     /// `handle_read_line_with`, answering with `Service::answer_now`.
     OnTheSpot,
+    /// `answer_read_with`, answering with `Service::answer_now`; a response given back alone
+    /// is added to `alone`.
+    Alone,
 }
 
 /// Feeds `line` the `way` given; returns whether a one-pass reading took it.
-fn feed(driver: &mut Driver, way: Way, line: &str) -> bool {
+fn feed(driver: &mut Driver, way: Way, line: &str, alone: &mut Vec<String>) -> bool {
     let now = driver.now;
     let taken = match way {
         Way::General => false,
@@ -67,6 +71,28 @@ fn feed(driver: &mut Driver, way: Way, line: &str) -> bool {
                 service.answer_now(context(), query)
             })
         }
+        Way::Alone => {
+            let Driver {
+                session,
+                service,
+                subscriber,
+                principal,
+                ..
+            } = driver;
+            let context = || QueryContext {
+                principal,
+                subscriber: Some(*subscriber),
+            };
+            let fed = ReadLine::parse(line.as_bytes()).map(|read| {
+                session.answer_read_with(read, now, |query| service.answer_now(context(), query))
+            });
+            if let Some(ReadFed::Answered { id, response }) = &fed {
+                let response = String::from_utf8(response.clone()).expect("utf-8 json");
+                assert!(response.contains(&serde_json::to_string(id).unwrap()));
+                alone.push(response);
+            }
+            fed.is_some()
+        }
     };
     if !taken {
         driver.session.handle_incoming(decode(line.as_bytes()), now);
@@ -77,15 +103,29 @@ fn feed(driver: &mut Driver, way: Way, line: &str) -> bool {
 /// What a session says after `before` then `line`, and its state, fed `way`; and whether the
 /// one-pass reading took `line`.
 fn said(way: Way, initialized: bool, before: &[&str], line: &str) -> (bool, Vec<String>) {
+    said_alone(way, initialized, before, line).0
+}
+
+/// [`said`], and how many responses were given back alone. They come first: one is given back
+/// only while nothing waits in the session, and nothing is drained until the end.
+fn said_alone(
+    way: Way,
+    initialized: bool,
+    before: &[&str],
+    line: &str,
+) -> ((bool, Vec<String>), usize) {
     let mut driver = session(initialized);
+    let mut alone = Vec::new();
     for earlier in before {
         // Fed without draining, so that requests stay in flight (duplicate ids).
-        feed(&mut driver, way, earlier);
+        feed(&mut driver, way, earlier, &mut alone);
     }
-    let taken = feed(&mut driver, way, line);
-    let mut said = driver.run();
+    let taken = feed(&mut driver, way, line, &mut alone);
+    let answered_alone = alone.len();
+    let mut said = alone;
+    said.extend(driver.run());
     said.push(format!("{:?}", driver.session.state()));
-    (taken, said)
+    ((taken, said), answered_alone)
 }
 
 /// Whether the one-pass readings take `line`; what the session says is checked to be the same
@@ -94,9 +134,12 @@ fn check(initialized: bool, before: &[&str], line: &str) -> bool {
     let (_, general) = said(Way::General, initialized, before, line);
     let (taken, one_pass) = said(Way::OnePass, initialized, before, line);
     let (taken_on_the_spot, on_the_spot) = said(Way::OnTheSpot, initialized, before, line);
+    let ((taken_alone, alone), _) = said_alone(Way::Alone, initialized, before, line);
     assert_eq!(one_pass, general, "{line}");
     assert_eq!(on_the_spot, general, "{line}");
+    assert_eq!(alone, general, "{line}");
     assert_eq!(taken, taken_on_the_spot, "{line}");
+    assert_eq!(taken, taken_alone, "{line}");
     taken
 }
 
@@ -121,6 +164,16 @@ fn takes_the_usual_shapes_of_a_read() {
         r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"users://acme/ada"}}"#;
     let again = r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"mem:///docs/readme.md"}}"#;
     assert!(check(true, &[first], again));
+    // Static reads with no `_meta` come back alone; with a progress token, a missing or private
+    // resource, an invalid URI, they are queued.
+    let alone: Vec<usize> = lines
+        .iter()
+        .map(|line| said_alone(Way::Alone, true, &[], line).1)
+        .collect();
+    assert_eq!(alone, [1, 0, 0, 0, 0, 1, 1]);
+    // Nor before `initialize`, nor behind a message still waiting in the session.
+    assert_eq!(said_alone(Way::Alone, false, &[], lines[0]).1, 0);
+    assert_eq!(said_alone(Way::Alone, true, &[lines[3]], lines[0]).1, 0);
     // A read answered on the spot is no longer in flight once fed: its id is free at once.
     let (_, said) = said(Way::OnTheSpot, true, &[again], again);
     assert_eq!(said.len(), 3, "{said:?}");
@@ -138,7 +191,7 @@ fn takes_the_usual_shapes_of_a_read() {
 fn answers_a_static_read_on_the_spot_and_gives_any_other_query_out() {
     let mut driver = session(true);
     let line = r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"mem:///docs/readme.md"}}"#;
-    assert!(feed(&mut driver, Way::OnTheSpot, line));
+    assert!(feed(&mut driver, Way::OnTheSpot, line, &mut Vec::new()));
     match driver.session.poll_output() {
         Some(Output::Send(outgoing)) => {
             assert!(outgoing.is_response);

@@ -39,6 +39,9 @@ pub(crate) fn origin_allowed(origin: &[u8], allowed: &[String]) -> bool {
 /// port), or an entry of `allowed` (`name` matches any port, `name:port` only that port,
 /// compared case-insensitively). `"*"` in `allowed` lets every host through.
 pub(crate) fn host_allowed(host: &[u8], allowed: &[String]) -> bool {
+    if is_plain_loopback(host.trim_ascii()) {
+        return true;
+    }
     let Ok(host) = std::str::from_utf8(host) else {
         return false;
     };
@@ -53,6 +56,17 @@ pub(crate) fn host_allowed(host: &[u8], allowed: &[String]) -> bool {
     allowed.iter().any(|entry| {
         entry == "*" || entry.eq_ignore_ascii_case(host) || entry.eq_ignore_ascii_case(name)
     })
+}
+
+/// `127.0.0.1` or `localhost`, with a port or without: the `Host` of nearly every request to a
+/// local server, told apart without reading the text or parsing an address (a subset of what
+/// [`is_loopback`] allows).
+fn is_plain_loopback(host: &[u8]) -> bool {
+    let name = match host.iter().rposition(|&byte| byte == b':') {
+        Some(colon) if host[colon + 1..].iter().all(u8::is_ascii_digit) => &host[..colon],
+        _ => host,
+    };
+    name == b"127.0.0.1" || name.eq_ignore_ascii_case(b"localhost")
 }
 
 /// `host[:port]` → `host`; `[v6]:port` and `[v6]` → `v6`. A bracketed address followed by
@@ -118,6 +132,11 @@ mod tests {
     #[test]
     fn hosts() {
         check_host("localhost", &[], true);
+        check_host(" 127.0.0.1:8080 ", &[], true);
+        check_host("127.0.0.1:", &[], true);
+        check_host("127.0.0.1:x", &[], false);
+        check_host("127.0.0.1.evil.example.com", &[], false);
+        check_host("localhost:80:80", &[], false);
         check_host("localhost:8080", &[], true);
         check_host("LOCALHOST:1", &[], true);
         check_host("app.localhost:1", &[], true);

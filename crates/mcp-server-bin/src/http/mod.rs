@@ -53,7 +53,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use mcp_2026::RequestError;
 use mcp_2026::headers::{HeaderError, PROTOCOL_VERSION_HEADER};
 use mcp_resources_core::policy::Principal;
@@ -66,8 +66,11 @@ use crate::http::reply::Response;
 use crate::server::{Server, Shared};
 
 /// The session header of the legacy era (`MCP-Session-Id` in 2025-11-25; names are
-/// case-insensitive).
-const SESSION_ID: &str = "mcp-session-id";
+/// case-insensitive). A name made once: looking a header up by text parses the text each time.
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+
+/// `MCP-Protocol-Version`, as [`SESSION_ID`].
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
 /// How the Streamable HTTP endpoint is set up. Every value is valid, so the fields are public;
 /// [`HttpOptions::default`] is right for a local server.
@@ -411,7 +414,7 @@ where
         return reply::status(StatusCode::PAYLOAD_TOO_LARGE);
     };
     let header_version = headers
-        .get(PROTOCOL_VERSION_HEADER)
+        .get(PROTOCOL_VERSION)
         .map(|value| String::from_utf8_lossy(value.as_bytes()));
     // The request served most, a modern read in its usual shape, is read in one pass (routed
     // as it would be decoded: by its `_meta` version and the header). Without a modern
@@ -436,7 +439,7 @@ where
     }
     // So is a legacy read to a session: it names no modern version in its `_meta`, so it is
     // routed as a single request that is not `initialize` and has none.
-    let session_id = headers.get(SESSION_ID);
+    let session_id = headers.get(&SESSION_ID);
     let legacy_quick = (!header_is_modern && session_id.is_some())
         .then(|| mcp_legacy_2025::ReadLine::parse(&bytes))
         .flatten();
@@ -580,7 +583,7 @@ async fn legacy_post(state: &HttpState, headers: &HeaderMap, incoming: Incoming)
         legacy::PostKind::Requests(id) => Some(id),
         legacy::PostKind::NoRequests => None,
     };
-    let Some(session_id) = headers.get(SESSION_ID) else {
+    let Some(session_id) = headers.get(&SESSION_ID) else {
         // Neither a legacy session nor a modern request: tell both kinds of client.
         let error = ErrorObject::new(
             INVALID_PARAMS,
@@ -596,7 +599,7 @@ async fn legacy_post(state: &HttpState, headers: &HeaderMap, incoming: Incoming)
 }
 
 fn get(state: &HttpState, headers: &HeaderMap) -> Response {
-    let Some(session_id) = headers.get(SESSION_ID) else {
+    let Some(session_id) = headers.get(&SESSION_ID) else {
         return method_not_allowed();
     };
     let Some(session) = lookup(state, session_id) else {
@@ -614,7 +617,7 @@ fn get(state: &HttpState, headers: &HeaderMap) -> Response {
 }
 
 fn delete(state: &HttpState, headers: &HeaderMap) -> Response {
-    let Some(session_id) = headers.get(SESSION_ID) else {
+    let Some(session_id) = headers.get(&SESSION_ID) else {
         return method_not_allowed();
     };
     let removed = session_id

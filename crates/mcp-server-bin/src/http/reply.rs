@@ -209,7 +209,9 @@ mod tests {
         assert_eq!(&sent[..], br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
         assert_eq!(sent.as_ptr(), place, "not copied");
         // Still held: the next buffer is another.
-        assert_ne!(buffer::with_capacity(10).as_ptr(), place);
+        let other = buffer::with_capacity(10);
+        assert_ne!(other.as_ptr(), place);
+        drop(other);
         drop(body);
         let next = buffer::with_capacity(10);
         assert_eq!(next.as_ptr(), place, "given back");

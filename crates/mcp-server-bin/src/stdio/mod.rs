@@ -54,7 +54,7 @@ use futures_util::FutureExt;
 use futures_util::future::{AbortHandle, Abortable};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use mcp_2026::{Exchange, ReadStart};
-use mcp_legacy_2025::Session;
+use mcp_legacy_2025::{ReadFed, Session};
 use mcp_resources_core::service::{Answer, Query};
 use mcp_resources_core::subscription::SubscriberId;
 use mcp_types::RequestId;
@@ -419,8 +419,13 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                 let answer_now = |query| {
                     driver::answer_now(&shared.service, &shared.stdio_principal, subscriber, query)
                 };
-                if legacy.session.handle_read_line_with(bytes, now, answer_now) {
-                    return self.pump_legacy().await;
+                let read = mcp_legacy_2025::ReadLine::parse(bytes);
+                match read.map(|read| legacy.session.answer_read_with(read, now, answer_now)) {
+                    Some(ReadFed::Answered { response, .. }) => {
+                        return self.write_message(response).await;
+                    }
+                    Some(ReadFed::Queued) => return self.pump_legacy().await,
+                    None => {}
                 }
             }
         }
