@@ -227,7 +227,10 @@ impl Wire {
 enum Subject {
     Ours(Era),
     Rmcp(Era),
-    Floor,
+    /// The floor, sent the requests of this era: the same bytes as the servers of that era
+    /// (which it reads the same way; a modern request's `_meta` is skipped as it is parsed).
+    /// The fan-out's floor serves modern listen streams.
+    Floor(Era),
     /// The fan-out's floor of another design, over HTTP/2 only: the `h2` crate served directly,
     /// one task per connection writing to all of its streams, no task per stream.
     FloorPerConnection,
@@ -240,7 +243,12 @@ impl Subject {
             Subject::Ours(Era::Modern) => "mcp-resources, modern (2026-07-28)",
             Subject::Rmcp(Era::Legacy) => "rmcp 3.11, legacy (2025-11-25)",
             Subject::Rmcp(Era::Modern) => "rmcp 3.11, modern (2026-07-28)",
-            Subject::Floor => "floor (bare pipe / bare hyper, typed serde)",
+            Subject::Floor(Era::Legacy) => {
+                "floor, legacy requests (bare pipe / bare hyper, typed serde)"
+            }
+            Subject::Floor(Era::Modern) => {
+                "floor, modern requests (bare pipe / bare hyper, typed serde)"
+            }
             Subject::FloorPerConnection => {
                 "floor with a task per connection (h2 directly, typed serde)"
             }
@@ -249,8 +257,7 @@ impl Subject {
 
     fn era(self) -> Era {
         match self {
-            Subject::Ours(era) | Subject::Rmcp(era) => era,
-            Subject::Floor => Era::Legacy,
+            Subject::Ours(era) | Subject::Rmcp(era) | Subject::Floor(era) => era,
             Subject::FloorPerConnection => Era::Modern,
         }
     }
@@ -363,14 +370,14 @@ impl Scenario {
             Workload::FanOut {
                 era: Era::Modern,
                 wire: Wire::Http1,
-            } => return vec![Subject::Ours(Era::Modern), Subject::Floor],
+            } => return vec![Subject::Ours(Era::Modern), Subject::Floor(Era::Modern)],
             Workload::FanOut {
                 era: Era::Modern,
                 wire: Wire::Http2,
             } => {
                 return vec![
                     Subject::Ours(Era::Modern),
-                    Subject::Floor,
+                    Subject::Floor(Era::Modern),
                     Subject::FloorPerConnection,
                 ];
             }
@@ -383,7 +390,8 @@ impl Scenario {
             Subject::Ours(Era::Modern),
             Subject::Rmcp(Era::Modern),
         ];
-        subjects.push(Subject::Floor);
+        subjects.push(Subject::Floor(Era::Legacy));
+        subjects.push(Subject::Floor(Era::Modern));
         subjects
     }
 }
@@ -798,22 +806,22 @@ impl Server {
                 command
             }
             // The fan-out's floors, told the file that changes (the first).
-            Subject::Floor | Subject::FloorPerConnection
+            Subject::Floor(_) | Subject::FloorPerConnection
                 if let (Some(address), Serving::Files { dir, watch: true }) =
                     (&address, serving) =>
             {
                 let mut command = Command::new(&programs.floor);
                 command
                     .arg(match subject {
-                        Subject::Floor => "fanout",
+                        Subject::Floor(_) => "fanout",
                         _ => "fanout-h2",
                     })
                     .arg(address)
                     .arg(dir.join(file_name(0)));
                 command
             }
-            Subject::Rmcp(_) | Subject::Floor => {
-                let program = if subject != Subject::Floor {
+            Subject::Rmcp(_) | Subject::Floor(_) => {
+                let program = if matches!(subject, Subject::Rmcp(_)) {
                     &programs.anchor
                 } else {
                     &programs.floor
@@ -1006,7 +1014,7 @@ fn measure_started(
         }),
     };
     if era == Era::Legacy
-        && subject != Subject::Floor
+        && !matches!(subject, Subject::Floor(_))
         && scenario.workload != Workload::Subscriptions
     {
         client.initialize()?;
@@ -1976,7 +1984,7 @@ fn render_fanouts(
                         wire,
                     }
             })
-            .and_then(|(_, subjects)| subjects.get(&Subject::Floor))
+            .and_then(|(_, subjects)| subjects.get(&Subject::Floor(Era::Modern)))
             .map(|changes| change_to_last(changes));
         for (subject, changes) in subjects {
             let pick =
@@ -1988,7 +1996,7 @@ fn render_fanouts(
                 out,
                 "| {}, {} | {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} ({:.1}) | {} | {:.2} | {:.1} | {:.1} | {} |",
                 match subject {
-                    Subject::Floor => "floor (bare hyper, a task per stream, typed serde)",
+                    Subject::Floor(_) => "floor (bare hyper, a task per stream, typed serde)",
                     other => other.label(),
                 },
                 wire.label(),
@@ -2065,15 +2073,16 @@ fn render_report(
          unchanged: the default, `--read-cache-bytes`); the rmcp anchor \
          (`bench/rmcp-anchor`, rmcp 3.11 from crates.io) with `stdio_pipes()` and stateless Streamable HTTP \
          with JSON responses (in the SSE scenarios `json_response = false`, its default), always from memory, on both eras (legacy: `initialize` first; modern: `_meta` on every request and \
-         the `Mcp-Method`/`Mcp-Name` headers); the floor (`bench-floor`) parses each request into a typed serde struct and \
-         serializes a typed reply with the same bytes (reads and list pages), through a bare pipe loop or a bare hyper handler \
+         the `Mcp-Method`/`Mcp-Name` headers); the floor (`bench-floor`), sent each era's requests in turn (two rows), parses \
+         each request into a typed serde struct (skipping a modern request's `_meta`) and serializes a typed reply with the same bytes (reads and list pages), through a bare pipe loop or a bare hyper handler \
          (in the SSE scenarios the same reply as one `data:` event). mcp-resources answers a POST with SSE only when a \
          notification precedes the response, so in the SSE scenarios every read (to every server) carries \
          `_meta.progressToken`: its reply is two events (the progress notification, then the result), rmcp's and the floor's one.\n\n\
          Columns: req/s over the measured window; p50/p99 latency seen by the driver (µs); server CPU µs per \
          request from the server's own scheduler statistics (sum of `/proc/<pid>/task/*/schedstat`); peak \
-         RSS (`VmHWM`); CPU and RSS ratios = this server's figure / rmcp's on the same era (the floor's / legacy rmcp's); req/s ratio = this server's \
-         req/s / the floor's. The driver runs on the same 2 cores as the server, so req/s and latency \
+         RSS (`VmHWM`); CPU and RSS ratios = this server's figure / rmcp's on the same era; req/s ratio = this server's \
+         req/s / the floor's on the same era (the floor sent the same request bytes: a modern request is longer, with its \
+         `_meta` and, on HTTP, two more headers, which the driver writes and every server reads). The driver runs on the same 2 cores as the server, so req/s and latency \
          include contention with it; CPU per request does not.\n"
     );
     for (scenario, subjects) in &results.loads {
@@ -2087,10 +2096,11 @@ fn render_report(
             .iter()
             .map(|(subject, runs)| (*subject, median_figures(runs)))
             .collect();
-        let floor = medians.get(&Subject::Floor).copied();
         for (subject, figures) in &medians {
-            // Each server is compared with rmcp on the same era (the floor with legacy rmcp).
+            // Each server is compared with rmcp and with the floor on the same era: the same
+            // request bytes.
             let rmcp = medians.get(&Subject::Rmcp(subject.era())).copied();
+            let floor = medians.get(&Subject::Floor(subject.era())).copied();
             let _ = writeln!(
                 out,
                 "| {} | {:.0} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {} | {} |",
@@ -2248,7 +2258,8 @@ mod tests {
             workload: Workload::ListWalk,
             transport: Transport::Stdio,
         };
-        assert!(walk.subjects().contains(&Subject::Floor));
+        assert!(walk.subjects().contains(&Subject::Floor(Era::Legacy)));
+        assert!(walk.subjects().contains(&Subject::Floor(Era::Modern)));
         let fanout = |era, wire| {
             Scenario {
                 workload: Workload::FanOut { era, wire },
@@ -2260,13 +2271,13 @@ mod tests {
             fanout(Era::Modern, Wire::Http2),
             vec![
                 Subject::Ours(Era::Modern),
-                Subject::Floor,
+                Subject::Floor(Era::Modern),
                 Subject::FloorPerConnection
             ]
         );
         assert_eq!(
             fanout(Era::Modern, Wire::Http1),
-            vec![Subject::Ours(Era::Modern), Subject::Floor]
+            vec![Subject::Ours(Era::Modern), Subject::Floor(Era::Modern)]
         );
         assert_eq!(
             fanout(Era::Legacy, Wire::Http2),
