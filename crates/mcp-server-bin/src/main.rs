@@ -61,14 +61,37 @@ fn serve(log_flag: Option<String>, args: &ServeArgs) -> ExitCode {
         }
         _ => tokio::runtime::Builder::new_current_thread(),
     };
-    let runtime = match builder.enable_all().build() {
+    // Stdio's runtime has no timer: the loop needs none, and a runtime with one reads the
+    // clock and looks at its timer wheel at every wake-up, a visible part of a read's cost.
+    // The file watcher's debounce, which does need one, then runs on a runtime of its own.
+    let timers = if config.http.is_some() {
+        builder.enable_all();
+        None
+    } else {
+        builder.enable_io();
+        let timers = config.watch.then(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("mcp-resources-watch")
+                .enable_time()
+                .build()
+        });
+        match timers.transpose() {
+            Ok(timers) => timers,
+            Err(error) => return fail(&error),
+        }
+    };
+    let runtime = match builder.build() {
         Ok(runtime) => runtime,
         Err(error) => return fail(&error),
     };
-    let outcome = runtime.block_on(run(config));
+    let outcome = runtime.block_on(run(config, timers.as_ref().map(|timers| timers.handle())));
     // The output is flushed already: blocking work still running (a file-system rescan) is
     // not waited for.
     runtime.shutdown_background();
+    if let Some(timers) = timers {
+        timers.shutdown_background();
+    }
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -132,7 +155,12 @@ fn bare_level(directives: &str) -> Option<LevelFilter> {
     .find(|level| level.to_string().eq_ignore_ascii_case(directives))
 }
 
-async fn run(mut config: Config) -> Result<(), Box<dyn std::error::Error>> {
+/// Serves `config` on the current runtime; the file watcher's debounce runs on `timers` when
+/// given (the current runtime then has no timer).
+async fn run(
+    mut config: Config,
+    timers: Option<&tokio::runtime::Handle>,
+) -> Result<(), Box<dyn std::error::Error>> {
     // The configured resources first, consuming their raw entries: with a large configuration
     // their texts would otherwise be held twice, raw and loaded, for the server's lifetime.
     let resources = mcp_server_bin::resources_config::ConfiguredResources::load_owned(
@@ -169,7 +197,14 @@ async fn run(mut config: Config) -> Result<(), Box<dyn std::error::Error>> {
     let server = builder.build()?;
 
     if config.watch {
-        server.follow_filesystem(provider.watch()?);
+        let watcher = match timers {
+            Some(timers) => {
+                let _timers = timers.enter();
+                provider.watch()?
+            }
+            None => provider.watch()?,
+        };
+        server.follow_filesystem(watcher);
     }
     spawn_signal_handler(server.clone());
 

@@ -308,8 +308,9 @@ impl FilesystemProvider {
 
     /// Starts applying file-system changes to the index and returns the receiver of what
     /// changed. Events since [`new`](FilesystemProvider::new) are not lost: they wait (or, past
-    /// a bound, turn into one full rescan). Call it once, inside a tokio runtime; until it is
-    /// called the index stays as the start-up walk left it.
+    /// a bound, turn into one full rescan). Call it once, inside a tokio runtime with its timer
+    /// enabled (the debounce is timed on it; the receiver may be read from any runtime); until it
+    /// is called the index stays as the start-up walk left it.
     ///
     /// # Errors
     ///

@@ -1,5 +1,6 @@
-//! Live updates: a `notify` watcher on every indexed directory, debounced on a tokio timer,
-//! keeping the index current and reporting what changed.
+//! Live updates: a `notify` watcher on every indexed directory, debounced on a tokio timer (of
+//! the runtime current when the watcher starts, which must have one), keeping the index current
+//! and reporting what changed.
 //!
 //! **Layer:** server, filesystem provider. This module turns raw file-system events into index
 //! updates and [`FsChange`]s on a tokio channel; it never knows the subscription hub, a protocol

@@ -363,7 +363,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             self.write(&cancelled.bytes).await?;
         }
         wakes.close();
-        let deadline = tokio::time::Instant::now() + SHUTDOWN_GRACE;
+        let mut grace = None;
         loop {
             while let Some((ticket, answer)) = self.ready.pop_front() {
                 self.handle_answer(ticket, Some(answer)).await?;
@@ -371,10 +371,13 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             if self.queries.is_empty() {
                 break;
             }
-            match tokio::time::timeout_at(deadline, self.queries.next()).await {
-                Ok(Some((ticket, answer))) => self.handle_answer(ticket, answer).await?,
-                Ok(None) => break,
-                Err(_) => {
+            let grace = grace.get_or_insert_with(|| Box::pin(grace_period(SHUTDOWN_GRACE)));
+            tokio::select! {
+                answered = self.queries.next() => match answered {
+                    Some((ticket, answer)) => self.handle_answer(ticket, answer).await?,
+                    None => break,
+                },
+                () = grace.as_mut() => {
                     tracing::warn!(
                         running = self.queries.len(),
                         "queries still running at shutdown are dropped"
@@ -817,6 +820,23 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
     }
 }
 
+/// Ready once `period` has passed, timed by a thread of its own: the loop never needs the
+/// runtime's timer, so that `mcp-resources` can serve stdio on a runtime without one (whose
+/// clock read and timer-wheel look at every wake-up are a visible part of a read's cost). Only
+/// a shutdown with queries still running waits on it. Ready at once if no thread can be started.
+async fn grace_period(period: Duration) {
+    let (sender, receiver) = tokio::sync::oneshot::channel::<()>();
+    let started = std::thread::Builder::new()
+        .name("stdio-shutdown-grace".to_owned())
+        .spawn(move || {
+            std::thread::sleep(period);
+            let _ = sender.send(());
+        });
+    if started.is_ok() {
+        let _ = receiver.await;
+    }
+}
+
 /// Reads up to the next newline into `line`, keeping at most [`MAX_LINE_BYTES`]. Cancel-safe:
 /// what was read stays in `line`, and nothing is taken from `input` across an `await`.
 async fn read_line<R: AsyncBufRead + Unpin>(
@@ -883,5 +903,18 @@ async fn next_event<R: AsyncBufRead + Unpin>(
         }
         Some(target) = wakes.recv() => Event::Wake(target),
         read = read_line(input, line), if reading => Event::Line(read),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_grace_period_ends_after_its_time_with_no_runtime_timer() {
+        // No runtime at all, so no timer: the period is timed by its own thread.
+        let started = Instant::now();
+        pollster::block_on(super::grace_period(Duration::from_millis(30)));
+        assert!(started.elapsed() >= Duration::from_millis(30));
     }
 }
