@@ -46,7 +46,8 @@ mod process;
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
@@ -61,9 +62,8 @@ use mcp_types::RequestId;
 use mcp_types::jsonrpc::{self, ErrorObject, Incoming, Message, Response};
 use mcp_types::notifications::CancelledNotificationParams;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
-use tokio::sync::mpsc;
 
-use crate::driver::{self, LatchWait, SubscriberGuard};
+use crate::driver::{self, LatchWait, Signal, SubscriberGuard};
 use crate::era::{self, StdioMessage, StdioRoute};
 use crate::server::{Server, Shared};
 
@@ -120,7 +120,6 @@ impl Server {
         R: AsyncBufRead + Unpin,
         W: AsyncWrite + Unpin,
     {
-        let (wake_sender, wake_receiver) = mpsc::unbounded_channel();
         let mut connection = Connection {
             shared: Arc::clone(&self.shared),
             output: BufWriter::with_capacity(BUFFER_SIZE, output),
@@ -131,10 +130,49 @@ impl Server {
             queries: FuturesUnordered::new(),
             aborts: FastMap::default(),
             ready: VecDeque::new(),
-            wake_sender,
+            wakes: Arc::default(),
             clock: Clock::new(),
         };
-        connection.run(input, wake_receiver).await
+        connection.run(input).await
+    }
+}
+
+/// The wake-ups of a connection's subscribers: the targets woken since the loop last looked,
+/// each once, and a [`Signal`] the loop polls. An empty look costs an atomic swap (a channel's
+/// receive, which it replaces, cost about 200 instructions at every wake-up of the loop).
+#[derive(Debug, Default)]
+struct Wakes {
+    targets: Mutex<Vec<Target>>,
+    signal: Signal,
+    /// The loop has ended: wake-ups are dropped.
+    closed: AtomicBool,
+}
+
+impl Wakes {
+    /// Marks `target` woken and wakes the loop.
+    fn push(&self, target: Target) {
+        if self.closed.load(Ordering::Acquire) {
+            return;
+        }
+        {
+            let mut targets = self.targets.lock().unwrap_or_else(PoisonError::into_inner);
+            if targets.contains(&target) {
+                return;
+            }
+            targets.push(target);
+        }
+        self.signal.raise();
+    }
+
+    /// The targets woken since the last look, in the order they were first woken.
+    fn take(&self) -> Vec<Target> {
+        std::mem::take(&mut *self.targets.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Drops every later wake-up.
+    fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.take();
     }
 }
 
@@ -174,8 +212,8 @@ enum Event {
     Line(std::io::Result<Option<Line>>),
     /// A query finished (`None` if it was aborted).
     Answer(QueryTicket, Option<Answer>),
-    /// A subscriber has changes waiting.
-    Wake(Target),
+    /// Subscribers have changes waiting ([`Wakes::take`]).
+    Woken,
     /// The server is shutting down.
     Shutdown,
 }
@@ -216,7 +254,8 @@ struct Connection<W> {
     aborts: FastMap<QueryTicket, AbortHandle>,
     /// Queries that were answered when first polled, to be handed to their adapter next.
     ready: VecDeque<(QueryTicket, Answer)>,
-    wake_sender: mpsc::UnboundedSender<Target>,
+    /// The subscribers' wake-ups, looked at by the loop.
+    wakes: Arc<Wakes>,
     /// The time given to the adapters with lines and answers.
     clock: Clock,
 }
@@ -260,11 +299,7 @@ impl Clock {
 }
 
 impl<W: AsyncWrite + Unpin> Connection<W> {
-    async fn run<R: AsyncBufRead + Unpin>(
-        &mut self,
-        mut input: R,
-        mut wakes: mpsc::UnboundedReceiver<Target>,
-    ) -> std::io::Result<()> {
+    async fn run<R: AsyncBufRead + Unpin>(&mut self, mut input: R) -> std::io::Result<()> {
         // One wait for the whole loop, polled at every event: a look at the latch while this
         // task's waker is unchanged ([`Server::shutdown`] sets it as it cancels the token).
         let mut shutdown = self.shared.closing.wait();
@@ -280,7 +315,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     &mut input,
                     &mut line,
                     &mut self.queries,
-                    &mut wakes,
+                    &self.wakes,
                     &mut shutdown,
                     reading,
                 ));
@@ -331,22 +366,26 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                 }
                 Event::Line(Err(error)) => {
                     tracing::warn!(%error, "cannot read the input");
-                    self.finish(&mut wakes).await?;
+                    self.finish().await?;
                     return Err(error);
                 }
                 Event::Answer(ticket, answer) => self.handle_answer(ticket, answer).await?,
-                Event::Wake(target) => self.handle_wake(target).await?,
+                Event::Woken => {
+                    for target in self.wakes.take() {
+                        self.handle_wake(target).await?;
+                    }
+                }
                 Event::Shutdown => {
                     tracing::debug!("shutting down");
                     break;
                 }
             }
         }
-        self.finish(&mut wakes).await
+        self.finish().await
     }
 
     /// Closes the listen streams, lets running queries finish for a while, flushes.
-    async fn finish(&mut self, wakes: &mut mpsc::UnboundedReceiver<Target>) -> std::io::Result<()> {
+    async fn finish(&mut self) -> std::io::Result<()> {
         let now = Instant::now();
         let keys: Vec<u64> = self.exchanges.keys().copied().collect();
         for key in keys {
@@ -362,7 +401,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             let cancelled = mcp_2026::cancelled_notification(&id);
             self.write(&cancelled.bytes).await?;
         }
-        wakes.close();
+        self.wakes.close();
         let mut grace = None;
         loop {
             while let Some((ticket, answer)) = self.ready.pop_front() {
@@ -529,12 +568,10 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         self.next_exchange += 1;
         self.modern_ids.insert(exchange.request_id().clone(), key);
         let subscriber = exchange.is_listen().then(|| {
-            let sender = self.wake_sender.clone();
+            let wakes = Arc::clone(&self.wakes);
             SubscriberGuard::new(
                 &self.shared,
-                Arc::new(move || {
-                    let _ = sender.send(Target::Modern(key));
-                }),
+                Arc::new(move || wakes.push(Target::Modern(key))),
             )
         });
         self.exchanges.insert(
@@ -596,13 +633,9 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
     /// The process's legacy session, made now if there is none.
     fn legacy_session(&mut self) -> &mut Legacy {
         self.legacy.get_or_insert_with(|| {
-            let sender = self.wake_sender.clone();
-            let subscriber = SubscriberGuard::new(
-                &self.shared,
-                Arc::new(move || {
-                    let _ = sender.send(Target::Legacy);
-                }),
-            );
+            let wakes = Arc::clone(&self.wakes);
+            let subscriber =
+                SubscriberGuard::new(&self.shared, Arc::new(move || wakes.push(Target::Legacy)));
             tracing::debug!(subscriber = ?subscriber.id(), "legacy session opened");
             Legacy {
                 session: Session::new(Arc::clone(&self.shared.legacy)),
@@ -891,7 +924,7 @@ async fn next_event<R: AsyncBufRead + Unpin>(
     input: &mut R,
     line: &mut LineBuffer,
     queries: &mut FuturesUnordered<QueryFuture>,
-    wakes: &mut mpsc::UnboundedReceiver<Target>,
+    wakes: &Wakes,
     shutdown: &mut LatchWait,
     reading: bool,
 ) -> Event {
@@ -901,7 +934,7 @@ async fn next_event<R: AsyncBufRead + Unpin>(
         Some((ticket, answer)) = queries.next(), if !queries.is_empty() => {
             Event::Answer(ticket, answer)
         }
-        Some(target) = wakes.recv() => Event::Wake(target),
+        () = std::future::poll_fn(|context| wakes.signal.poll_take(context)) => Event::Woken,
         read = read_line(input, line), if reading => Event::Line(read),
     }
 }
@@ -909,6 +942,27 @@ async fn next_event<R: AsyncBufRead + Unpin>(
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
+
+    #[test]
+    fn wakes_are_taken_once_each_in_order_until_closed() {
+        use std::task::{Context, Poll, Waker};
+
+        use super::{Target, Wakes};
+
+        let wakes = Wakes::default();
+        let context = Context::from_waker(Waker::noop());
+        assert!(wakes.signal.poll_take(&context).is_pending());
+        wakes.push(Target::Modern(3));
+        wakes.push(Target::Legacy);
+        wakes.push(Target::Modern(3));
+        assert_eq!(wakes.signal.poll_take(&context), Poll::Ready(()));
+        assert_eq!(wakes.take(), [Target::Modern(3), Target::Legacy]);
+        assert!(wakes.take().is_empty());
+        wakes.push(Target::Legacy);
+        wakes.close();
+        wakes.push(Target::Modern(4));
+        assert!(wakes.take().is_empty(), "nothing kept once closed");
+    }
 
     #[test]
     fn a_grace_period_ends_after_its_time_with_no_runtime_timer() {
