@@ -30,10 +30,13 @@
 //! read, a slow provider) joins that set. A modern request that finishes without waiting never
 //! enters the connection's maps. A read in its usual shape is read in one pass over its line,
 //! not decoded first: a legacy one by the legacy session, once there is one
-//! ([`Session::handle_read_line_with`]), a modern one while there is none
-//! ([`Handler::start_read_line_with`](mcp_2026::Handler::start_read_line_with)). Shutdown is
-//! waited for on the server's latch, one atomic load per event while the task's waker is
-//! unchanged.
+//! ([`Session::answer_read_with`]), a modern one while there is none
+//! ([`Handler::answer_read_with`](mcp_2026::Handler::answer_read_with)); a static read among
+//! them comes back as its response alone, written at once. Shutdown is waited for on the
+//! server's latch, one atomic load per event while the task's waker is unchanged; subscribers'
+//! wake-ups on a signal and a list of targets ([`Wakes`]). The loop uses no timer of the
+//! runtime (the shutdown grace below is timed by a thread of its own), so it runs on a runtime
+//! built without one, whose wake-ups then skip the timer's clock read.
 //!
 //! Shutdown (end of input, or [`Server::shutdown`]): the input is no longer read, each open
 //! listen stream is closed gracefully (its final result, then `notifications/cancelled` naming
