@@ -55,7 +55,7 @@ fn feed(driver: &mut Driver, way: Way, line: &str, alone: &mut Vec<String>) -> b
     let taken = match way {
         Way::General => false,
         Way::OnePass => driver.session.handle_read_line(line.as_bytes(), now),
-        Way::OnTheSpot => {
+        Way::OnTheSpot | Way::Alone => {
             let Driver {
                 session,
                 service,
@@ -67,31 +67,19 @@ fn feed(driver: &mut Driver, way: Way, line: &str, alone: &mut Vec<String>) -> b
                 principal,
                 subscriber: Some(*subscriber),
             };
-            session.handle_read_line_with(line.as_bytes(), now, |query| {
-                service.answer_now(context(), query)
-            })
-        }
-        Way::Alone => {
-            let Driver {
-                session,
-                service,
-                subscriber,
-                principal,
-                ..
-            } = driver;
-            let context = || QueryContext {
-                principal,
-                subscriber: Some(*subscriber),
-            };
-            let fed = ReadLine::parse(line.as_bytes()).map(|read| {
-                session.answer_read_with(read, now, |query| service.answer_now(context(), query))
-            });
-            if let Some(ReadFed::Answered { id, response }) = &fed {
-                let response = String::from_utf8(response.clone()).expect("utf-8 json");
-                assert!(response.contains(&serde_json::to_string(id).unwrap()));
-                alone.push(response);
+            let answer_now = |query| service.answer_now(context(), query);
+            if way == Way::OnTheSpot {
+                session.handle_read_line_with(line.as_bytes(), now, answer_now)
+            } else {
+                let fed = ReadLine::parse(line.as_bytes())
+                    .map(|read| session.answer_read_with(read, now, answer_now));
+                if let Some(ReadFed::Answered { id, response }) = &fed {
+                    let response = String::from_utf8(response.clone()).expect("utf-8 json");
+                    assert!(response.contains(&serde_json::to_string(id).unwrap()));
+                    alone.push(response);
+                }
+                fed.is_some()
             }
-            fed.is_some()
         }
     };
     if !taken {
