@@ -433,6 +433,36 @@ struct ProviderSlot {
     cache: CacheHint,
 }
 
+impl ProviderSlot {
+    /// The provider's template matching `uri` and its variables, when the provider asks the
+    /// engine to match them ([`Provider::matches_templates`]).
+    fn matched(&self, uri: &ResourceUri) -> Option<(&UriTemplate, Variables)> {
+        if !self.provider.matches_templates() {
+            return None;
+        }
+        self.templates
+            .find(uri.as_str())
+            .map(|(template, _, variables)| (template, variables))
+    }
+}
+
+/// The request a provider is asked to read `uri` with, `matched` being
+/// [`ProviderSlot::matched`].
+fn read_request<'a>(
+    principal: &'a Principal,
+    uri: &'a ResourceUri,
+    matched: &'a Option<(&'a UriTemplate, Variables)>,
+    range: Option<ByteRange>,
+) -> ReadRequest<'a> {
+    ReadRequest {
+        principal,
+        uri,
+        template: matched.as_ref().map(|(template, _)| *template),
+        variables: matched.as_ref().map(|(_, variables)| variables),
+        range,
+    }
+}
+
 struct TemplateSlot {
     descriptor: ResourceTemplate,
     owner: Owner,
@@ -635,10 +665,11 @@ impl Engine {
         self.read_inner(principal, uri, Some(range)).await
     }
 
-    /// Reads `uri` whole when nothing has to be awaited for it: a static resource, or a read
-    /// the policy denies. `None` when a provider or a template has to be asked: call
-    /// [`Engine::read`] then. Whenever this gives an answer, it is the one [`Engine::read`]
-    /// gives.
+    /// Reads `uri` whole when nothing has to be awaited for it: a static resource, a read the
+    /// policy denies, or a read its provider answers without waiting
+    /// ([`Provider::read_now`](crate::provider::Provider::read_now)). `None` when a provider or
+    /// a template has to be awaited: call [`Engine::read`] then. Whenever this gives an answer,
+    /// it is the one [`Engine::read`] gives.
     pub fn read_now(
         &self,
         principal: &Principal,
@@ -647,8 +678,8 @@ impl Engine {
         self.read_at_once(principal, uri, None)
     }
 
-    /// The first steps of [`Engine::read_inner`], which never wait: the policy, then the
-    /// static resources.
+    /// The first steps of [`Engine::read_inner`], which never wait: the policy, the static
+    /// resources, then the first provider that claims `uri`, if it can answer at once.
     fn read_at_once(
         &self,
         principal: &Principal,
@@ -663,8 +694,47 @@ impl Engine {
                 ReadError::NotFound { uri }
             }));
         }
-        let &index = self.static_index.get(uri.as_str())?;
-        Some(self.read_static(&self.statics[index], uri, range))
+        match self.static_index.get(uri.as_str()) {
+            Some(&index) => Some(self.read_static(&self.statics[index], uri, range)),
+            None => self.read_provider_now(principal, uri, range),
+        }
+    }
+
+    /// The answer of the first provider claiming `uri`, if it has one without waiting: the
+    /// step [`Engine::read_inner`] takes first with that provider. `None` also when that
+    /// provider has no such resource, so that the others and the templates are asked, as
+    /// [`Engine::read_inner`] asks them.
+    fn read_provider_now(
+        &self,
+        principal: &Principal,
+        uri: &ResourceUri,
+        range: Option<ByteRange>,
+    ) -> Option<Result<ReadOutput, ReadError>> {
+        let slot = self
+            .providers
+            .iter()
+            .find(|slot| slot.provider.claims(uri))?;
+        let matched = slot.matched(uri);
+        let request = read_request(principal, uri, &matched, range);
+        match slot.provider.read_now(&request)? {
+            Ok(Some(contents)) => Some(self.provider_output(slot, uri, contents)),
+            Ok(None) => None,
+            Err(error) => Some(Err(error.into())),
+        }
+    }
+
+    /// A provider's contents of `uri` as a read's output, within the size limit.
+    fn provider_output(
+        &self,
+        slot: &ProviderSlot,
+        uri: &ResourceUri,
+        contents: Vec<Contents>,
+    ) -> Result<ReadOutput, ReadError> {
+        self.check_size(uri, total_size(&contents))?;
+        Ok(ReadOutput {
+            contents: contents.into(),
+            cache: slot.cache,
+        })
     }
 
     fn read_static(
@@ -705,24 +775,10 @@ impl Engine {
             if !slot.provider.claims(uri) {
                 continue;
             }
-            let matched = if slot.provider.matches_templates() {
-                slot.templates.find(uri.as_str())
-            } else {
-                None
-            };
-            let request = ReadRequest {
-                principal,
-                uri,
-                template: matched.as_ref().map(|(template, _, _)| *template),
-                variables: matched.as_ref().map(|(_, _, variables)| variables),
-                range,
-            };
+            let matched = slot.matched(uri);
+            let request = read_request(principal, uri, &matched, range);
             if let Some(contents) = slot.provider.read(request).await? {
-                self.check_size(uri, total_size(&contents))?;
-                return Ok(ReadOutput {
-                    contents: contents.into(),
-                    cache: slot.cache,
-                });
+                return self.provider_output(slot, uri, contents);
             }
         }
 

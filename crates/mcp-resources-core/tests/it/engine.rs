@@ -81,6 +81,76 @@ impl Provider for Named {
     }
 }
 
+/// A provider of `q:` URIs that answers some reads without waiting: `q://h/now…` with
+/// "now", `q://h/none…` with nothing, `q://h/fail…` with an error; every other read only when
+/// awaited, with "later".
+struct Quick;
+
+impl Quick {
+    fn answer(uri: &ResourceUri, body: &str) -> Result<Option<Vec<Contents>>, ProviderError> {
+        Ok(Some(vec![Contents::text(uri.clone(), body)]))
+    }
+}
+
+#[async_trait]
+impl Provider for Quick {
+    fn claims(&self, uri: &ResourceUri) -> bool {
+        uri.scheme() == "q"
+    }
+
+    async fn list(&self, _request: ListRequest<'_>) -> Result<Vec<Resource>, ProviderError> {
+        Ok(Vec::new())
+    }
+
+    async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError> {
+        match self.read_now(&request) {
+            Some(read) => read,
+            None => Quick::answer(request.uri, "later"),
+        }
+    }
+
+    fn read_now(
+        &self,
+        request: &ReadRequest<'_>,
+    ) -> Option<Result<Option<Vec<Contents>>, ProviderError>> {
+        let path = request.uri.path();
+        if path.starts_with("/now") {
+            Some(Quick::answer(request.uri, "now"))
+        } else if path.starts_with("/none") {
+            Some(Ok(None))
+        } else if path.starts_with("/fail") {
+            Some(Err(ProviderError::new("quick failure")))
+        } else {
+            None
+        }
+    }
+}
+
+#[test]
+fn a_read_its_provider_answers_at_once_is_read_now_as_read_would() {
+    let engine = EngineBuilder::new(key())
+        .provider(Arc::new(Quick))
+        .provider(Arc::new(Named::new("second", "q", true)))
+        .build()
+        .unwrap();
+    let anonymous = Principal::anonymous();
+    for (text, at_once, expect) in [
+        ("q://h/now/1", true, "now"),
+        ("q://h/later", false, "later"),
+        // Nothing from the first provider: the next one is asked, by the full read.
+        ("q://h/none", false, "second"),
+        ("q://h/fail", true, "quick failure"),
+    ] {
+        let now = engine.read_now(&anonymous, &uri(text));
+        assert_eq!(now.is_some(), at_once, "{text}");
+        let full = run(engine.read(&anonymous, &uri(text)));
+        if let Some(now) = now {
+            assert_eq!(format!("{now:?}"), format!("{full:?}"), "{text}");
+        }
+        assert!(read_text(&engine, text).contains(expect), "{text}");
+    }
+}
+
 fn template(text: &str, name: &str) -> ResourceTemplate {
     ResourceTemplate::new(UriTemplate::parse(text).unwrap(), name)
 }

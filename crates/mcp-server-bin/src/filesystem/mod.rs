@@ -151,7 +151,9 @@ pub struct FsConfig {
     /// The largest read in bytes, whole or ranged. Default 8 MiB.
     pub max_read_bytes: u64,
     /// Files whose indexed size is at most this many bytes are read on the task that asks
-    /// (a few system calls on a local disk); larger ones on the runtime's blocking pool, so
+    /// (a few system calls on a local disk), with no future at all
+    /// ([`Provider::read_now`](mcp_resources_core::provider::Provider::read_now)); larger ones
+    /// on the runtime's blocking pool, so
     /// that a long read never holds up other requests. `0` sends every read to the pool (for
     /// a slow network file system). Default 64 KiB.
     pub inline_read_bytes: u64,
@@ -560,6 +562,17 @@ impl Shared {
     }
 }
 
+/// How [`FilesystemProvider::plan_read`] goes about a read.
+enum Planned {
+    /// Read, or answered without reading.
+    Done(Result<Option<Vec<Contents>>, ProviderError>),
+    /// To read on the blocking pool.
+    Pool {
+        part: read::Part,
+        indexed: Option<Indexed>,
+    },
+}
+
 /// What the index says about a file a read asks for: hints only, never trusted for the checks.
 #[derive(Clone, Copy, Debug)]
 struct Indexed {
@@ -568,6 +581,28 @@ struct Indexed {
 }
 
 impl FilesystemProvider {
+    /// A read of `request` done on the calling thread when it can be: anything that is not a
+    /// file (`Ok(None)`), a bad query, or a small file as indexed. The hand-off to a pool thread
+    /// and back would cost more than such a read. A larger file, or one the index does not know,
+    /// is left for the pool.
+    fn plan_read(&self, request: &ReadRequest<'_>) -> Planned {
+        if !self.claims(request.uri) {
+            return Planned::Done(Ok(None));
+        }
+        // Query errors say nothing about the file, so they may come before the checks.
+        let part = match read::parse_query(request.uri.query()) {
+            Ok(Some(part)) => read::narrow(part, request.range),
+            Ok(None) => return Planned::Done(Ok(None)),
+            Err(error) => return Planned::Done(Err(error)),
+        };
+        let indexed = self.indexed(request.uri);
+        let limit = self.shared.inline_read_bytes;
+        if indexed.is_some_and(|indexed| limit > 0 && indexed.size <= limit) {
+            return Planned::Done(self.shared.read_blocking(request.uri, part, indexed));
+        }
+        Planned::Pool { part, indexed }
+    }
+
     /// The index's entry for `uri` (without its range query), if it has one.
     fn indexed(&self, uri: &ResourceUri) -> Option<Indexed> {
         let whole = uri
@@ -617,22 +652,10 @@ impl Provider for FilesystemProvider {
     }
 
     async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError> {
-        if !self.claims(request.uri) {
-            return Ok(None);
-        }
-        // Query errors say nothing about the file, so they may come before the checks.
-        let Some(part) = read::parse_query(request.uri.query())? else {
-            return Ok(None);
+        let (part, indexed) = match self.plan_read(&request) {
+            Planned::Done(read) => return read,
+            Planned::Pool { part, indexed } => (part, indexed),
         };
-        let part = read::narrow(part, request.range);
-        let indexed = self.indexed(request.uri);
-        // A small file, as indexed, is read on the calling task: the hand-off to a pool thread
-        // and back would cost more than the read itself. A file the index does not know goes
-        // to the pool.
-        let limit = self.shared.inline_read_bytes;
-        if indexed.is_some_and(|indexed| limit > 0 && indexed.size <= limit) {
-            return self.shared.read_blocking(request.uri, part, indexed);
-        }
         let shared = Arc::clone(&self.shared);
         let uri = request.uri.clone();
         match tokio::runtime::Handle::try_current() {
@@ -641,6 +664,16 @@ impl Provider for FilesystemProvider {
                 .await
                 .map_err(|error| ProviderError::new("file read task failed").with_source(error))?,
             Err(_) => shared.read_blocking(&uri, part, indexed),
+        }
+    }
+
+    fn read_now(
+        &self,
+        request: &ReadRequest<'_>,
+    ) -> Option<Result<Option<Vec<Contents>>, ProviderError>> {
+        match self.plan_read(request) {
+            Planned::Done(read) => Some(read),
+            Planned::Pool { .. } => None,
         }
     }
 
