@@ -676,10 +676,11 @@ impl Engine {
         uri: &ResourceUri,
     ) -> Option<Result<ReadOutput, ReadError>> {
         self.read_at_once(principal, uri, None)
+            .or_else(|| self.read_provider_now(principal, uri, None))
     }
 
-    /// The first steps of [`Engine::read_inner`], which never wait: the policy, the static
-    /// resources, then the first provider that claims `uri`, if it can answer at once.
+    /// The first steps of [`Engine::read_inner`], which never wait: the policy, then the
+    /// static resources.
     fn read_at_once(
         &self,
         principal: &Principal,
@@ -694,10 +695,8 @@ impl Engine {
                 ReadError::NotFound { uri }
             }));
         }
-        match self.static_index.get(uri.as_str()) {
-            Some(&index) => Some(self.read_static(&self.statics[index], uri, range)),
-            None => self.read_provider_now(principal, uri, range),
-        }
+        let &index = self.static_index.get(uri.as_str())?;
+        Some(self.read_static(&self.statics[index], uri, range))
     }
 
     /// The answer of the first provider claiming `uri`, if it has one without waiting: the
@@ -777,7 +776,12 @@ impl Engine {
             }
             let matched = slot.matched(uri);
             let request = read_request(principal, uri, &matched, range);
-            if let Some(contents) = slot.provider.read(request).await? {
+            // What the provider has at once, as `read_now` takes it; otherwise its read.
+            let read = match slot.provider.read_now(&request) {
+                Some(read) => read,
+                None => slot.provider.read(request).await,
+            };
+            if let Some(contents) = read? {
                 return self.provider_output(slot, uri, contents);
             }
         }

@@ -113,6 +113,35 @@ impl MemoryProvider {
         self.write().completions.insert(variable.into(), values);
     }
 
+    /// The contents of `request.uri`, or of its range, as [`Provider::read`] answers them.
+    fn read_in_memory(
+        &self,
+        request: &ReadRequest<'_>,
+    ) -> Result<Option<Vec<Contents>>, ProviderError> {
+        let state = self.read_state();
+        let Some(entry) = state.entries.get(request.uri.as_str()) else {
+            return Ok(None);
+        };
+        let Some(range) = request.range else {
+            return Ok(Some(entry.contents.clone()));
+        };
+        let mut parts = Vec::with_capacity(entry.contents.len());
+        for contents in &entry.contents {
+            let body = contents.body.slice(range).ok_or_else(|| {
+                ProviderError::public(format!(
+                    "range {}+{} of {} splits a utf-8 character",
+                    range.offset, range.length, request.uri
+                ))
+            })?;
+            parts.push(Contents {
+                body,
+                encoding: EncodingMemo::disabled(),
+                ..contents.clone()
+            });
+        }
+        Ok(Some(parts))
+    }
+
     fn read_state(&self) -> RwLockReadGuard<'_, State> {
         self.state.read().unwrap_or_else(PoisonError::into_inner)
     }
@@ -151,28 +180,15 @@ impl Provider for MemoryProvider {
     }
 
     async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError> {
-        let state = self.read_state();
-        let Some(entry) = state.entries.get(request.uri.as_str()) else {
-            return Ok(None);
-        };
-        let Some(range) = request.range else {
-            return Ok(Some(entry.contents.clone()));
-        };
-        let mut parts = Vec::with_capacity(entry.contents.len());
-        for contents in &entry.contents {
-            let body = contents.body.slice(range).ok_or_else(|| {
-                ProviderError::public(format!(
-                    "range {}+{} of {} splits a utf-8 character",
-                    range.offset, range.length, request.uri
-                ))
-            })?;
-            parts.push(Contents {
-                body,
-                encoding: EncodingMemo::disabled(),
-                ..contents.clone()
-            });
-        }
-        Ok(Some(parts))
+        self.read_in_memory(&request)
+    }
+
+    /// Always answered at once: the contents are in memory.
+    fn read_now(
+        &self,
+        request: &ReadRequest<'_>,
+    ) -> Option<Result<Option<Vec<Contents>>, ProviderError>> {
+        Some(self.read_in_memory(request))
     }
 
     async fn complete(&self, request: CompletionRequest<'_>) -> Result<Vec<String>, ProviderError> {

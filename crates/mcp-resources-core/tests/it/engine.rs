@@ -149,6 +149,18 @@ fn a_read_its_provider_answers_at_once_is_read_now_as_read_would() {
         }
         assert!(read_text(&engine, text).contains(expect), "{text}");
     }
+    // The in-memory provider always answers at once, ranged reads included.
+    let memory = MemoryProvider::new();
+    let (resource, contents) = text_resource("m://h/1", "in memory");
+    memory.insert(resource, contents);
+    let engine = EngineBuilder::new(key())
+        .provider(Arc::new(memory))
+        .build()
+        .unwrap();
+    let now = engine.read_now(&anonymous, &uri("m://h/1"));
+    let full = run(engine.read(&anonymous, &uri("m://h/1")));
+    assert_eq!(format!("{now:?}"), format!("{:?}", Some(full)));
+    assert!(engine.read_now(&anonymous, &uri("m://h/2")).is_none());
 }
 
 fn template(text: &str, name: &str) -> ResourceTemplate {
@@ -509,8 +521,13 @@ fn cache_scope_is_private_under_a_principal_dependent_policy_on_every_page() {
     assert!(matches!(denied, Some(Err(ReadError::NotFound { .. }))));
     let full = run(engine.read(&Principal::anonymous(), &uri("mem:///1")));
     assert_eq!(format!("{denied:?}"), format!("{:?}", Some(full)));
-    assert!(engine.read_now(&alice, &uri("mem:///1")).is_none());
+    // So is an allowed read of the in-memory provider, with the same private scope.
+    let now = engine
+        .read_now(&alice, &uri("mem:///1"))
+        .expect("at once")
+        .unwrap();
     let read = run(engine.read(&alice, &uri("mem:///1"))).unwrap();
+    assert_eq!(format!("{now:?}"), format!("{read:?}"));
     assert_eq!(read.cache.scope, CacheScope::Private);
     let mut cursor = None;
     let mut pages = 0;
