@@ -666,10 +666,9 @@ impl Engine {
     }
 
     /// Reads `uri` whole when nothing has to be awaited for it: a static resource, a read the
-    /// policy denies, or a read its provider answers without waiting
-    /// ([`Provider::read_now`]). `None` when a provider or
-    /// a template has to be awaited: call [`Engine::read`] then. Whenever this gives an answer,
-    /// it is the one [`Engine::read`] gives.
+    /// policy denies, or a read its provider answers without waiting ([`Provider::read_now`]).
+    /// `None` when a provider or a template has to be awaited: call [`Engine::read`] then.
+    /// Whenever this gives an answer, it is the one [`Engine::read`] gives.
     pub fn read_now(
         &self,
         principal: &Principal,

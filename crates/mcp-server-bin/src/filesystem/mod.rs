@@ -151,11 +151,10 @@ pub struct FsConfig {
     /// The largest read in bytes, whole or ranged. Default 8 MiB.
     pub max_read_bytes: u64,
     /// Files whose indexed size is at most this many bytes are read on the task that asks
-    /// (a few system calls on a local disk), with no future at all
-    /// ([`Provider::read_now`]); larger ones
-    /// on the runtime's blocking pool, so
-    /// that a long read never holds up other requests. `0` sends every read to the pool (for
-    /// a slow network file system). Default 64 KiB.
+    /// (a few system calls on a local disk), with no future at all ([`Provider::read_now`]);
+    /// larger ones on the runtime's blocking pool, so that a long read never holds up other
+    /// requests. `0` sends every read to the pool (for a slow network file system). Default
+    /// 64 KiB.
     pub inline_read_bytes: u64,
     /// At most this many bytes of file bodies are kept after a read, and served again while
     /// the file's metadata is unchanged, without opening it (one `lstat` instead of five
