@@ -1,7 +1,7 @@
 //! The shape nearly every client writes a `resources/read` of this era in, read by hand with
 //! [`compact_request`]: compact JSON, the read's two params (`uri` and `_meta`, in either
-//! order), no escape in any string, and a `_meta` of the two required keys only, with `{}` for
-//! the client's capabilities.
+//! order), no escape in any string, and a `_meta` of the two required keys, with `{}` for the
+//! client's capabilities, and at most a `progressToken` besides.
 //!
 //! **Layer:** adapter, the `from_wire` side: the first try of
 //! [`ReadLine::parse`](crate::ReadLine::parse). A read's line is about 230 bytes, which serde
@@ -11,34 +11,47 @@
 //! know a transport or what a request means.
 
 use mcp_types::jsonrpc::{Cursor, RequestId, compact_request};
-use mcp_types::meta::{CLIENT_CAPABILITIES, PROTOCOL_VERSION};
+use mcp_types::meta::{CLIENT_CAPABILITIES, PROGRESS_TOKEN, PROTOCOL_VERSION, ProgressToken};
 use mcp_types::method;
 
-/// What a compact read line says: its id, the version its `_meta` names and its URI.
+/// What a compact read line says: its id, the version its `_meta` names, the progress token
+/// it holds, if any, and its URI.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct CompactRead<'a> {
     pub(crate) id: RequestId,
     pub(crate) version: &'a str,
+    pub(crate) progress: Option<ProgressToken>,
     pub(crate) uri: &'a str,
+}
+
+/// What a compact `_meta` says: the version it names and its progress token.
+struct CompactMeta<'a> {
+    version: &'a str,
+    progress: Option<ProgressToken>,
 }
 
 /// Reads `line` when it is a `resources/read` request in the compact shape; `None` otherwise.
 pub(crate) fn read(line: &[u8]) -> Option<CompactRead<'_>> {
-    let (id, (version, uri)) = compact_request(line, method::RESOURCES_READ, params)?;
-    Some(CompactRead { id, version, uri })
+    let (id, (meta, uri)) = compact_request(line, method::RESOURCES_READ, params)?;
+    Some(CompactRead {
+        id,
+        version: meta.version,
+        progress: meta.progress,
+        uri,
+    })
 }
 
 /// The members of the params after their opening brace, up to and with the closing one:
-/// `uri` and `_meta` once each, in either order, and nothing else. Returns the version and the
+/// `uri` and `_meta` once each, in either order, and nothing else. Returns the `_meta` and the
 /// URI.
-fn params<'a>(cursor: &mut Cursor<'a>) -> Option<(&'a str, &'a str)> {
-    let (mut uri, mut version) = (None, None);
+fn params<'a>(cursor: &mut Cursor<'a>) -> Option<(CompactMeta<'a>, &'a str)> {
+    let (mut uri, mut found) = (None, None);
     loop {
         if uri.is_none() && cursor.key("uri").is_some() {
             uri = Some(cursor.string()?);
-        } else if version.is_none() && cursor.key("_meta").is_some() {
+        } else if found.is_none() && cursor.key("_meta").is_some() {
             cursor.eat("{")?;
-            version = Some(meta(cursor)?);
+            found = Some(meta(cursor)?);
         } else {
             return None;
         }
@@ -47,19 +60,22 @@ fn params<'a>(cursor: &mut Cursor<'a>) -> Option<(&'a str, &'a str)> {
         }
     }
     cursor.eat("}")?;
-    Some((version?, uri?))
+    Some((found?, uri?))
 }
 
 /// The members of `_meta` after its opening brace, up to and with its closing one: the version
-/// and `{}` capabilities once each, in either order, and nothing else. Returns the version.
-fn meta<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
-    let (mut version, mut capabilities) = (None, false);
+/// and `{}` capabilities once each, a progress token at most once ([`Cursor::id`]: an integer
+/// or a string), in any order, and nothing else.
+fn meta<'a>(cursor: &mut Cursor<'a>) -> Option<CompactMeta<'a>> {
+    let (mut version, mut capabilities, mut progress) = (None, false, None);
     loop {
         if version.is_none() && cursor.key(PROTOCOL_VERSION).is_some() {
             version = Some(cursor.string()?);
         } else if !capabilities && cursor.key(CLIENT_CAPABILITIES).is_some() {
             cursor.eat("{}")?;
             capabilities = true;
+        } else if progress.is_none() && cursor.key(PROGRESS_TOKEN).is_some() {
+            progress = Some(cursor.id()?);
         } else {
             return None;
         }
@@ -68,7 +84,8 @@ fn meta<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
         }
     }
     cursor.eat("}")?;
-    version.filter(|_| capabilities)
+    let version = version.filter(|_| capabilities)?;
+    Some(CompactMeta { version, progress })
 }
 
 #[cfg(test)]
@@ -89,6 +106,7 @@ mod tests {
         let expected = |id| CompactRead {
             id,
             version: "2026-07-28",
+            progress: None,
             uri: "mem:///r/0001",
         };
         let uri = r#""uri":"mem:///r/0001""#;
@@ -116,6 +134,28 @@ mod tests {
             read(swapped.as_bytes()),
             Some(expected(RequestId::Number(1)))
         );
+        // A progress token, first (as the bench's driver writes it), between or last.
+        let tokens = [
+            (r#""progressToken":12,"#, "", "", RequestId::Number(12)),
+            (
+                "",
+                r#""progressToken":"p-1","#,
+                "",
+                RequestId::String("p-1".to_owned()),
+            ),
+            ("", "", r#","progressToken":-3"#, RequestId::Number(-3)),
+        ];
+        for (first, between, last, token) in tokens {
+            let meta = format!(
+                r#""_meta":{{{first}"io.modelcontextprotocol/protocolVersion":"2026-07-28",{between}"io.modelcontextprotocol/clientCapabilities":{{}}{last}}}"#
+            );
+            let line = line("2", &format!("{uri},{meta}"));
+            let taken = CompactRead {
+                progress: Some(token),
+                ..expected(RequestId::Number(2))
+            };
+            assert_eq!(read(line.as_bytes()), Some(taken), "{line}");
+        }
     }
 
     #[test]
@@ -145,7 +185,43 @@ mod tests {
             line(
                 "1",
                 &format!(
-                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":1}}"#
+                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":1,"progressToken":2}}"#
+                ),
+            ),
+            line(
+                "1",
+                &format!(
+                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":1.5}}"#
+                ),
+            ),
+            line(
+                "1",
+                &format!(
+                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":null}}"#
+                ),
+            ),
+            line(
+                "1",
+                &format!(
+                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":01}}"#
+                ),
+            ),
+            line(
+                "1",
+                &format!(
+                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":"a\"b"}}"#
+                ),
+            ),
+            line(
+                "1",
+                &format!(
+                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":{{}}}}"#
+                ),
+            ),
+            line(
+                "1",
+                &format!(
+                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":true}}"#
                 ),
             ),
             line("1", &format!(r#""uri":"a{}b",{META}"#, '\t')),
@@ -167,9 +243,12 @@ mod tests {
             uri in "[a-z:/\"\\\\é\t ]{0,8}",
             version in "[0-9a-z\"\\\\-]{0,10}",
             meta_first: bool,
+            token in proptest::option::of("-?[0-9]{1,20}(\\.5)?|\"[a-z\"\\\\]{0,4}\""),
         ) {
+            let progress = token.as_ref().map(|token| format!(r#","progressToken":{token}"#));
+            let progress = progress.unwrap_or_default();
             let meta = format!(
-                r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{version}","io.modelcontextprotocol/clientCapabilities":{{}}}}"#
+                r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{version}","io.modelcontextprotocol/clientCapabilities":{{}}{progress}}}"#
             );
             let uri = format!(r#""uri":"{uri}""#);
             let params = if meta_first { format!("{meta},{uri}") } else { format!("{uri},{meta}") };
@@ -182,6 +261,10 @@ mod tests {
                     value["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str()
                 );
                 prop_assert_eq!(Some(taken.uri), value["params"]["uri"].as_str());
+                let token = &value["params"]["_meta"]["progressToken"];
+                let expected = (!token.is_null())
+                    .then(|| RequestId::from_value(token).expect("a valid token"));
+                prop_assert_eq!(taken.progress, expected);
             }
         }
     }

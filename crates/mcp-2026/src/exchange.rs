@@ -166,9 +166,18 @@ impl Exchange {
         exchange
     }
 
-    /// An exchange whose only output is `response`, already written for request `id`.
-    pub(crate) fn responded(shared: Arc<Shared>, id: RequestId, response: Vec<u8>) -> Exchange {
+    /// An exchange whose only outputs are `response`, already written for request `id`, and
+    /// before it the request's final `progress` notification, if any.
+    pub(crate) fn responded(
+        shared: Arc<Shared>,
+        id: RequestId,
+        progress: Option<Vec<u8>>,
+        response: Vec<u8>,
+    ) -> Exchange {
         let mut exchange = Exchange::new(shared, id, None);
+        if let Some(progress) = progress {
+            exchange.send_notification(progress);
+        }
         exchange.send(response, true);
         exchange
     }
@@ -467,20 +476,12 @@ impl Exchange {
         self.respond_error(error);
     }
 
-    /// The final `notifications/progress` of a request that carried a progress token: the work
-    /// is one step, and it is done.
+    /// The final `notifications/progress` of a request that carried a progress token
+    /// ([`progress_done`]).
     fn progress_done(&mut self) {
-        let Some(token) = self.progress_token.take() else {
-            return;
-        };
-        let params = wire::ProgressNotificationParams {
-            progress_token: token,
-            progress: 1.into(),
-            total: Some(1.into()),
-            message: None,
-            meta: None,
-        };
-        self.notify(method::NOTIFICATION_PROGRESS, &params);
+        if let Some(token) = self.progress_token.take() {
+            self.send_notification(progress_done(token));
+        }
     }
 
     fn respond<R: Serialize>(&mut self, result: &R) {
@@ -556,6 +557,12 @@ pub(crate) fn read_response(shared: &Shared, id: &RequestId, output: &ReadOutput
     };
     let capacity = read_size_hint(&result);
     encode_read(id, &result, capacity)
+}
+
+/// The bytes of the final `notifications/progress` of a request that carried the progress
+/// `token`: the work is one step, and it is done (written by hand, as serde would).
+pub(crate) fn progress_done(token: ProgressToken) -> Vec<u8> {
+    mcp_types::notifications::progress_done_message(&token, None)
 }
 
 /// A notification's bytes, through serde.

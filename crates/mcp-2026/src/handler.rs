@@ -16,7 +16,7 @@ use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
 use mcp_types::capabilities::ClientCapabilities;
 use mcp_types::jsonrpc::{self, ErrorObject, Request, RequestId};
-use mcp_types::meta::{self, Meta, RequestMeta, RequestMetaError};
+use mcp_types::meta::{self, Meta, ProgressToken, RequestMeta, RequestMetaError};
 use mcp_types::v2026_07_28 as wire;
 use mcp_types::{ProtocolVersion, method};
 use serde::Deserialize;
@@ -130,9 +130,9 @@ impl Handler {
 
     /// Serves a read already read with [`ReadLine::parse`], as
     /// [`Handler::start_read_with`] does, but gives a read that `answer_now` answers with
-    /// contents (and that asked for no progress) as its response alone: no [`Exchange`] is
-    /// made for it. The transport writes the response, or refuses the request if its id is in
-    /// flight, as it would an exchange's.
+    /// contents as its messages alone (the response, after the final progress notification
+    /// when progress was asked): no [`Exchange`] is made for it. The transport writes them,
+    /// or refuses the request if its id is in flight, as it would an exchange's.
     pub fn answer_read_with(
         &self,
         read: ReadLine,
@@ -140,17 +140,22 @@ impl Handler {
         answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
     ) -> ReadStart {
         let _ = now;
-        let ReadLine { id, meta, read } = read;
+        let ReadLine { id, mut meta, read } = read;
         let checked = self
             .supports(meta.version())
             .and_then(|()| read_query(read));
         match checked {
             Ok((query, pending)) => match answer_now(query) {
-                Ok(Answer::Read(Ok(output)))
-                    if !output.contents.is_empty() && !meta.asks_progress() =>
-                {
+                Ok(Answer::Read(Ok(output))) if !output.contents.is_empty() => {
+                    // Written first, as the exchange writes it: a message's buffer is taken
+                    // from the thread's spare, which the response, the larger, should get.
                     let response = crate::exchange::read_response(&self.shared, &id, &output);
-                    ReadStart::Answered { id, response }
+                    let progress = meta.take_progress().map(crate::exchange::progress_done);
+                    ReadStart::Answered {
+                        id,
+                        progress,
+                        response,
+                    }
                 }
                 Ok(answer) => ReadStart::Exchange(Exchange::answered(
                     self.shared.clone(),
@@ -176,9 +181,11 @@ impl Handler {
     /// there becomes an exchange with its response queued.
     fn exchange_of(&self, start: ReadStart) -> Exchange {
         match start {
-            ReadStart::Answered { id, response } => {
-                Exchange::responded(self.shared.clone(), id, response)
-            }
+            ReadStart::Answered {
+                id,
+                progress,
+                response,
+            } => Exchange::responded(self.shared.clone(), id, progress, response),
             ReadStart::Exchange(exchange) => exchange,
         }
     }
@@ -466,15 +473,19 @@ fn quick_read(request: &Request) -> Option<(RequestMeta, ReadParams)> {
 /// How [`Handler::answer_read_with`] served a read.
 #[derive(Debug)]
 pub enum ReadStart {
-    /// Answered as it was read: the whole JSON-RPC response to request `id`, with nothing
-    /// before it (HTTP status 200, a JSON body).
+    /// Answered as it was read: the whole JSON-RPC response to request `id`, after the
+    /// request's final `notifications/progress` when it asked for progress. On HTTP, status
+    /// 200 with the response alone as a JSON body, or both messages as an SSE body.
     Answered {
         /// The request's id, for the transport's check that no request with it is in flight.
         id: RequestId,
+        /// The progress notification's bytes, to send first, when the request carried a
+        /// `progressToken`.
+        progress: Option<Vec<u8>>,
         /// The response's bytes.
         response: Vec<u8>,
     },
-    /// Any other read (an error, a query to wait for, progress asked): serve its exchange.
+    /// Any other read (an error, a query to wait for): serve its exchange.
     Exchange(Exchange),
 }
 
@@ -486,13 +497,13 @@ pub struct ReadLine {
     read: ReadParams,
 }
 
-/// A read's `_meta`: in the compact shape ([`compact`]) only its version, as the rest is known
-/// (`{}` capabilities and nothing else), so that a read served at once builds no
-/// [`RequestMeta`].
+/// A read's `_meta`: in the compact shape ([`compact`]) only its version and progress token,
+/// as the rest is known (`{}` capabilities and nothing else), so that a read served at once
+/// builds no [`RequestMeta`].
 #[derive(Debug)]
 enum ReadMeta {
-    /// The version, with `{}` capabilities and no other key.
-    Bare(ProtocolVersion),
+    /// The version and the progress token, if any, with `{}` capabilities and no other key.
+    Bare(ProtocolVersion, Option<ProgressToken>),
     /// Any other valid `_meta` (boxed: it is several times the size of a version, and read
     /// only the long way).
     Full(Box<RequestMeta>),
@@ -501,27 +512,27 @@ enum ReadMeta {
 impl ReadMeta {
     fn version(&self) -> &ProtocolVersion {
         match self {
-            ReadMeta::Bare(version) => version,
+            ReadMeta::Bare(version, _) => version,
             ReadMeta::Full(meta) => &meta.protocol_version,
         }
     }
 
-    /// Whether the client asked for progress notifications (`progressToken`).
-    fn asks_progress(&self) -> bool {
+    /// The token of the progress notifications the client asked for, taken out.
+    fn take_progress(&mut self) -> Option<ProgressToken> {
         match self {
-            ReadMeta::Bare(_) => false,
-            ReadMeta::Full(meta) => meta.progress_token.is_some(),
+            ReadMeta::Bare(_, token) => token.take(),
+            ReadMeta::Full(meta) => meta.progress_token.take(),
         }
     }
 
     fn into_full(self) -> RequestMeta {
         match self {
-            ReadMeta::Bare(version) => RequestMeta {
+            ReadMeta::Bare(version, progress_token) => RequestMeta {
                 protocol_version: version,
                 client_capabilities: ClientCapabilities::default(),
                 client_info: None,
                 log_level: None,
-                progress_token: None,
+                progress_token,
                 other: Meta::default(),
             },
             ReadMeta::Full(meta) => *meta,
@@ -556,7 +567,7 @@ impl ReadLine {
 
     /// What [`compact::read`] read: a `_meta` of the version and `{}` capabilities only.
     fn from_compact(compact: CompactRead<'_>) -> ReadLine {
-        let meta = ReadMeta::Bare(ProtocolVersion::from(compact.version));
+        let meta = ReadMeta::Bare(ProtocolVersion::from(compact.version), compact.progress);
         let read = ReadParams {
             _meta: IgnoredAny,
             uri: compact.uri.to_owned(),

@@ -16,10 +16,10 @@
 //! [`Handler::start_http_read_with`]) also take a function that answers the read's query on the
 //! spot when it can (`Service::answer_now`): the exchange then comes back finished, its response
 //! queued, and gives out no query. [`Handler::answer_read_with`] and
-//! [`Handler::answer_http_read_with`] go one step further: a read answered there with contents,
-//! with no progress asked, comes back as its response alone ([`ReadStart::Answered`]), with no
-//! exchange made for it; the transport writes it (or refuses it when its id is in flight) as it
-//! would the exchange's only message. Then, for an exchange, until
+//! [`Handler::answer_http_read_with`] go one step further: a read answered there with contents
+//! comes back as its response alone ([`ReadStart::Answered`]), after its final progress
+//! notification when it asked for progress, with no exchange made for it; the transport writes
+//! them (or refuses the read when its id is in flight) as it would the exchange's messages. Then, for an exchange, until
 //! [`Exchange::is_finished`] and the queue is empty:
 //!
 //! 1. drain [`Exchange::poll_output`] until `None`:

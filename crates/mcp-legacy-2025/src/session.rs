@@ -17,14 +17,14 @@ use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
 use mcp_types::completion::{CompleteParams, CompletionReference};
 use mcp_types::jsonrpc::{
-    self, DecodeError, ErrorObject, Incoming, Message, Notification, Outcome, RawValue, Request,
-    Response,
+    self, Cursor, DecodeError, ErrorObject, Incoming, Message, Notification, Outcome, RawValue,
+    Request, Response,
 };
 use mcp_types::lifecycle::{EmptyResult, Implementation, InitializeParams};
 use mcp_types::logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelParams};
 use mcp_types::meta::{self, Meta, ProgressToken};
 use mcp_types::method;
-use mcp_types::notifications::{CancelledNotificationParams, ProgressNotificationParams};
+use mcp_types::notifications::{CancelledNotificationParams, progress_done_message};
 use mcp_types::resources::{PaginatedParams, ResourceUpdatedNotificationParams, UriParams};
 use mcp_types::{Era, ProtocolVersion, RequestId};
 use serde::Serialize;
@@ -314,15 +314,24 @@ impl Session {
         now: Instant,
         answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
     ) {
-        if let ReadFed::Answered { id, response } = self.answer_read_with(read, now, answer_now) {
+        if let ReadFed::Answered {
+            id,
+            progress,
+            response,
+        } = self.answer_read_with(read, now, answer_now)
+        {
+            if let Some(bytes) = progress {
+                self.push_progress(&id, bytes);
+            }
             self.push_response(Some(id), Ok(response));
         }
     }
 
     /// Like [`handle_read_with`](Self::handle_read_with), but a read answered on the spot with
     /// contents, while nothing else waits in [`poll_output`](Self::poll_output), is given back
-    /// as its response alone ([`ReadFed::Answered`]) instead of being queued: write it as the
-    /// next message, as its queued form would have been.
+    /// as its messages alone ([`ReadFed::Answered`]: the response, after the final progress
+    /// notification when progress was asked) instead of being queued: write them as the next
+    /// messages, as their queued forms would have been.
     pub fn answer_read_with(
         &mut self,
         read: ReadLine,
@@ -330,11 +339,10 @@ impl Session {
         answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
     ) -> ReadFed {
         // On the spot only with nothing that needs the request's bookkeeping: an initialized
-        // session, no `_meta` (a progress token), an id not in flight (that is an error).
+        // session and an id not in flight (that is an error).
         let plain = self.version.is_some()
-            && read.params.meta.is_none()
             && (self.in_flight.is_empty() || !self.in_flight.contains_key(&read.id));
-        let uri = match plain.then(|| ResourceUri::parse(&read.params.uri)) {
+        let uri = match plain.then(|| ResourceUri::parse(&read.uri)) {
             Some(Ok(uri)) => uri,
             // An invalid URI is answered as usual.
             _ => {
@@ -342,19 +350,40 @@ impl Session {
                 return ReadFed::Queued;
             }
         };
-        let ReadLine { id, params } = read;
-        let purpose = Purpose::Read { uri: params.uri };
+        let ReadLine {
+            id,
+            uri: text,
+            progress,
+        } = read;
+        let purpose = Purpose::Read { uri: text };
         match answer_now(Query::Read { uri }) {
             Ok(Answer::Read(Ok(output))) if self.outputs.is_empty() => {
                 let result = wire::read(&output.contents);
                 match wire::encode_read(&id, &result) {
-                    Ok(response) => return ReadFed::Answered { id, response },
-                    Err(error) => self.push_response(Some(id), Err(error)),
+                    Ok(response) => {
+                        let progress = progress.and_then(|token| self.progress_bytes(token));
+                        return ReadFed::Answered {
+                            id,
+                            progress,
+                            response,
+                        };
+                    }
+                    Err(error) => {
+                        if let Some(token) = progress {
+                            self.send_progress(&id, token);
+                        }
+                        self.push_response(Some(id), Err(error));
+                    }
                 }
             }
-            Ok(answer) => self.answer_request(id, None, &purpose, answer),
+            Ok(answer) => {
+                if let Some(token) = progress {
+                    self.send_progress(&id, token);
+                }
+                self.answer_request(id, None, &purpose, answer);
+            }
             Err(query) => {
-                self.ask(&id, None, None, purpose, query);
+                self.ask(&id, None, progress, purpose, query);
             }
         }
         ReadFed::Queued
@@ -363,10 +392,10 @@ impl Session {
     /// Feeds a read already read with [`ReadLine::parse`], as [`Session::handle_read_line`]
     /// feeds it.
     pub fn handle_read(&mut self, read: ReadLine, _now: Instant) {
-        let ReadLine { id, params } = read;
+        let ReadLine { id, uri, progress } = read;
         self.serve_request(id.clone(), None, |session| {
             session.negotiated()?;
-            session.read(&id, None, params)
+            session.read(&id, None, uri, progress)
         });
     }
 
@@ -682,7 +711,7 @@ impl Session {
                 Ok(self.ask(
                     &request.id,
                     batch,
-                    params.meta,
+                    progress_of(params.meta.as_ref()),
                     Purpose::ListResources,
                     query,
                 ))
@@ -695,12 +724,16 @@ impl Session {
                 Ok(self.ask(
                     &request.id,
                     batch,
-                    params.meta,
+                    progress_of(params.meta.as_ref()),
                     Purpose::ListTemplates,
                     query,
                 ))
             }
-            method::RESOURCES_READ => self.read(&request.id, batch, request.params()?),
+            method::RESOURCES_READ => {
+                let params: UriParams = request.params()?;
+                let progress = progress_of(params.meta.as_ref());
+                self.read(&request.id, batch, params.uri, progress)
+            }
             method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE if !offer.subscribe => {
                 Err(RequestError::MethodNotFound(format!(
                     "{method} (this server does not offer resource subscriptions)"
@@ -713,7 +746,7 @@ impl Session {
                 Ok(self.ask(
                     &request.id,
                     batch,
-                    params.meta,
+                    progress_of(params.meta.as_ref()),
                     purpose,
                     Query::Subscribe { uri },
                 ))
@@ -722,7 +755,13 @@ impl Session {
                 let params: UriParams = request.params()?;
                 let uri = parse_uri(&params.uri)?;
                 let query = Query::Unsubscribe { uri };
-                Ok(self.ask(&request.id, batch, params.meta, Purpose::Unsubscribe, query))
+                Ok(self.ask(
+                    &request.id,
+                    batch,
+                    progress_of(params.meta.as_ref()),
+                    Purpose::Unsubscribe,
+                    query,
+                ))
             }
             method::COMPLETION_COMPLETE if !offer.completions => Err(RequestError::MethodNotFound(
                 format!("{method} (this server does not offer completions)"),
@@ -745,7 +784,13 @@ impl Session {
                     prefix: params.argument.value,
                     context,
                 };
-                Ok(self.ask(&request.id, batch, params.meta, Purpose::Complete, query))
+                Ok(self.ask(
+                    &request.id,
+                    batch,
+                    progress_of(params.meta.as_ref()),
+                    Purpose::Complete,
+                    query,
+                ))
             }
             method::LOGGING_SET_LEVEL => {
                 let params: SetLevelParams = request.params()?;
@@ -785,25 +830,28 @@ impl Session {
         &mut self,
         id: &RequestId,
         batch: Option<Slot>,
-        params: UriParams,
+        text: String,
+        progress: Option<ProgressToken>,
     ) -> Result<Reply, RequestError> {
-        let uri = parse_uri(&params.uri)?;
-        let purpose = Purpose::Read { uri: params.uri };
-        Ok(self.ask(id, batch, params.meta, purpose, Query::Read { uri }))
+        let uri = parse_uri(&text)?;
+        let purpose = Purpose::Read { uri: text };
+        Ok(self.ask(id, batch, progress, purpose, Query::Read { uri }))
     }
 
+    /// Asks the query of request `id`, whose final progress notification, when it carried a
+    /// `progress` token, goes out just before its response.
     fn ask(
         &mut self,
         id: &RequestId,
         batch: Option<Slot>,
-        meta: Option<Meta>,
+        progress: Option<ProgressToken>,
         purpose: Purpose,
         query: Query,
     ) -> Reply {
         let origin = Origin {
             id: id.clone(),
             batch,
-            progress: meta.as_ref().and_then(meta::progress_token),
+            progress,
         };
         let ticket = self.enqueue(Some(origin), purpose, query);
         self.in_flight.insert(id.clone(), ticket);
@@ -879,26 +927,30 @@ impl Session {
         encoded.map_err(|error| errors::unserializable(&error))
     }
 
+    /// Queues the final progress notification of request `id` ([`Session::progress_bytes`]).
     fn send_progress(&mut self, id: &RequestId, token: ProgressToken) {
-        let Some(version) = &self.version else {
-            return;
-        };
-        let params = ProgressNotificationParams {
-            progress_token: token,
-            progress: 1.into(),
-            total: Some(1.into()),
-            message: Some("done".to_owned()),
-            meta: None,
+        if let Some(bytes) = self.progress_bytes(token) {
+            self.push_progress(id, bytes);
         }
-        .for_version(version);
-        let notification = Notification::new(method::NOTIFICATION_PROGRESS, Some(params));
-        if let Ok(bytes) = jsonrpc::to_vec(&notification) {
-            self.outputs.push_back(Output::Send(Outgoing {
-                bytes,
-                related: Some(id.clone()),
-                is_response: false,
-            }));
-        }
+    }
+
+    /// The bytes of the final `notifications/progress` of a request that carried the progress
+    /// `token`: the work is one step, and it is done. `None` before a version is negotiated
+    /// (never, for a request the session serves).
+    fn progress_bytes(&self, token: ProgressToken) -> Option<Vec<u8>> {
+        let version = self.version.as_ref()?;
+        // `ProgressNotificationParams::done` with this message, for this version.
+        let message = version.has_progress_message().then_some("done");
+        Some(progress_done_message(&token, message))
+    }
+
+    /// Queues `bytes`, the progress notification of request `id`.
+    fn push_progress(&mut self, id: &RequestId, bytes: Vec<u8>) {
+        self.outputs.push_back(Output::Send(Outgoing {
+            bytes,
+            related: Some(id.clone()),
+            is_response: false,
+        }));
     }
 
     fn send_notification<P: Serialize>(&mut self, method: &str, params: Option<P>) {
@@ -1002,10 +1054,14 @@ impl Session {
 /// How [`Session::answer_read_with`] took a read.
 #[derive(Debug)]
 pub enum ReadFed {
-    /// Answered on the spot: the whole response to request `id`, the next message to send.
+    /// Answered on the spot: the whole response to request `id`, after the request's final
+    /// `notifications/progress` when it asked for progress: the next messages to send.
     Answered {
         /// The request's id.
         id: RequestId,
+        /// The progress notification's bytes, to send first, when the request carried a
+        /// `progressToken`.
+        progress: Option<Vec<u8>>,
         /// The response's bytes.
         response: Vec<u8>,
     },
@@ -1035,6 +1091,11 @@ fn notification_bytes<P: Serialize>(method: &str, params: Option<P>) -> Option<V
     jsonrpc::to_vec(&Notification::new(method, params)).ok()
 }
 
+/// The progress token of a request's `_meta`, if it holds a valid one.
+fn progress_of(meta: Option<&Meta>) -> Option<ProgressToken> {
+    meta.and_then(meta::progress_token)
+}
+
 fn parse_uri(text: &str) -> Result<ResourceUri, RequestError> {
     ResourceUri::parse(text).map_err(|error| RequestError::InvalidUri {
         uri: text.to_owned(),
@@ -1056,40 +1117,61 @@ fn to_response<R>(id: Option<RequestId>, outcome: Result<R, ErrorObject>) -> Res
 #[derive(Debug)]
 pub struct ReadLine {
     id: RequestId,
-    params: UriParams,
+    uri: String,
+    /// The progress token of its `_meta`, if it holds a valid one: the only member of a
+    /// read's `_meta` that the session reads.
+    progress: Option<ProgressToken>,
 }
 
 impl ReadLine {
     /// Reads `line` (one stdio line, one POST body) when it is a `resources/read` request in
     /// its usual shape: the compact shape nearly every client writes, with params of a `uri`
-    /// only ([`jsonrpc::compact_request`]), by hand; any other with serde
-    /// ([`jsonrpc::decode_request`]). `None` for anything else, anything unusual, and a read
-    /// whose `_meta` names the key of the 2026-07-28 protocol version (a request of the other
-    /// era).
+    /// and at most a `_meta` holding a progress token only ([`jsonrpc::compact_request`]), by
+    /// hand; any other with serde ([`jsonrpc::decode_request`]). `None` for anything else,
+    /// anything unusual, and a read whose `_meta` names the key of the 2026-07-28 protocol
+    /// version (a request of the other era).
     pub fn parse(line: &[u8]) -> Option<ReadLine> {
-        let compact = jsonrpc::compact_request(line, method::RESOURCES_READ, |cursor| {
-            cursor.key("uri")?;
-            let uri = cursor.string()?;
-            cursor.eat("}")?;
-            Some(uri)
-        });
-        if let Some((id, uri)) = compact {
-            let params = UriParams {
-                uri: uri.to_owned(),
-                meta: None,
-            };
-            return Some(ReadLine { id, params });
+        let compact = jsonrpc::compact_request(line, method::RESOURCES_READ, compact_params);
+        if let Some((id, (uri, progress))) = compact {
+            let uri = uri.to_owned();
+            return Some(ReadLine { id, uri, progress });
         }
         let (id, params) = jsonrpc::decode_request::<UriParams>(line, method::RESOURCES_READ)?;
         let modern = params
             .meta
             .as_ref()
             .is_some_and(|meta| meta.contains_key(meta::PROTOCOL_VERSION));
-        (!modern).then_some(ReadLine { id, params })
+        let progress = progress_of(params.meta.as_ref());
+        let uri = params.uri;
+        (!modern).then_some(ReadLine { id, uri, progress })
     }
 
     /// The id of the request.
     pub fn id(&self) -> &RequestId {
         &self.id
     }
+}
+
+/// The params of a compact read after their opening brace, up to and with the closing one:
+/// `uri`, and at most `"_meta":{"progressToken":…}` ([`Cursor::id`]: an integer or a string),
+/// once each, in either order, and nothing else. Returns the URI and the progress token.
+fn compact_params<'a>(cursor: &mut Cursor<'a>) -> Option<(&'a str, Option<ProgressToken>)> {
+    let (mut uri, mut progress) = (None, None);
+    loop {
+        if uri.is_none() && cursor.key("uri").is_some() {
+            uri = Some(cursor.string()?);
+        } else if progress.is_none() && cursor.key("_meta").is_some() {
+            cursor.eat("{")?;
+            cursor.key(meta::PROGRESS_TOKEN)?;
+            progress = Some(cursor.id()?);
+            cursor.eat("}")?;
+        } else {
+            return None;
+        }
+        if cursor.eat(",").is_none() {
+            break;
+        }
+    }
+    cursor.eat("}")?;
+    Some((uri?, progress))
 }

@@ -55,10 +55,15 @@ fn served_asking(service: &Service, mut exchange: Exchange) -> (Vec<String>, usi
 }
 
 /// What [`served`] says of a read as [`Handler::answer_read_with`] started it, and whether it
-/// was answered without an exchange: a response alone, with status 200.
+/// was answered without an exchange: a response (after its progress notification, if any),
+/// with status 200.
 fn started(service: &Service, start: ReadStart) -> (Vec<String>, bool) {
     match start {
-        ReadStart::Answered { id, response } => {
+        ReadStart::Answered {
+            id,
+            progress,
+            response,
+        } => {
             let response = String::from_utf8(response).expect("utf-8");
             let Ok(Incoming::Single(Message::Response(decoded))) =
                 jsonrpc::decode(response.as_bytes())
@@ -66,10 +71,13 @@ fn started(service: &Service, start: ReadStart) -> (Vec<String>, bool) {
                 panic!("not a response: {response}");
             };
             assert_eq!(decoded.id, Some(id), "{response}");
-            let said = vec![
-                format!("{response} (response: true)"),
-                "status 200, finished true".to_owned(),
-            ];
+            let progress = progress.map(|bytes| {
+                let progress = String::from_utf8(bytes).expect("utf-8");
+                format!("{progress} (response: false)")
+            });
+            let mut said: Vec<String> = progress.into_iter().collect();
+            said.push(format!("{response} (response: true)"));
+            said.push("status 200, finished true".to_owned());
             (said, true)
         }
         ReadStart::Exchange(exchange) => (served(service, exchange), false),
@@ -171,16 +179,20 @@ fn takes_the_usual_shapes_of_a_read() {
         .to_owned(),
         r#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"test://static-text","_meta":{"progressToken":"p","io.modelcontextprotocol/logLevel":"debug","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"other/key":{"a":[null]}}}}"#.to_owned(),
         r#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"uri":"test://static-text","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_owned(),
+        // Progress in the compact shape: of a static read, of a missing one.
+        r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"test://static-text","_meta":{"progressToken":9,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":10,"method":"resources/read","params":{"uri":"test://missing","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"t"}}}"#.to_owned(),
     ];
     let taken: Vec<Taken> = lines
         .iter()
         .map(|line| check(&service, &handler, line))
         .collect();
-    // The static reads are answered alone, the compact shape or not, unless progress is asked
-    // (a notification before the response) or the version is another's (an error).
+    // The static reads are answered alone (after their progress notification when progress
+    // is asked), the compact shape or not, unless the version is another's (an error).
     use Taken::{Answered, Exchange};
     let expected = [
-        Answered, Answered, Exchange, Exchange, Exchange, Exchange, Answered, Exchange, Exchange,
+        Answered, Answered, Exchange, Exchange, Exchange, Exchange, Answered, Answered, Exchange,
+        Answered, Exchange,
     ];
     assert_eq!(taken, expected);
 }
@@ -398,6 +410,7 @@ fn params_member() -> impl Strategy<Value = String> {
         r#""io.modelcontextprotocol/logLevel":"warning""#,
         r#""io.modelcontextprotocol/logLevel":"loud""#,
         r#""progressToken":"p""#,
+        r#""progressToken":3"#,
         r#""progressToken":1.5"#,
         r#""other":null"#,
     ]);

@@ -44,8 +44,8 @@ enum Way {
     OnePass,
     /// `handle_read_line_with`, answering with `Service::answer_now`.
     OnTheSpot,
-    /// `answer_read_with`, answering with `Service::answer_now`; a response given back alone
-    /// is added to `alone`.
+    /// `answer_read_with`, answering with `Service::answer_now`; the messages given back alone
+    /// (a response, after its progress notification if any) are added to `alone`.
     Alone,
 }
 
@@ -73,9 +73,16 @@ fn feed(driver: &mut Driver, way: Way, line: &str, alone: &mut Vec<String>) -> b
             } else {
                 let fed = ReadLine::parse(line.as_bytes())
                     .map(|read| session.answer_read_with(read, now, answer_now));
-                if let Some(ReadFed::Answered { id, response }) = &fed {
-                    let response = String::from_utf8(response.clone()).expect("utf-8 json");
+                if let Some(ReadFed::Answered {
+                    id,
+                    progress,
+                    response,
+                }) = &fed
+                {
+                    let text = |bytes: &Vec<u8>| String::from_utf8(bytes.clone()).expect("utf-8");
+                    let response = text(response);
                     assert!(response.contains(&serde_json::to_string(id).unwrap()));
+                    alone.extend(progress.as_ref().map(text));
                     alone.push(response);
                 }
                 fed.is_some()
@@ -94,7 +101,7 @@ fn said(way: Way, initialized: bool, before: &[&str], line: &str) -> (bool, Vec<
     said_alone(way, initialized, before, line).0
 }
 
-/// [`said`], and how many responses were given back alone. They come first: one is given back
+/// [`said`], and how many messages were given back alone. They come first: they are given back
 /// only while nothing waits in the session, and nothing is drained until the end.
 fn said_alone(
     way: Way,
@@ -141,6 +148,10 @@ fn takes_the_usual_shapes_of_a_read() {
         r#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"mem:///private/secret.txt"}}"#,
         r#"{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"mem:///docs/todo.md","_meta":null,"x":1}}"#,
         r#"{"jsonrpc":"2.0","id":6,"x":{"y":[]},"method":"resources/read","params":{"uri":"mem:///docs/notes.txt"}}"#,
+        // Progress in the compact shape, after or before the URI; of a missing resource.
+        r#"{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"mem:///docs/readme.md","_meta":{"progressToken":7}}}"#,
+        r#"{"jsonrpc":"2.0","id":8,"method":"resources/read","params":{"_meta":{"progressToken":"t"},"uri":"mem:///docs/readme.md"}}"#,
+        r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"mem:///missing","_meta":{"progressToken":9}}}"#,
     ];
     for line in lines {
         assert!(check(true, &[], line), "not taken: {line}");
@@ -152,13 +163,13 @@ fn takes_the_usual_shapes_of_a_read() {
         r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"users://acme/ada"}}"#;
     let again = r#"{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"mem:///docs/readme.md"}}"#;
     assert!(check(true, &[first], again));
-    // Static reads with no `_meta` come back alone; with a progress token, a missing or private
-    // resource, an invalid URI, they are queued.
+    // Static reads come back alone, after their progress notification when they carry a
+    // progress token (two messages); a missing or private resource, an invalid URI, are queued.
     let alone: Vec<usize> = lines
         .iter()
         .map(|line| said_alone(Way::Alone, true, &[], line).1)
         .collect();
-    assert_eq!(alone, [1, 0, 0, 0, 0, 1, 1]);
+    assert_eq!(alone, [1, 2, 0, 0, 0, 1, 1, 2, 2, 0]);
     // Nor before `initialize`, nor behind a message still waiting in the session.
     assert_eq!(said_alone(Way::Alone, false, &[], lines[0]).1, 0);
     assert_eq!(said_alone(Way::Alone, true, &[lines[3]], lines[0]).1, 0);
@@ -280,6 +291,8 @@ proptest! {
             prop::sample::select(vec![
                 "",
                 r#","_meta":{"progressToken":1}"#,
+                r#","_meta":{"progressToken":"t"}"#,
+                r#","_meta":{"progressToken":1,"progressToken":2}"#,
                 r#","_meta":{"progressToken":1.5}"#,
                 r#","_meta":[]"#,
                 r#","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#,

@@ -26,11 +26,11 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
-use mcp_legacy_2025::{LifecycleState, Outgoing, Output, ReadLine, Session, Ticket};
+use mcp_legacy_2025::{LifecycleState, Outgoing, Output, ReadFed, ReadLine, Session, Ticket};
 use mcp_resources_core::policy::Principal;
 use mcp_resources_core::service::Answer;
 use mcp_types::error::INVALID_REQUEST;
-use mcp_types::jsonrpc::{DecodeError, ErrorObject, Incoming, Message, RequestId};
+use mcp_types::jsonrpc::{ErrorObject, Incoming, Message, RequestId};
 use mcp_types::method;
 use mcp_types::notifications::CancelledNotificationParams;
 
@@ -179,12 +179,24 @@ impl Waiter {
     }
 }
 
-/// A POST body as the session is fed it.
-enum Fed {
-    /// Decoded.
-    Decoded(Result<Incoming, DecodeError>),
-    /// A read in its usual shape, read in one pass.
-    Read(ReadLine),
+/// What feeding a POST's body routed: the number of its waiter, the queries to run and the
+/// id-less responses (the error answering an unreadable body).
+struct Routed {
+    number: u64,
+    queries: Vec<QueryFuture>,
+    own: Vec<Outgoing>,
+}
+
+/// How the session took a read in its usual shape ([`LegacyHttpSession::feed_read`]).
+enum ReadTaken {
+    /// Answered on the spot: the response, after the final progress notification if the
+    /// request asked for progress. Nothing was queued or routed for it.
+    Answered {
+        progress: Option<Vec<u8>>,
+        response: Vec<u8>,
+    },
+    /// Fed as any body is.
+    Fed(Routed),
 }
 
 /// What a POST body holds, as far as the session path cares.
@@ -273,30 +285,47 @@ impl LegacyHttpSession {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Feeds one decoded body and routes what it produced; returns the waiter's number, the
-    /// queries to run and the id-less responses (the error answering an unreadable body). The
-    /// waiter for `expects` is registered first, so that no message for it can be routed
-    /// before it exists. A body whose request id is already in flight in this session is not
-    /// fed: `Err(())`.
-    fn feed(
-        &self,
-        body: Fed,
-        expects: Option<&RequestId>,
-    ) -> Result<(u64, Vec<QueryFuture>, Vec<Outgoing>), ()> {
+    /// Feeds one decoded body and routes what it produced ([`LegacyHttpSession::route`]). A
+    /// body whose request id is already in flight in this session is not fed: `Err(())`.
+    fn feed(&self, incoming: Incoming, expects: Option<&RequestId>) -> Result<Routed, ()> {
         let mut state = self.lock();
+        free_waiter(&mut state, expects)?;
+        state.session.handle_incoming(Ok(incoming), Instant::now());
+        Ok(self.route(&mut state, expects))
+    }
+
+    /// Feeds a read read in one pass, with request id `id`: a static read is answered on the
+    /// spot, within the session ([`Session::answer_read_with`]), and its messages come back
+    /// alone, with no waiter and nothing routed; any other is fed as [`LegacyHttpSession::feed`]
+    /// feeds a body. `Err(())` when a request with this id is in flight in this session.
+    fn feed_read(&self, read: ReadLine, id: &RequestId) -> Result<ReadTaken, ()> {
+        let mut state = self.lock();
+        free_waiter(&mut state, Some(id))?;
+        let answer_now = |query| {
+            driver::answer_now(
+                &self.shared.service,
+                &self.principal,
+                Some(self.subscriber.id()),
+                query,
+            )
+        };
+        match state
+            .session
+            .answer_read_with(read, Instant::now(), answer_now)
+        {
+            ReadFed::Answered {
+                progress, response, ..
+            } => Ok(ReadTaken::Answered { progress, response }),
+            ReadFed::Queued => Ok(ReadTaken::Fed(self.route(&mut state, Some(id)))),
+        }
+    }
+
+    /// Registers the waiter of the POST that fed the session, for the request `expects`, then
+    /// routes what the session produced, within the lock scope that fed it: the waiter exists
+    /// before any message for it is routed.
+    fn route(&self, state: &mut SessionState, expects: Option<&RequestId>) -> Routed {
         let number = state.next_waiter;
         if let Some(key) = expects {
-            match state.waiters.get(key) {
-                Some(waiter) if !waiter.done => return Err(()),
-                Some(_) => {
-                    // Answered or cancelled, its POST yet to take its messages: they wait for
-                    // it aside, and the id is free.
-                    if let Some(done) = state.waiters.remove(key) {
-                        state.finished.insert(done.number, done.messages);
-                    }
-                }
-                None => {}
-            }
             state.next_waiter += 1;
             let waiter = Waiter {
                 number,
@@ -306,26 +335,13 @@ impl LegacyHttpSession {
             };
             state.waiters.insert(key.clone(), waiter);
         }
-        match body {
-            Fed::Decoded(incoming) => state.session.handle_incoming(incoming, Instant::now()),
-            Fed::Read(read) => {
-                // A static read is answered within the session, never a query to drain.
-                let answer_now = |query| {
-                    driver::answer_now(
-                        &self.shared.service,
-                        &self.principal,
-                        Some(self.subscriber.id()),
-                        query,
-                    )
-                };
-                state
-                    .session
-                    .handle_read_with(read, Instant::now(), answer_now);
-            }
-        }
         let mut own = Vec::new();
-        let queries = self.drain(&mut state, Some(&mut own));
-        Ok((number, queries, own))
+        let queries = self.drain(state, Some(&mut own));
+        Routed {
+            number,
+            queries,
+            own,
+        }
     }
 
     /// Feeds the answer of one query and routes what it produced; returns the queries to run.
@@ -448,6 +464,25 @@ impl LegacyHttpSession {
     }
 }
 
+/// Frees the id a POST expects a response for, before its body is fed: `Err(())` when a
+/// request with it is in flight in the session (its POST still waits). A request answered or
+/// cancelled whose POST has yet to take its messages leaves them aside, and the id is free.
+fn free_waiter(state: &mut SessionState, expects: Option<&RequestId>) -> Result<(), ()> {
+    let Some(key) = expects else {
+        return Ok(());
+    };
+    match state.waiters.get(key) {
+        Some(waiter) if !waiter.done => Err(()),
+        Some(_) => {
+            if let Some(done) = state.waiters.remove(key) {
+                state.finished.insert(done.number, done.messages);
+            }
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
 type QueryFuture = Pin<Box<dyn Future<Output = (Ticket, Answer)> + Send>>;
 type Queries = FuturesUnordered<QueryFuture>;
 
@@ -539,7 +574,7 @@ pub(crate) async fn initialize(state: &HttpState, incoming: Incoming, id: Reques
         }
     };
     // A fresh session has nothing in flight.
-    let messages = exchange(&session, Fed::Decoded(Ok(incoming)), Some(id))
+    let messages = exchange(&session, incoming, Some(id))
         .await
         .unwrap_or_default();
     let initialized = session.lock().session.state() != LifecycleState::Uninitialized;
@@ -562,7 +597,7 @@ pub(crate) async fn post(
 ) -> Response {
     let has_requests = expects.is_some();
     let cancelled = cancelled_request(&incoming);
-    let Ok(messages) = exchange(session, Fed::Decoded(Ok(incoming)), expects.clone()).await else {
+    let Ok(messages) = exchange(session, incoming, expects.clone()).await else {
         return in_flight(expects);
     };
     if let Some(id) = cancelled {
@@ -583,8 +618,9 @@ pub(crate) async fn post(
 /// [`post`] does with its decoded form.
 pub(crate) async fn post_read(session: &Arc<LegacyHttpSession>, read: ReadLine) -> Response {
     let id = read.id().clone();
-    match exchange(session, Fed::Read(read), Some(id.clone())).await {
-        Ok(messages) => reply::messages(messages),
+    match session.feed_read(read, &id) {
+        Ok(ReadTaken::Answered { progress, response }) => reply::answered(progress, response),
+        Ok(ReadTaken::Fed(routed)) => reply::messages(wait(session, routed, Some(id)).await),
         Err(()) => in_flight(Some(id)),
     }
 }
@@ -618,14 +654,29 @@ fn cancelled_request(incoming: &Incoming) -> Option<RequestId> {
 /// request with the id of `expects` is already in flight.
 async fn exchange(
     session: &Arc<LegacyHttpSession>,
-    body: Fed,
+    incoming: Incoming,
     expects: Option<RequestId>,
 ) -> Result<Vec<Outgoing>, ()> {
-    let (number, queries, own) = session.feed(body, expects.as_ref())?;
+    let routed = session.feed(incoming, expects.as_ref())?;
+    Ok(wait(session, routed, expects).await)
+}
+
+/// Runs the queries a fed body led to, and collects the messages of its POST: up to and with
+/// the response of `expects` (or the id-less error answering the body).
+async fn wait(
+    session: &Arc<LegacyHttpSession>,
+    routed: Routed,
+    expects: Option<RequestId>,
+) -> Vec<Outgoing> {
+    let Routed {
+        number,
+        queries,
+        own,
+    } = routed;
     let Some(key) = expects else {
         // Only the id-less error of an unreadable body is for this POST.
         session.run(queries).await;
-        return Ok(own);
+        return own;
     };
     let forget = ForgetWaiter {
         session,
@@ -633,9 +684,7 @@ async fn exchange(
         number,
     };
     session.run(queries).await;
-    let messages =
-        std::future::poll_fn(|context| session.poll_waiter(&forget.key, number, context)).await;
-    Ok(messages)
+    std::future::poll_fn(|context| session.poll_waiter(&forget.key, number, context)).await
 }
 
 /// Removes a POST's waiter when the POST goes away before its response.

@@ -19,7 +19,7 @@ use std::task::{Context, Poll};
 use std::time::Instant;
 
 use axum::body::Bytes;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use mcp_2026::{Exchange, Output, ReadLine, ReadStart, RequestHeaders};
 use mcp_types::jsonrpc::Request;
 
@@ -60,7 +60,9 @@ pub(crate) fn read<'a>(
             .modern
             .answer_http_read_with(read, &view(headers), Instant::now(), answer_now);
     let exchange = match start {
-        ReadStart::Answered { response, .. } => Err(reply::json(StatusCode::OK, response)),
+        ReadStart::Answered {
+            progress, response, ..
+        } => Err(reply::answered(progress, response)),
         ReadStart::Exchange(exchange) => Ok(exchange),
     };
     async move {

@@ -164,16 +164,27 @@ pub(crate) fn messages(messages: Vec<mcp_legacy_2025::Outgoing>) -> Response {
 /// The messages of one request with the status its exchange chose.
 pub(crate) fn modern(http_status: u16, mut messages: Vec<Vec<u8>>) -> Response {
     let status = StatusCode::from_u16(http_status).unwrap_or(StatusCode::OK);
-    match messages.len() {
-        0 => self::status(StatusCode::ACCEPTED),
-        1 => json(status, messages.pop().unwrap_or_default()),
-        _ => {
-            let body = sse::messages(messages.iter().map(Vec::as_slice));
-            let mut response = event_stream(Body::whole(body));
-            *response.status_mut() = status;
-            response
-        }
+    match messages.pop() {
+        None => self::status(StatusCode::ACCEPTED),
+        Some(last) => replying(status, &messages, last),
     }
+}
+
+/// The messages of a read an adapter answered as it read it: the response alone as a JSON body,
+/// or, after the request's final progress notification, both as one SSE body; status 200.
+pub(crate) fn answered(progress: Option<Vec<u8>>, response: Vec<u8>) -> Response {
+    replying(StatusCode::OK, progress.as_slice(), response)
+}
+
+/// `last` (the response) alone as a JSON body, or after `earlier` (its request's
+/// notifications) as one SSE body, with `status`.
+fn replying(status: StatusCode, earlier: &[Vec<u8>], last: Vec<u8>) -> Response {
+    if earlier.is_empty() {
+        return json(status, last);
+    }
+    let mut response = event_stream(Body::whole(sse::messages_in(earlier, last)));
+    *response.status_mut() = status;
+    response
 }
 
 /// A live SSE stream's response.

@@ -67,14 +67,30 @@ pub(crate) fn keep_alive() -> Bytes {
     Bytes::from_static(b":\n\n")
 }
 
-/// Several messages as one buffered SSE body.
-pub(crate) fn messages<'a>(jsons: impl IntoIterator<Item = &'a [u8]>) -> Vec<u8> {
-    let mut body = Vec::new();
-    for json in jsons {
-        body.extend_from_slice(PREFIX);
-        body.extend_from_slice(json);
-        body.extend_from_slice(SUFFIX);
+/// Several messages, `earlier` then `last`, as one buffered SSE body, framed within `last`'s
+/// own buffer: `last` is a request's response, the largest message (a read's contents), which
+/// an adapter writes into the thread's spare buffer, and the body gives that buffer back once
+/// sent. Copying it into a new buffer instead would take the allocator's slow paths at every
+/// such request, as the response alone as a JSON body does not.
+pub(crate) fn messages_in(earlier: &[Vec<u8>], last: Vec<u8>) -> Vec<u8> {
+    let head: usize = earlier
+        .iter()
+        .map(|json| json.len() + FRAMING)
+        .sum::<usize>()
+        + PREFIX.len();
+    let length = last.len();
+    let mut body = last;
+    body.resize(head + length + SUFFIX.len(), 0);
+    body.copy_within(..length, head);
+    let mut at = 0;
+    for json in earlier {
+        for part in [PREFIX, json, SUFFIX] {
+            body[at..at + part.len()].copy_from_slice(part);
+            at += part.len();
+        }
     }
+    body[at..head].copy_from_slice(PREFIX);
+    body[head + length..].copy_from_slice(SUFFIX);
     body
 }
 
@@ -93,9 +109,21 @@ mod tests {
             assert_eq!(&frame[..], b"data: {\"a\":1}\n\n", "room {room}");
             assert_eq!(frame.as_ptr() == address, room >= 8, "room {room}");
         }
+        let earlier = [b"1".to_vec(), br#"{"b":2}"#.to_vec()];
         assert_eq!(
-            super::messages([&b"1"[..], &b"2"[..]]),
-            b"data: 1\n\ndata: 2\n\n".to_vec()
+            super::messages_in(&earlier, b"[3]".to_vec()),
+            b"data: 1\n\ndata: {\"b\":2}\n\ndata: [3]\n\n".to_vec()
         );
+        assert_eq!(
+            super::messages_in(&[], b"4".to_vec()),
+            b"data: 4\n\n".to_vec()
+        );
+        // Within the last message's buffer, when it has the room.
+        let mut last = Vec::with_capacity(100);
+        last.extend_from_slice(b"last");
+        let address = last.as_ptr();
+        let body = super::messages_in(&earlier[..1], last);
+        assert_eq!(body, b"data: 1\n\ndata: last\n\n".to_vec());
+        assert_eq!(body.as_ptr(), address);
     }
 }

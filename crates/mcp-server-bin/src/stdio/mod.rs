@@ -32,7 +32,8 @@
 //! not decoded first: a legacy one by the legacy session, once there is one
 //! ([`Session::answer_read_with`]), a modern one while there is none
 //! ([`Handler::answer_read_with`](mcp_2026::Handler::answer_read_with)); a static read among
-//! them comes back as its response alone, written at once. Shutdown is waited for on the
+//! them comes back as its response alone (after its progress notification, if it asked for
+//! progress), written at once. Shutdown is waited for on the
 //! server's latch, one atomic load per event while the task's waker is unchanged; subscribers'
 //! wake-ups on a signal and a list of targets ([`Wakes`]). The loop uses no timer of the
 //! runtime (the shutdown grace below is timed by a thread of its own), so it runs on a runtime
@@ -449,9 +450,11 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                 };
                 let read = mcp_2026::ReadLine::parse(bytes);
                 match read.map(|read| shared.modern.answer_read_with(read, now, answer_now)) {
-                    Some(ReadStart::Answered { id, response }) => {
-                        return self.write_answered(&id, response).await;
-                    }
+                    Some(ReadStart::Answered {
+                        id,
+                        progress,
+                        response,
+                    }) => return self.write_modern_answered(id, progress, response).await,
                     Some(ReadStart::Exchange(exchange)) => {
                         return self.serve_modern(exchange).await;
                     }
@@ -466,9 +469,9 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                 };
                 let read = mcp_legacy_2025::ReadLine::parse(bytes);
                 match read.map(|read| legacy.session.answer_read_with(read, now, answer_now)) {
-                    Some(ReadFed::Answered { response, .. }) => {
-                        return self.write_message(response).await;
-                    }
+                    Some(ReadFed::Answered {
+                        progress, response, ..
+                    }) => return self.write_answered(progress, response).await,
                     Some(ReadFed::Queued) => return self.pump_legacy().await,
                     None => {}
                 }
@@ -622,13 +625,31 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             .await
     }
 
-    /// Writes the response of a modern read answered as it was read
+    /// Writes the messages of a modern read answered as it was read
     /// ([`mcp_2026::Handler::answer_read_with`]), unless a modern request with its id is in
     /// flight: then the read is refused, as [`Connection::serve_modern`] refuses an exchange.
-    async fn write_answered(&mut self, id: &RequestId, response: Vec<u8>) -> std::io::Result<()> {
-        if self.in_flight(id) {
+    async fn write_modern_answered(
+        &mut self,
+        id: RequestId,
+        progress: Option<Vec<u8>>,
+        response: Vec<u8>,
+    ) -> std::io::Result<()> {
+        if self.in_flight(&id) {
             jsonrpc::buffer::give_back(response);
-            return self.refuse(id.clone(), IN_FLIGHT.to_owned()).await;
+            return self.refuse(id, IN_FLIGHT.to_owned()).await;
+        }
+        self.write_answered(progress, response).await
+    }
+
+    /// Writes the messages of a read an adapter answered as it read it: its final progress
+    /// notification, if any, then its response.
+    async fn write_answered(
+        &mut self,
+        progress: Option<Vec<u8>>,
+        response: Vec<u8>,
+    ) -> std::io::Result<()> {
+        if let Some(progress) = progress {
+            self.write(&progress).await?;
         }
         self.write_message(response).await
     }

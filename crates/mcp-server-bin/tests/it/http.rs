@@ -234,7 +234,10 @@ struct Answer {
     status: u16,
     session: Option<String>,
     content_type: Option<String>,
+    /// The body, or an SSE body's last message.
     json: Value,
+    /// An SSE body's messages before its last.
+    before: Vec<Value>,
 }
 
 impl Answer {
@@ -253,8 +256,10 @@ impl Answer {
             .unwrap()
             .to_bytes();
         let text = String::from_utf8(bytes.to_vec()).unwrap();
+        let mut before = Vec::new();
         let json = if content_type.as_deref() == Some("text/event-stream") {
-            events(&text).pop().unwrap_or(Value::Null)
+            before = events(&text);
+            before.pop().unwrap_or(Value::Null)
         } else if text.is_empty() {
             Value::Null
         } else {
@@ -265,6 +270,7 @@ impl Answer {
             session,
             content_type,
             json,
+            before,
         }
     }
 }
@@ -554,8 +560,26 @@ async fn reads_read_in_one_pass_are_answered_as_decoded_ones() {
             "params": {"uri": uri, "_meta": meta}})
         .to_string()
     };
+    let with_progress = |uri: &str| {
+        let mut meta = modern_meta();
+        meta["progressToken"] = json!(4);
+        json!({"jsonrpc": "2.0", "id": 9, "method": "resources/read",
+            "params": {"uri": uri, "_meta": meta}})
+        .to_string()
+    };
+    let read_headers = |uri| {
+        [
+            ("mcp-protocol-version", MODERN),
+            ("mcp-method", "resources/read"),
+            ("mcp-name", uri),
+        ]
+    };
+    let (static_text, missing) = (
+        read_headers("test://static-text"),
+        read_headers("test://missing"),
+    );
     type Headers<'a> = &'a [(&'a str, &'a str)];
-    let cases: [(Headers<'_>, String, u16); 6] = [
+    let cases: [(Headers<'_>, String, u16); 8] = [
         (
             &[
                 ("mcp-protocol-version", MODERN),
@@ -608,6 +632,9 @@ async fn reads_read_in_one_pass_are_answered_as_decoded_ones() {
             read("2025-11-25", "test://static-text"),
             400,
         ),
+        // Progress asked: the progress notification, then the result or the error, as SSE.
+        (&static_text, with_progress("test://static-text"), 200),
+        (&missing, with_progress("test://missing"), 200),
     ];
     for (headers, body, status) in cases {
         let quick = Answer::read(server.send("POST", headers, Some(&body)).await).await;
@@ -615,10 +642,26 @@ async fn reads_read_in_one_pass_are_answered_as_decoded_ones() {
         let decoded = Answer::read(server.send("POST", headers, Some(&spaced)).await).await;
         assert_eq!(quick.status, status, "{headers:?} {body}: {:?}", quick.json);
         assert_eq!(
-            (quick.status, &quick.json, &quick.content_type),
-            (decoded.status, &decoded.json, &decoded.content_type),
+            (
+                quick.status,
+                &quick.json,
+                &quick.content_type,
+                &quick.before
+            ),
+            (
+                decoded.status,
+                &decoded.json,
+                &decoded.content_type,
+                &decoded.before
+            ),
             "{headers:?} {body}"
         );
+        if body.contains("progressToken") {
+            assert_eq!(quick.before.len(), 1, "{body}");
+            assert_eq!(quick.before[0]["method"], "notifications/progress");
+            assert_eq!(quick.before[0]["params"]["progressToken"], 4);
+            assert_eq!(quick.content_type.as_deref(), Some("text/event-stream"));
+        }
     }
 }
 
@@ -1000,24 +1043,32 @@ async fn legacy_reads_in_one_pass_answer_as_decoded_ones() {
             "test://nope",
             "::",
         ] {
-            let mut answers = Vec::new();
-            for shape in ["compact", "spaced", "leading"] {
-                id += 1;
-                let spacing = if shape == "spaced" { " " } else { "" };
-                let mut body = format!(
-                    r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/read","params":{{"uri":{spacing}"{uri}"}}}}"#
-                );
-                if shape == "leading" {
-                    body.insert(0, ' ');
+            for meta in ["", r#","_meta":{"progressToken":"p"}"#] {
+                let mut answers = Vec::new();
+                for shape in ["compact", "spaced", "leading"] {
+                    id += 1;
+                    let spacing = if shape == "spaced" { " " } else { "" };
+                    let mut body = format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/read","params":{{"uri":{spacing}"{uri}"{meta}}}}}"#
+                    );
+                    if shape == "leading" {
+                        body.insert(0, ' ');
+                    }
+                    let answer =
+                        Answer::read(server.send("POST", headers, Some(&body)).await).await;
+                    let mut json = answer.json;
+                    assert_eq!(json["id"], id, "{body}: {json}");
+                    json["id"] = Value::Null;
+                    answers.push((answer.status, answer.content_type, json, answer.before));
                 }
-                let answer = Answer::read(server.send("POST", headers, Some(&body)).await).await;
-                let mut json = answer.json;
-                assert_eq!(json["id"], id, "{body}: {json}");
-                json["id"] = Value::Null;
-                answers.push((answer.status, answer.content_type, json));
+                assert_eq!(answers[0], answers[2], "{uri}{meta} with {headers:?}");
+                assert_eq!(answers[1], answers[2], "{uri}{meta} with {headers:?}");
+                if headers == known && uri != "::" {
+                    // The progress notification comes first, in an SSE body.
+                    let progress = !meta.is_empty();
+                    assert_eq!(answers[0].3.len(), usize::from(progress), "{uri}{meta}");
+                }
             }
-            assert_eq!(answers[0], answers[2], "{uri} with {headers:?}");
-            assert_eq!(answers[1], answers[2], "{uri} with {headers:?}");
         }
     }
 }

@@ -170,3 +170,51 @@ async fn a_read_answered_at_once_is_refused_while_its_id_is_in_flight() {
     let slow: Value = serde_json::from_str(&answers[1]).unwrap();
     assert_eq!(slow["result"]["contents"][0]["text"], "slowly", "{slow}");
 }
+
+/// A read that asks for progress, read in one pass (and answered at once) or decoded (the
+/// same line with a leading space): its final progress notification comes just before its
+/// response, the same both ways, in both eras.
+#[tokio::test]
+async fn a_read_asking_for_progress_has_its_notification_just_before_its_response() {
+    let modern = |id: i64| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/read","params":{{"uri":"test://static-text","_meta":{{"progressToken":{id},"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        )
+    };
+    let legacy = |id: i64| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/read","params":{{"uri":"test://static-text","_meta":{{"progressToken":{id}}}}}}}"#
+        )
+    };
+    let modern_lines = [modern(1), format!(" {}", modern(2))];
+    let mut legacy_lines = initialize().to_vec();
+    legacy_lines.extend([legacy(1), format!(" {}", legacy(2))]);
+    for (lines, skip) in [(&modern_lines[..], 0), (&legacy_lines[..], 1)] {
+        let answers = serve(lines).await;
+        let messages: Vec<Value> = answers[skip..]
+            .iter()
+            .map(|answer| serde_json::from_str(answer).unwrap())
+            .collect();
+        assert_eq!(messages.len(), 4, "{answers:#?}");
+        for (pair, id) in messages.chunks(2).zip([1, 2]) {
+            let (progress, response) = (&pair[0], &pair[1]);
+            assert_eq!(progress["method"], "notifications/progress", "{progress}");
+            assert_eq!(progress["params"]["progressToken"], id);
+            assert_eq!(progress["params"]["progress"], 1);
+            assert_eq!(response["id"], id);
+            assert_eq!(
+                response["result"]["contents"][0]["text"],
+                "hello over stdio"
+            );
+        }
+        let without_token = |mut value: Value| {
+            value["params"]["progressToken"] = Value::Null;
+            value
+        };
+        assert_eq!(
+            without_token(messages[0].clone()),
+            without_token(messages[2].clone())
+        );
+        assert_eq!(messages[1]["result"], messages[3]["result"]);
+    }
+}
