@@ -234,6 +234,19 @@ impl EngineBuilder {
         self
     }
 
+    /// Adds static resources with their own cache policies, after those already added. The
+    /// first ones added keep their vector: with many resources, a second one beside it would
+    /// be a peak of memory at start-up.
+    #[must_use]
+    pub fn static_entries(mut self, mut entries: Vec<StaticResource>) -> EngineBuilder {
+        if self.statics.is_empty() {
+            self.statics = entries;
+        } else {
+            self.statics.append(&mut entries);
+        }
+        self
+    }
+
     /// Adds a template served by functions.
     #[must_use]
     pub fn template(mut self, template: FunctionTemplate) -> EngineBuilder {
@@ -282,15 +295,17 @@ impl EngineBuilder {
                     .sum(),
                 cache: entry.cache_policy.hint(default_ttl, policy_depends),
                 resource: entry.resource,
-                // Read again and again: an adapter may keep its encoding of a body.
+                // Read again and again: an adapter may keep its encoding of a blob.
                 contents: entry
                     .contents
                     .into_iter()
-                    .map(Contents::with_encoding_memo)
+                    .map(Contents::with_blob_encoding_memo)
                     .collect(),
             })
             .collect();
-        statics.sort_by(|a, b| a.resource.uri.as_str().cmp(b.resource.uri.as_str()));
+        // In place: a stable sort would copy the slots aside, a peak of memory at start-up
+        // with many resources (equal URIs are refused below, whichever comes first).
+        statics.sort_unstable_by(|a, b| a.resource.uri.as_str().cmp(b.resource.uri.as_str()));
         if let Some(pair) = statics
             .windows(2)
             .find(|pair| pair[0].resource.uri == pair[1].resource.uri)
@@ -302,7 +317,8 @@ impl EngineBuilder {
         let static_index = statics
             .iter()
             .enumerate()
-            .map(|(index, slot)| (slot.resource.uri.as_str().to_owned(), index))
+            // The URI's own text, shared: no copy of it per resource.
+            .map(|(index, slot)| (slot.resource.uri.shared_text(), index))
             .collect();
 
         // The list's hint holds for every source it may draw from; with no source at all it is
@@ -397,7 +413,7 @@ pub struct Engine {
     /// Sorted by canonical URI.
     statics: Vec<StaticSlot>,
     /// Keyed by the server's own URIs (looked up with the client's): foldhash, seeded at random.
-    static_index: HashMap<String, usize, foldhash::fast::RandomState>,
+    static_index: HashMap<Arc<str>, usize, foldhash::fast::RandomState>,
     providers: Vec<ProviderSlot>,
     /// In listing order.
     templates: Vec<TemplateSlot>,

@@ -76,10 +76,10 @@ impl MemoryProvider {
     /// Adds or replaces a resource and its contents; returns whether it replaced one.
     pub fn insert(&self, resource: Resource, contents: Vec<Contents>) -> bool {
         let key = resource.uri.as_str().to_owned();
-        // Held and read again and again: an adapter may keep its encoding of a body.
+        // Held and read again and again: an adapter may keep its encoding of a blob.
         let contents = contents
             .into_iter()
-            .map(Contents::with_encoding_memo)
+            .map(Contents::with_blob_encoding_memo)
             .collect();
         self.write()
             .entries

@@ -403,6 +403,18 @@ impl Contents {
         self
     }
 
+    /// [`Contents::with_encoding_memo`] for a blob only: its encoding (base64) costs several
+    /// times what copying a kept one costs, while a text is escaped as it is written about as
+    /// fast as a kept encoding of it would be copied, and its memo would only take memory (a
+    /// shared slot per entry, for every static resource).
+    #[must_use]
+    pub fn with_blob_encoding_memo(self) -> Contents {
+        match self.body {
+            Body::Bytes(_) => self.with_encoding_memo(),
+            Body::Text(_) => self,
+        }
+    }
+
     /// The adapter's encoding of the body, from the memo when it holds one of this very body
     /// (made by `encode` on first use); `None` when the memo is disabled, holds the encoding of
     /// another body, or holds a value of another type. The caller then encodes the body itself.

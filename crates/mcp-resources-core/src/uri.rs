@@ -37,7 +37,8 @@ use fluent_uri::{ParseErrorKind, Uri};
 /// Limits applied when parsing a [`ResourceUri`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UriLimits {
-    /// The longest accepted input, in bytes. The default is 8 KiB.
+    /// The longest accepted input, in bytes. The default is 8 KiB; whatever it says, no URI
+    /// over 2 GiB is taken.
     pub max_len: usize,
 }
 
@@ -54,7 +55,7 @@ pub enum UriError {
     /// The input is the empty string.
     #[error("uri is empty")]
     Empty,
-    /// The input is longer than [`UriLimits::max_len`].
+    /// The input is longer than [`UriLimits::max_len`] (or 2 GiB).
     #[error("uri is {len} bytes long, over the limit of {max} bytes")]
     TooLong {
         /// Length of the input in bytes.
@@ -145,11 +146,38 @@ pub struct ResourceUri {
     /// Shared: a URI is cloned into every read's contents and every subscription.
     text: Arc<str>,
     /// Byte offset of the `:` after the scheme.
-    scheme_end: usize,
-    authority: Option<(usize, usize)>,
-    path: (usize, usize),
-    query: Option<(usize, usize)>,
+    scheme_end: u32,
+    path: Span,
+    authority: Option<Span>,
+    query: Option<Span>,
 }
+
+/// A part of a URI's text, by byte offsets: 32-bit ones, as a URI is held by every resource,
+/// its contents and every subscription (56 bytes a URI with them, 88 with `usize` ones).
+#[derive(Clone, Copy)]
+struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    /// The span from `start` to `end`; `None` past 32-bit offsets (never, for a URI within
+    /// [`MAX_URI_LEN`]).
+    fn new(start: usize, end: usize) -> Option<Span> {
+        Some(Span {
+            start: u32::try_from(start).ok()?,
+            end: u32::try_from(end).ok()?,
+        })
+    }
+
+    fn of(self, text: &str) -> &str {
+        &text[self.start as usize..self.end as usize]
+    }
+}
+
+/// The longest URI taken whatever the limits say, so that every offset into it (and into its
+/// canonical form, which a normalizer may make a few bytes longer) fits in 32 bits.
+const MAX_URI_LEN: usize = (u32::MAX / 2) as usize;
 
 impl ResourceUri {
     /// Parses and canonicalizes `input` with the default [`UriLimits`].
@@ -170,10 +198,11 @@ impl ResourceUri {
         if input.is_empty() {
             return Err(UriError::Empty);
         }
-        if input.len() > limits.max_len {
+        let max = limits.max_len.min(MAX_URI_LEN);
+        if input.len() > max {
             return Err(UriError::TooLong {
                 len: input.len(),
-                max: limits.max_len,
+                max,
             });
         }
         if let Some(uri) = ResourceUri::simple(input) {
@@ -249,9 +278,9 @@ impl ResourceUri {
         }
         Some(ResourceUri {
             text: input.into(),
-            scheme_end,
-            authority: Some((authority_start, path_start)),
-            path: (path_start, input.len()),
+            scheme_end: u32::try_from(scheme_end).ok()?,
+            path: Span::new(path_start, input.len())?,
+            authority: Some(Span::new(authority_start, path_start)?),
             query: None,
         })
     }
@@ -295,13 +324,13 @@ impl ResourceUri {
         if is_canonical(&parsed) {
             // Most URIs a client sends are already canonical (they were listed so): the
             // normalizer would give the input back, at the cost of two buffers.
-            return Ok(ResourceUri::from_parts(
+            return ResourceUri::from_parts(
                 parsed.as_str(),
                 parsed.scheme().as_str(),
                 parsed.authority().map(|authority| authority.as_str()),
                 parsed.path().as_str(),
                 parsed.query().map(|query| query.as_str()),
-            ));
+            );
         }
         ResourceUri::normalized(&parsed)
     }
@@ -314,37 +343,53 @@ impl ResourceUri {
             .map_err(|error| match error {
                 NormalizeError::PathUnderflow => UriError::PathAboveRoot,
             })?;
-        Ok(ResourceUri::from_parts(
+        ResourceUri::from_parts(
             normalized.as_str(),
             normalized.scheme().as_str(),
             normalized.authority().map(|authority| authority.as_str()),
             normalized.path().as_str(),
             normalized.query().map(|query| query.as_str()),
-        ))
+        )
     }
 
-    /// The URI `text` in canonical form, from its components (each a part of `text`).
+    /// The URI `text` in canonical form, from its components (each a part of `text`); too
+    /// long when an offset does not fit in 32 bits (never, within [`MAX_URI_LEN`]).
     fn from_parts(
         text: &str,
         scheme: &str,
         authority: Option<&str>,
         path: &str,
         query: Option<&str>,
-    ) -> ResourceUri {
+    ) -> Result<ResourceUri, UriError> {
         let offset_of = |part: &str| part.as_ptr() as usize - text.as_ptr() as usize;
-        let range_of = |part: &str| (offset_of(part), offset_of(part) + part.len());
-        ResourceUri {
+        let span_of = |part: &str| Span::new(offset_of(part), offset_of(part) + part.len());
+        let too_long = || UriError::TooLong {
+            len: text.len(),
+            max: MAX_URI_LEN,
+        };
+        Ok(ResourceUri {
             text: text.into(),
-            scheme_end: scheme.len(),
-            authority: authority.map(range_of),
-            path: range_of(path),
-            query: query.map(range_of),
-        }
+            scheme_end: u32::try_from(scheme.len()).map_err(|_| too_long())?,
+            path: span_of(path).ok_or_else(too_long)?,
+            authority: authority
+                .map(span_of)
+                .map(|span| span.ok_or_else(too_long))
+                .transpose()?,
+            query: query
+                .map(span_of)
+                .map(|span| span.ok_or_else(too_long))
+                .transpose()?,
+        })
     }
 
     /// The canonical form.
     pub fn as_str(&self) -> &str {
         &self.text
+    }
+
+    /// The canonical form, shared with this URI (a clone of it costs no allocation).
+    pub(crate) fn shared_text(&self) -> Arc<str> {
+        Arc::clone(&self.text)
     }
 
     /// The canonical form, by value.
@@ -354,22 +399,22 @@ impl ResourceUri {
 
     /// The scheme, lowercase, without the `:`.
     pub fn scheme(&self) -> &str {
-        &self.text[..self.scheme_end]
+        &self.text[..self.scheme_end as usize]
     }
 
     /// The authority without the leading `//`, if the URI has one (`Some("")` for `file:///x`).
     pub fn authority(&self) -> Option<&str> {
-        self.authority.map(|(start, end)| &self.text[start..end])
+        self.authority.map(|span| span.of(&self.text))
     }
 
     /// The path, percent-encoded as in the canonical form.
     pub fn path(&self) -> &str {
-        &self.text[self.path.0..self.path.1]
+        self.path.of(&self.text)
     }
 
     /// The query without the leading `?`, percent-encoded, if the URI has one.
     pub fn query(&self) -> Option<&str> {
-        self.query.map(|(start, end)| &self.text[start..end])
+        self.query.map(|span| span.of(&self.text))
     }
 }
 
@@ -542,6 +587,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A URI is in every resource, its contents and every subscription: its offsets are kept
+    /// in 32 bits, and a limit above what they hold is capped.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn a_uri_is_small_and_its_length_capped() {
+        assert_eq!(std::mem::size_of::<ResourceUri>(), 56);
+        let limits = UriLimits {
+            max_len: usize::MAX,
+        };
+        let uri = ResourceUri::parse_with("HTTPS://Host:443/a/../b?q#", &limits);
+        assert!(matches!(uri, Err(UriError::Fragment { .. })), "{uri:?}");
+        let uri = ResourceUri::parse_with("HTTPS://Host/a/../b?q", &limits).unwrap();
+        assert_eq!(uri.as_str(), "https://host/b?q");
+        assert_eq!(
+            (uri.scheme(), uri.authority(), uri.path(), uri.query()),
+            ("https", Some("host"), "/b", Some("q"))
+        );
     }
 
     #[test]

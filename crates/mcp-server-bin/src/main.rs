@@ -16,6 +16,7 @@ use std::sync::Arc;
 use clap::Parser;
 use mcp_server_bin::config::{Config, RawConfig};
 use mcp_server_bin::filesystem::{FilesystemProvider, FsConfig};
+use mcp_server_bin::resources_config::ConfiguredResources;
 use mcp_server_bin::{HttpOptions, Server};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::LevelFilter;
@@ -40,13 +41,17 @@ fn main() -> ExitCode {
 }
 
 fn serve(log_flag: Option<String>, args: &ServeArgs) -> ExitCode {
-    let config = match load_config(log_flag.clone(), args) {
+    let mut config = match load_config(log_flag.clone(), args) {
         Ok(config) => config,
         Err(error) => return fail(&*error),
     };
     if let Err(error) = install_logging(log_flag, &config.log_level) {
         return fail(&*error);
     }
+    let sources = match Sources::load(&mut config) {
+        Ok(sources) => sources,
+        Err(error) => return fail(&*error),
+    };
     // A single-threaded runtime spares every request the hand-offs between worker threads
     // (a wake-up of the other worker, its futex and epoll calls), and each thread its stack
     // and malloc arena: stdio is one task, and HTTP by default runs all its connections on
@@ -85,7 +90,8 @@ fn serve(log_flag: Option<String>, args: &ServeArgs) -> ExitCode {
         Ok(runtime) => runtime,
         Err(error) => return fail(&error),
     };
-    let outcome = runtime.block_on(run(config, timers.as_ref().map(|timers| timers.handle())));
+    let timers_handle = timers.as_ref().map(|timers| timers.handle());
+    let outcome = runtime.block_on(run(config, sources, timers_handle));
     // The output is flushed already: blocking work still running (a file-system rescan) is
     // not waited for.
     runtime.shutdown_background();
@@ -155,35 +161,60 @@ fn bare_level(directives: &str) -> Option<LevelFilter> {
     .find(|level| level.to_string().eq_ignore_ascii_case(directives))
 }
 
-/// Serves `config` on the current runtime; the file watcher's debounce runs on `timers` when
-/// given (the current runtime then has no timer).
+/// What the server serves, made before its runtime starts.
+struct Sources {
+    /// The configured resources.
+    resources: ConfiguredResources,
+    /// The served directories, walked.
+    provider: FilesystemProvider,
+}
+
+impl Sources {
+    /// Loads the configured resources, consuming their raw entries (with a large
+    /// configuration their texts would otherwise be held twice, raw and loaded, for the
+    /// server's lifetime), then walks the directories. On this thread, before any runtime
+    /// starts: nothing waits on it yet, and what the provider keeps for the server's lifetime
+    /// is allocated from the main thread's heap, where a thread of the blocking pool would
+    /// have given it a malloc arena of its own (memory held for the process's lifetime).
+    fn load(config: &mut Config) -> Result<Sources, Box<dyn std::error::Error>> {
+        let resources = ConfiguredResources::load_owned(
+            std::mem::take(&mut config.resources),
+            std::path::Path::new(""),
+        )?;
+        let fs_config = FsConfig {
+            roots: config.paths.clone(),
+            secret_patterns: config.secret_patterns.clone(),
+            secret_exceptions: config.secret_exceptions.clone(),
+            respect_ignore_files: config.respect_ignore_files,
+            max_read_bytes: config.max_read_bytes,
+            read_cache_bytes: config.read_cache_bytes,
+            watch: config.watch,
+            ..FsConfig::new(config.paths.clone())
+        };
+        let provider = FilesystemProvider::new(fs_config)?;
+        tracing::info!(
+            roots = ?provider.roots().collect::<Vec<_>>(),
+            files = provider.len(),
+            "serving"
+        );
+        Ok(Sources {
+            resources,
+            provider,
+        })
+    }
+}
+
+/// Serves `config` and its `sources` on the current runtime; the file watcher's debounce runs
+/// on `timers` when given (the current runtime then has no timer).
 async fn run(
-    mut config: Config,
+    config: Config,
+    sources: Sources,
     timers: Option<&tokio::runtime::Handle>,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    // The configured resources first, consuming their raw entries: with a large configuration
-    // their texts would otherwise be held twice, raw and loaded, for the server's lifetime.
-    let resources = mcp_server_bin::resources_config::ConfiguredResources::load_owned(
-        std::mem::take(&mut config.resources),
-        std::path::Path::new(""),
-    )?;
-    let fs_config = FsConfig {
-        roots: config.paths.clone(),
-        secret_patterns: config.secret_patterns.clone(),
-        secret_exceptions: config.secret_exceptions.clone(),
-        respect_ignore_files: config.respect_ignore_files,
-        max_read_bytes: config.max_read_bytes,
-        read_cache_bytes: config.read_cache_bytes,
-        watch: config.watch,
-        ..FsConfig::new(config.paths.clone())
-    };
-    let provider =
-        tokio::task::spawn_blocking(move || FilesystemProvider::new(fs_config)).await??;
-    tracing::info!(
-        roots = ?provider.roots().collect::<Vec<_>>(),
-        files = provider.len(),
-        "serving"
-    );
+    let Sources {
+        resources,
+        provider,
+    } = sources;
 
     let mut builder = Server::builder()
         .server_info(config.server_name.clone(), env!("CARGO_PKG_VERSION"))

@@ -237,9 +237,7 @@ impl ConfiguredResources {
     /// Registers every resource and template on a server builder.
     #[must_use]
     pub fn add_to(self, mut builder: ServerBuilder) -> ServerBuilder {
-        for entry in self.statics {
-            builder = builder.static_entry(entry);
-        }
+        builder = builder.static_entries(self.statics);
         for template in self.templates {
             builder = builder.template(template);
         }
@@ -249,9 +247,7 @@ impl ConfiguredResources {
     /// Registers every resource and template on the core's engine builder directly.
     #[must_use]
     pub fn add_to_engine(self, mut builder: EngineBuilder) -> EngineBuilder {
-        for entry in self.statics {
-            builder = builder.static_entry(entry);
-        }
+        builder = builder.static_entries(self.statics);
         for template in self.templates {
             builder = builder.template(template);
         }

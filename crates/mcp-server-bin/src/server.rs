@@ -190,6 +190,19 @@ impl ServerBuilder {
         self
     }
 
+    /// Adds static resources with their own cache policies, after those already added
+    /// ([`EngineBuilder::static_entries`](mcp_resources_core::engine::EngineBuilder::static_entries):
+    /// the first ones added keep their vector).
+    #[must_use]
+    pub fn static_entries(mut self, mut entries: Vec<StaticResource>) -> Self {
+        if self.statics.is_empty() {
+            self.statics = entries;
+        } else {
+            self.statics.append(&mut entries);
+        }
+        self
+    }
+
     /// Adds a template served by functions (a reader, optionally a completer).
     #[must_use]
     pub fn template(mut self, template: FunctionTemplate) -> Self {
@@ -249,9 +262,7 @@ impl ServerBuilder {
         if let Some(policy) = self.policy {
             engine = engine.policy(policy);
         }
-        for entry in self.statics {
-            engine = engine.static_entry(entry);
-        }
+        engine = engine.static_entries(self.statics);
         for template in self.templates {
             engine = engine.template(template);
         }

@@ -375,6 +375,46 @@ fn building_rejects_duplicates() {
 }
 
 #[test]
+fn static_entries_are_added_after_the_others_and_checked_with_them() {
+    let entries = |pairs: &[(&str, &str)]| -> Vec<StaticResource> {
+        pairs
+            .iter()
+            .map(|(uri, text)| {
+                let (resource, contents) = text_resource(uri, text);
+                StaticResource::new(resource, contents)
+            })
+            .collect()
+    };
+    let (first, first_contents) = text_resource("mem:///b", "b");
+    let engine = EngineBuilder::new(key())
+        .static_entries(entries(&[("mem:///c", "c"), ("mem:///a", "a")]))
+        .static_entries(Vec::new())
+        .static_resource(first, first_contents)
+        .static_entries(entries(&[("mem:///d", "d")]))
+        .build()
+        .unwrap();
+    for (uri, text) in [
+        ("mem:///a", "a"),
+        ("mem:///b", "b"),
+        ("mem:///c", "c"),
+        ("mem:///d", "d"),
+    ] {
+        assert_eq!(read_text(&engine, uri), text);
+    }
+    let error = EngineBuilder::new(key())
+        .static_entries(entries(&[("mem:///a", "1")]))
+        .static_entries(entries(&[("mem:///b", "2"), ("mem:///a", "3")]))
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        error,
+        BuildError::DuplicateResource {
+            uri: "mem:///a".into()
+        }
+    );
+}
+
+#[test]
 fn a_failing_provider_fails_the_list_with_its_position() {
     let engine = EngineBuilder::new(key())
         .provider(Arc::new(MemoryProvider::new()))

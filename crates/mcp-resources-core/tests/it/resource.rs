@@ -171,39 +171,59 @@ fn an_encoding_memo_never_answers_for_another_body() {
 }
 
 #[test]
-fn static_and_memory_contents_keep_an_encoding_memo_and_ranges_do_not() {
-    let readme = uri("mem:///readme");
+fn static_and_memory_blobs_keep_an_encoding_memo_and_texts_and_ranges_do_not() {
+    let image = uri("mem:///image");
+    let notes = uri("mem:///notes");
     let engine = mcp_resources_core::engine::Engine::builder(crate::fixtures::key())
         .static_resource(
-            Resource::new(readme.clone(), "readme"),
-            vec![Contents::text(readme.clone(), "hello")],
+            Resource::new(image.clone(), "image"),
+            vec![Contents::bytes(image.clone(), b"hello".to_vec())],
+        )
+        .static_resource(
+            Resource::new(notes.clone(), "notes"),
+            vec![Contents::text(notes.clone(), "text")],
         )
         .build()
         .unwrap();
     let anyone = Principal::anonymous();
-    let whole = run(engine.read(&anyone, &readme)).unwrap();
+    let text = run(engine.read(&anyone, &notes)).unwrap();
+    assert!(!text.contents[0].encoding.is_enabled());
+    let whole = run(engine.read(&anyone, &image)).unwrap();
     assert!(whole.contents[0].encoding.is_enabled());
     let range = ByteRange {
         offset: 1,
         length: 2,
     };
-    let part = run(engine.read_range(&anyone, &readme, range)).unwrap();
+    let part = run(engine.read_range(&anyone, &image, range)).unwrap();
     assert!(!part.contents[0].encoding.is_enabled());
 
     let memory = MemoryProvider::new();
     memory.insert(
-        Resource::new(readme.clone(), "readme"),
-        vec![Contents::text(readme.clone(), "hello")],
+        Resource::new(image.clone(), "image"),
+        vec![Contents::bytes(image.clone(), b"hello".to_vec())],
+    );
+    memory.insert(
+        Resource::new(notes.clone(), "notes"),
+        vec![Contents::text(notes.clone(), "text")],
     );
     let request = |range| ReadRequest {
         principal: &anyone,
-        uri: &readme,
+        uri: &image,
         template: None,
         variables: None,
         range,
     };
     let held = run(memory.read(request(None))).unwrap().unwrap();
     assert!(held[0].encoding.is_enabled());
+    let text = ReadRequest {
+        uri: &notes,
+        ..request(None)
+    };
+    assert!(
+        !run(memory.read(text)).unwrap().unwrap()[0]
+            .encoding
+            .is_enabled()
+    );
     let part = run(memory.read(request(Some(range)))).unwrap().unwrap();
     assert!(!part[0].encoding.is_enabled());
 }
