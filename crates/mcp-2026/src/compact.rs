@@ -182,55 +182,28 @@ mod tests {
                     r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"x":1}}}}"#
                 ),
             ),
-            line(
-                "1",
-                &format!(
-                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":1,"progressToken":2}}"#
-                ),
-            ),
-            line(
-                "1",
-                &format!(
-                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":1.5}}"#
-                ),
-            ),
-            line(
-                "1",
-                &format!(
-                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":null}}"#
-                ),
-            ),
-            line(
-                "1",
-                &format!(
-                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":01}}"#
-                ),
-            ),
-            line(
-                "1",
-                &format!(
-                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":"a\"b"}}"#
-                ),
-            ),
-            line(
-                "1",
-                &format!(
-                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":{{}}}}"#
-                ),
-            ),
-            line(
-                "1",
-                &format!(
-                    r#"{uri},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":true}}"#
-                ),
-            ),
             line("1", &format!(r#""uri":"a{}b",{META}"#, '\t')),
             format!("{} ", line("1", &good)),
             format!("{}}}", line("1", &good)),
             line("1", &good).replace("resources/read", "resources/list"),
             r#"{"jsonrpc":"2.0","id":1,"method":"resources/read"}"#.to_owned(),
         ];
-        for line in lines {
+        // A progress token twice, or not an integer or plain string.
+        let tokens = [
+            "1,\"progressToken\":2",
+            "1.5",
+            "null",
+            "01",
+            r#""a\"b""#,
+            "{}",
+            "true",
+        ];
+        let with_token = |token: &str| {
+            let meta = META.strip_suffix('}').expect("an object");
+            line("1", &format!(r#"{uri},{meta},"progressToken":{token}}}"#))
+        };
+        assert!(read(with_token("7").as_bytes()).is_some());
+        for line in lines.into_iter().chain(tokens.map(with_token)) {
             assert_eq!(read(line.as_bytes()), None, "{line}");
         }
     }

@@ -407,10 +407,8 @@ fn static_entries_are_added_after_the_others_and_checked_with_them() {
         .build()
         .unwrap_err();
     assert_eq!(
-        error,
-        BuildError::DuplicateResource {
-            uri: "mem:///a".into()
-        }
+        error.to_string(),
+        "static resource mem:///a is registered twice"
     );
 }
 
