@@ -12,7 +12,9 @@ use base64::engine::general_purpose::STANDARD;
 use mcp_resources_core::cache::{CacheHint, CacheScope};
 use mcp_resources_core::completion::Completion;
 use mcp_resources_core::resource::{self as core, Body, Contents};
-use mcp_types::resources::{BodyRef, ContentsOut, ContentsRef, EncodedContents, JsonString};
+use mcp_types::resources::{
+    BodyRef, ContentsOut, ContentsRef, EncodedContents, JsonString, ResourceRef,
+};
 use mcp_types::v2026_07_28 as wire;
 
 /// The wire caching hints of a core hint.
@@ -26,18 +28,17 @@ pub(crate) fn cache_hints(hint: CacheHint) -> wire::CacheHints {
     }
 }
 
-/// A listed resource.
-pub(crate) fn resource(resource: core::Resource) -> wire::Resource {
-    wire::Resource {
-        uri: resource.uri.into_string(),
-        name: resource.name,
-        title: resource.title,
-        description: resource.description,
-        mime_type: resource.mime_type,
+/// A listed resource, borrowing its strings (written once, straight from the page).
+pub(crate) fn listed(resource: &core::Resource) -> ResourceRef<'_> {
+    ResourceRef {
+        uri: resource.uri.as_str(),
+        name: &resource.name,
+        title: resource.title.as_deref(),
+        description: resource.description.as_deref(),
+        mime_type: resource.mime_type.as_deref(),
         size: resource.size,
-        annotations: resource.annotations.map(annotations),
-        icons: icons(resource.icons),
-        meta: None,
+        annotations: resource.annotations.clone().map(annotations),
+        icons: icons(resource.icons.clone()),
     }
 }
 
@@ -129,4 +130,58 @@ fn icons(icons: Vec<core::Icon>) -> Option<Vec<wire::Icon>> {
         })
         .collect();
     (!icons.is_empty()).then_some(icons)
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_resources_core::resource::{Annotations, Icon, IconTheme, Priority, Role, Timestamp};
+    use mcp_resources_core::uri::ResourceUri;
+
+    use super::*;
+
+    /// A resource in the owned wire shape: what a page was converted to before its entries
+    /// were borrowed.
+    fn owned(resource: core::Resource) -> wire::Resource {
+        wire::Resource {
+            uri: resource.uri.into_string(),
+            name: resource.name,
+            title: resource.title,
+            description: resource.description,
+            mime_type: resource.mime_type,
+            size: resource.size,
+            annotations: resource.annotations.map(annotations),
+            icons: icons(resource.icons),
+            meta: None,
+        }
+    }
+
+    /// A listed entry writes exactly what the owned resource writes, whatever it holds.
+    #[test]
+    fn a_listed_resource_is_the_owned_resource_written() {
+        let uri = |text| ResourceUri::parse(text).unwrap();
+        let resources = [
+            core::Resource::new(uri("mem:///bare"), "bare"),
+            core::Resource::new(uri("file:///a%20b/%C3%A9.txt"), "quote \" and \\ é")
+                .with_title("Title\n")
+                .with_description("what")
+                .with_mime_type("text/plain")
+                .with_size(7)
+                .with_annotations(Annotations {
+                    audience: vec![Role::User, Role::Assistant],
+                    priority: Some(Priority::new(0.25).unwrap()),
+                    last_modified: Some(Timestamp::parse("2025-01-12T15:00:58Z").unwrap()),
+                })
+                .with_icon(Icon {
+                    src: "https://example.com/a.png".into(),
+                    mime_type: Some("image/png".into()),
+                    sizes: vec!["48x48".into()],
+                    theme: Some(IconTheme::Dark),
+                }),
+        ];
+        for resource in resources {
+            let borrowed = serde_json::to_string(&listed(&resource)).unwrap();
+            let owned = serde_json::to_string(&owned(resource)).unwrap();
+            assert_eq!(borrowed, owned);
+        }
+    }
 }

@@ -213,7 +213,7 @@ impl Exchange {
         match (pending, answer) {
             (Pending::ListResources, Answer::Resources(page)) => match page {
                 Ok(page) => {
-                    let resources = page.items.into_iter().map(convert::resource).collect();
+                    let resources = page.items.iter().map(convert::listed).collect();
                     let hints = convert::cache_hints(page.cache);
                     let mut result =
                         wire::ListResourcesResult::new(resources, page.next_cursor, hints);

@@ -3,7 +3,9 @@
 //! **Layer:** adapter, the `to_wire` edge. Every value is first converted to the newest wire
 //! shape of [`mcp_types`] (2025-11-25), then narrowed with the revision modules' `From`
 //! conversions (`into_version`) to what the negotiated version knows: no `title` or `_meta`
-//! before 2025-06-18, no `icons` before 2025-11-25, no `lastModified` before 2025-06-18. Blobs
+//! before 2025-06-18, no `icons` before 2025-11-25, no `lastModified` before 2025-06-18. A list
+//! page's resources are written borrowed instead ([`wire::ResourceRef`]), narrowed the same way
+//! (a test compares both). Blobs
 //! are base64-encoded here, and nowhere else. A read borrows the core's contents
 //! ([`ContentsRef`]) and its response is written by hand ([`encode_read`]), text escaped as it
 //! is written; a blob read again and again is copied from the object kept in its
@@ -90,21 +92,6 @@ fn icons(icons: Vec<core::Icon>) -> Option<Vec<wire::Icon>> {
     (!icons.is_empty()).then(|| icons.into_iter().map(icon).collect())
 }
 
-/// A core resource in the newest wire shape.
-pub(crate) fn resource(resource: core::Resource) -> wire::Resource {
-    wire::Resource {
-        uri: resource.uri.into_string(),
-        name: resource.name,
-        title: resource.title,
-        description: resource.description,
-        mime_type: resource.mime_type,
-        size: resource.size,
-        annotations: resource.annotations.map(annotations),
-        icons: icons(resource.icons),
-        meta: None,
-    }
-}
-
 /// A core template in the newest wire shape.
 pub(crate) fn template(template: core::ResourceTemplate) -> wire::ResourceTemplate {
     wire::ResourceTemplate {
@@ -152,20 +139,62 @@ fn fields(contents: &core::Contents) -> ContentsRef<'_> {
     }
 }
 
-/// The `resources/list` result for `shape`.
+/// The `resources/list` result for `shape`, each resource borrowed from the page
+/// ([`wire::ResourceRef`]): the same JSON as the page converted to the shape's owned types.
 pub(crate) fn list_resources(
     page: Page<core::Resource>,
     shape: Shape,
 ) -> Result<Box<RawValue>, serde_json::Error> {
-    let newest = wire::ListResourcesResult {
-        resources: page.items.into_iter().map(resource).collect(),
-        next_cursor: page.next_cursor,
-        meta: None,
-    };
     match shape {
-        Shape::Original => raw(&newest.into_version::<v2024_11_05::Resource>()),
-        Shape::Titled => raw(&newest.into_version::<v2025_06_18::Resource>()),
-        Shape::Newest => raw(&newest),
+        Shape::Original => listed_page(&page, shape, v2024_11_05::Annotations::narrowed),
+        Shape::Titled | Shape::Newest => listed_page(&page, shape, Some),
+    }
+}
+
+/// [`list_resources`] with the annotations of `shape` made by `shaped`.
+fn listed_page<A: Serialize>(
+    page: &Page<core::Resource>,
+    shape: Shape,
+    shaped: impl Fn(wire::Annotations) -> Option<A>,
+) -> Result<Box<RawValue>, serde_json::Error> {
+    raw(&wire::ListResourcesResult {
+        resources: page
+            .items
+            .iter()
+            .map(|resource| listed(resource, shape, &shaped))
+            .collect(),
+        next_cursor: page.next_cursor.clone(),
+        meta: None,
+    })
+}
+
+/// A core resource as `shape` lists it, borrowing its strings: no `title` before 2025-06-18,
+/// no `icons` before 2025-11-25, its annotations made by `shaped`.
+fn listed<'a, A>(
+    resource: &'a core::Resource,
+    shape: Shape,
+    shaped: impl Fn(wire::Annotations) -> Option<A>,
+) -> wire::ResourceRef<'a, A> {
+    wire::ResourceRef {
+        uri: resource.uri.as_str(),
+        name: &resource.name,
+        title: resource
+            .title
+            .as_deref()
+            .filter(|_| shape != Shape::Original),
+        description: resource.description.as_deref(),
+        mime_type: resource.mime_type.as_deref(),
+        size: resource.size,
+        annotations: resource
+            .annotations
+            .clone()
+            .map(annotations)
+            .and_then(shaped),
+        icons: if shape == Shape::Newest {
+            icons(resource.icons.clone())
+        } else {
+            None
+        },
     }
 }
 
@@ -303,15 +332,73 @@ mod tests {
     }
 
     fn page_json(shape: Shape) -> String {
-        let page = Page {
-            items: vec![rich_resource()],
-            next_cursor: None,
+        list_resources(page(vec![rich_resource()], None), shape)
+            .unwrap()
+            .get()
+            .to_owned()
+    }
+
+    fn page(items: Vec<core::Resource>, next_cursor: Option<&str>) -> Page<core::Resource> {
+        Page {
+            items,
+            next_cursor: next_cursor.map(str::to_owned),
             cache: CacheHint {
                 ttl_ms: 0,
                 scope: CacheScope::Public,
             },
+        }
+    }
+
+    /// A core resource in the newest owned wire shape: what a page was converted to before
+    /// it was written from borrowed entries.
+    fn owned(resource: core::Resource) -> wire::Resource {
+        wire::Resource {
+            uri: resource.uri.into_string(),
+            name: resource.name,
+            title: resource.title,
+            description: resource.description,
+            mime_type: resource.mime_type,
+            size: resource.size,
+            annotations: resource.annotations.map(annotations),
+            icons: icons(resource.icons),
+            meta: None,
+        }
+    }
+
+    /// A page written from borrowed entries says exactly what the page converted to each
+    /// shape's owned types says, whatever its resources hold.
+    #[test]
+    fn a_listed_page_is_the_owned_page_written() {
+        let uri = |text| ResourceUri::parse(text).unwrap();
+        let only_modified = Annotations {
+            last_modified: Some(Timestamp::parse("2025-01-12T15:00:58Z").unwrap()),
+            ..Annotations::default()
         };
-        list_resources(page, shape).unwrap().get().to_owned()
+        let items = vec![
+            rich_resource(),
+            core::Resource::new(uri("mem:///bare"), "bare"),
+            core::Resource::new(uri("file:///a%20b/%C3%A9.txt"), "quote \" and \\ é")
+                .with_description("line\nbreak")
+                .with_mime_type("text/plain")
+                .with_size(7),
+            core::Resource::new(uri("mem:///dated"), "dated").with_annotations(only_modified),
+        ];
+        for shape in [Shape::Original, Shape::Titled, Shape::Newest] {
+            for cursor in [None, Some("next")] {
+                let borrowed = list_resources(page(items.clone(), cursor), shape).unwrap();
+                let newest = wire::ListResourcesResult {
+                    resources: items.clone().into_iter().map(owned).collect(),
+                    next_cursor: cursor.map(str::to_owned),
+                    meta: None,
+                };
+                let owned = match shape {
+                    Shape::Original => raw(&newest.into_version::<v2024_11_05::Resource>()),
+                    Shape::Titled => raw(&newest.into_version::<v2025_06_18::Resource>()),
+                    Shape::Newest => raw(&newest),
+                };
+                assert_eq!(borrowed.get(), owned.unwrap().get(), "{shape:?}");
+            }
+        }
     }
 
     #[test]

@@ -124,6 +124,38 @@ impl Resource {
     }
 }
 
+/// A resource as `resources/list` writes it, borrowing its strings from the server's own
+/// value: the same JSON as [`Resource`] without `_meta`, and, with `title` and `icons` left out
+/// and `A` the narrowed annotations, as the older versions' shapes (their fields come in the
+/// same order). A list page's entries are written once and dropped: copying every string of
+/// every entry into a [`Resource`] first cost more than writing them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceRef<'a, A = Annotations> {
+    /// The URI.
+    pub uri: &'a str,
+    /// Programmatic name.
+    pub name: &'a str,
+    /// Display name (2025-06-18 on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<&'a str>,
+    /// What the resource is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'a str>,
+    /// MIME type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<&'a str>,
+    /// Size in bytes of the raw content, before base64.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Client hints, in the version's shape (rare: owned).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<A>,
+    /// Icons (2025-11-25 on; rare: owned).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+}
+
 /// A URI template (RFC 6570) for resources, newest shape (2025-11-25, 2026-07-28).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

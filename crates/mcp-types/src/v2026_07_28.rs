@@ -179,14 +179,15 @@ pub struct DiscoverResult {
     pub meta: Option<Meta>,
 }
 
-/// Result of `resources/list` (cacheable).
+/// Result of `resources/list` (cacheable), generic over its entries: owned [`Resource`]s, or
+/// entries a server writes from its own values ([`crate::resources::ResourceRef`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ListResourcesResult {
+pub struct ListResourcesResult<R = Resource> {
     /// Always `complete`.
     pub result_type: ResultType,
     /// This page of resources.
-    pub resources: Vec<Resource>,
+    pub resources: Vec<R>,
     /// Where the next page starts; absent on the last page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
@@ -199,9 +200,9 @@ pub struct ListResourcesResult {
     pub meta: Option<Meta>,
 }
 
-impl ListResourcesResult {
+impl<R> ListResourcesResult<R> {
     /// A complete page with its caching hints.
-    pub fn new(resources: Vec<Resource>, next_cursor: Option<String>, hints: CacheHints) -> Self {
+    pub fn new(resources: Vec<R>, next_cursor: Option<String>, hints: CacheHints) -> Self {
         ListResourcesResult {
             result_type: ResultType::COMPLETE,
             resources,

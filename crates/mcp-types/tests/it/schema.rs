@@ -313,7 +313,11 @@ fn produced_messages_validate_for_2026_07_28() {
     check.result("ListResourcesResult", to_json(&page));
     check.result(
         "ListResourcesResult",
-        to_json(&v2026::ListResourcesResult::new(vec![], None, private)),
+        to_json(&v2026::ListResourcesResult::<v2026::Resource>::new(
+            vec![],
+            None,
+            private,
+        )),
     );
     check.result(
         "ListResourceTemplatesResult",
