@@ -18,7 +18,7 @@ use mcp_resources_core::subscription::Change;
 use mcp_types::jsonrpc::{self, Notification, RawValue, RequestId, Response};
 use mcp_types::meta::{self, Meta, ProgressToken, RequestMeta};
 use mcp_types::method;
-use mcp_types::resources::ContentsOut;
+use mcp_types::resources::{ContentsOut, ResourceRef};
 use mcp_types::v2026_07_28::{self as wire, LoggingLevel};
 use serde::Serialize;
 
@@ -218,7 +218,10 @@ impl Exchange {
                     let mut result =
                         wire::ListResourcesResult::new(resources, page.next_cursor, hints);
                     result.meta = Some(self.result_meta());
-                    self.finish_with(&result);
+                    self.progress_done();
+                    let bytes = encode_list(&self.id, &result);
+                    self.send(bytes, true);
+                    self.state = State::Finished;
                 }
                 Err(error) => self.finish_with_error(&RequestError::from_list(error)),
             },
@@ -565,6 +568,63 @@ pub(crate) fn progress_done(token: ProgressToken) -> Vec<u8> {
     mcp_types::notifications::progress_done_message(&token, None)
 }
 
+/// `{"jsonrpc":"2.0","id":…,"result":{"resultType":…`, how a response written by hand starts.
+fn start_result(
+    bytes: &mut Vec<u8>,
+    id: &RequestId,
+    result_type: &wire::ResultType,
+) -> Result<(), serde_json::Error> {
+    bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut *bytes, id)?;
+    bytes.extend_from_slice(br#","result":{"resultType":"#);
+    jsonrpc::write_string(bytes, result_type.as_str());
+    Ok(())
+}
+
+/// `,"ttlMs":…,"cacheScope":…`, the caching hints of a cacheable result, as serde writes them.
+fn write_hints(bytes: &mut Vec<u8>, ttl_ms: u64, cache_scope: wire::CacheScope) {
+    bytes.extend_from_slice(br#","ttlMs":"#);
+    bytes.extend_from_slice(itoa::Buffer::new().format(ttl_ms).as_bytes());
+    bytes.extend_from_slice(match cache_scope {
+        wire::CacheScope::Public => br#","cacheScope":"public""#.as_slice(),
+        wire::CacheScope::Private => br#","cacheScope":"private""#.as_slice(),
+    });
+}
+
+/// The response carrying a `resources/list` page, written by hand as [`encode_read`] writes a
+/// read's: byte for byte what serde writes for it (a test compares both), every resource's
+/// strings escaped by SIMD ([`ResourceRef::write_json`]), in the thread's spare buffer.
+fn encode_list(id: &RequestId, result: &wire::ListResourcesResult<ResourceRef<'_>>) -> Vec<u8> {
+    let entries: usize = result.resources.iter().map(ResourceRef::size_hint).sum();
+    let mut bytes = jsonrpc::buffer::with_capacity(entries + 256);
+    let written = (|| {
+        start_result(&mut bytes, id, &result.result_type)?;
+        bytes.extend_from_slice(br#","resources":["#);
+        for (index, resource) in result.resources.iter().enumerate() {
+            if index > 0 {
+                bytes.push(b',');
+            }
+            resource.write_json(&mut bytes)?;
+        }
+        bytes.push(b']');
+        if let Some(cursor) = &result.next_cursor {
+            bytes.extend_from_slice(br#","nextCursor":"#);
+            jsonrpc::write_string(&mut bytes, cursor);
+        }
+        write_hints(&mut bytes, result.ttl_ms, result.cache_scope);
+        if let Some(meta) = &result.meta {
+            bytes.extend_from_slice(br#","_meta":"#);
+            serde_json::to_writer(&mut bytes, meta)?;
+        }
+        bytes.extend_from_slice(b"}}");
+        Ok::<(), serde_json::Error>(())
+    })();
+    match written {
+        Ok(()) => bytes,
+        Err(_) => unencodable(id),
+    }
+}
+
 /// A notification's bytes, through serde.
 fn notification<P: Serialize>(method: &str, params: &P) -> Vec<u8> {
     encode(&Notification::new(method, Some(params)))
@@ -592,10 +652,7 @@ fn encode_read(
 ) -> Vec<u8> {
     let mut bytes = jsonrpc::buffer::with_capacity(capacity);
     let written = (|| {
-        bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-        serde_json::to_writer(&mut bytes, id)?;
-        bytes.extend_from_slice(br#","result":{"resultType":"#);
-        jsonrpc::write_string(&mut bytes, result.result_type.as_str());
+        start_result(&mut bytes, id, &result.result_type)?;
         bytes.extend_from_slice(br#","contents":["#);
         for (index, contents) in result.contents.iter().enumerate() {
             if index > 0 {
@@ -603,12 +660,8 @@ fn encode_read(
             }
             contents.write_json(&mut bytes);
         }
-        bytes.extend_from_slice(br#"],"ttlMs":"#);
-        serde_json::to_writer(&mut bytes, &result.ttl_ms)?;
-        bytes.extend_from_slice(match result.cache_scope {
-            wire::CacheScope::Public => br#","cacheScope":"public""#.as_slice(),
-            wire::CacheScope::Private => br#","cacheScope":"private""#.as_slice(),
-        });
+        bytes.push(b']');
+        write_hints(&mut bytes, result.ttl_ms, result.cache_scope);
         if let Some(meta) = result.meta {
             bytes.extend_from_slice(br#","_meta":"#);
             bytes.extend_from_slice(meta.get().as_bytes());
@@ -650,6 +703,70 @@ mod tests {
 
     /// The read response written by hand is the one serde writes, whatever the id, the
     /// contents (written from their fields or copied whole), the hints and the `_meta`.
+    #[test]
+    fn encode_list_writes_what_serde_writes() {
+        let annotations = wire::Annotations {
+            audience: Some(vec![wire::Role::Assistant]),
+            priority: Some(0.5),
+            last_modified: None,
+        };
+        let entries = [
+            ResourceRef {
+                uri: "mem:///a",
+                name: "a",
+                title: None,
+                description: None,
+                mime_type: None,
+                size: None,
+                annotations: None,
+                icons: None,
+            },
+            ResourceRef {
+                uri: "file:///x%20y/\"q\"",
+                name: "tab\there é",
+                title: Some("T"),
+                description: Some("line\nbreak"),
+                mime_type: Some("text/plain"),
+                size: Some(u64::MAX),
+                annotations: Some(annotations),
+                icons: Some(vec![wire::Icon {
+                    src: "https://example.com/i.png".to_owned(),
+                    mime_type: None,
+                    sizes: Some(vec!["any".to_owned()]),
+                    theme: None,
+                }]),
+            },
+        ];
+        let meta = meta::server_info_meta(&wire::Implementation::new("s", "1"));
+        for id in [
+            RequestId::Number(-3),
+            RequestId::String("\"id\"".to_owned()),
+        ] {
+            for resources in [vec![], entries.to_vec()] {
+                for cursor in [None, Some("c\u{1}".to_owned())] {
+                    for meta in [None, Some(meta.clone())] {
+                        let hints = wire::CacheHints {
+                            ttl_ms: 60_000,
+                            cache_scope: wire::CacheScope::Private,
+                        };
+                        let mut result = wire::ListResourcesResult::new(
+                            resources.clone(),
+                            cursor.clone(),
+                            hints,
+                        );
+                        result.meta = meta;
+                        let by_serde =
+                            jsonrpc::to_vec(&Response::success(id.clone(), &result)).unwrap();
+                        assert_eq!(
+                            String::from_utf8(encode_list(&id, &result)).unwrap(),
+                            String::from_utf8(by_serde).unwrap()
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn encode_read_writes_what_serde_writes() {
         let text = JsonString::encode("line one\n\"quoted\" \u{1}é");

@@ -463,6 +463,11 @@ impl Session {
             // The hot path: the result is written straight into the response, by hand,
             // borrowing the contents (and the memoized encodings of blobs) from the answer. In
             // a batch it goes the general way, with the batch's other responses.
+            // A list page is written straight into its response too, outside a batch.
+            (Purpose::ListResources, Answer::Resources(Ok(page))) if batch.is_none() => {
+                let bytes = wire::encode_list(&id, &page, self.shape());
+                self.push_response(Some(id), bytes);
+            }
             (Purpose::Read { uri }, Answer::Read(read)) => match read {
                 Ok(output) => {
                     let result = wire::read(&output.contents);
@@ -902,11 +907,7 @@ impl Session {
     /// The response to a pending query other than a read (see [`Session::handle_answer`]),
     /// from its answer.
     fn outcome(&self, purpose: &Purpose, answer: Answer) -> Result<Box<RawValue>, ErrorObject> {
-        let shape = Shape::of(
-            self.version
-                .as_ref()
-                .unwrap_or(&ProtocolVersion::LATEST_LEGACY),
-        );
+        let shape = self.shape();
         let encoded = match (purpose, answer) {
             (Purpose::ListResources, Answer::Resources(page)) => {
                 wire::list_resources(page.map_err(|error| errors::list(&error))?, shape)
@@ -925,6 +926,15 @@ impl Session {
             _ => return Err(errors::mismatched_answer()),
         };
         encoded.map_err(|error| errors::unserializable(&error))
+    }
+
+    /// The shape of the negotiated version (the newest before one is).
+    fn shape(&self) -> Shape {
+        Shape::of(
+            self.version
+                .as_ref()
+                .unwrap_or(&ProtocolVersion::LATEST_LEGACY),
+        )
     }
 
     /// Queues the final progress notification of request `id` ([`Session::progress_bytes`]).

@@ -168,6 +168,53 @@ fn listed_page<A: Serialize>(
     })
 }
 
+/// The response to request `id` carrying the `resources/list` result for `shape`, written by
+/// hand as [`encode_read`] writes a read's: byte for byte what serde writes for it (a test
+/// compares both), every resource's strings escaped by SIMD
+/// ([`wire::ResourceRef::write_json`]), in the thread's spare buffer.
+pub(crate) fn encode_list(
+    id: &RequestId,
+    page: &Page<core::Resource>,
+    shape: Shape,
+) -> Result<Vec<u8>, serde_json::Error> {
+    match shape {
+        Shape::Original => encode_listed(id, page, shape, v2024_11_05::Annotations::narrowed),
+        Shape::Titled | Shape::Newest => encode_listed(id, page, shape, Some),
+    }
+}
+
+/// [`encode_list`] with the annotations of `shape` made by `shaped`.
+fn encode_listed<A: Serialize>(
+    id: &RequestId,
+    page: &Page<core::Resource>,
+    shape: Shape,
+    shaped: impl Fn(wire::Annotations) -> Option<A>,
+) -> Result<Vec<u8>, serde_json::Error> {
+    let entries: Vec<wire::ResourceRef<'_, A>> = page
+        .items
+        .iter()
+        .map(|resource| listed(resource, shape, &shaped))
+        .collect();
+    let hint: usize = entries.iter().map(wire::ResourceRef::size_hint).sum();
+    let mut bytes = jsonrpc::buffer::with_capacity(hint + 128);
+    bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    serde_json::to_writer(&mut bytes, id)?;
+    bytes.extend_from_slice(br#","result":{"resources":["#);
+    for (index, entry) in entries.iter().enumerate() {
+        if index > 0 {
+            bytes.push(b',');
+        }
+        entry.write_json(&mut bytes)?;
+    }
+    bytes.push(b']');
+    if let Some(cursor) = &page.next_cursor {
+        bytes.extend_from_slice(br#","nextCursor":"#);
+        jsonrpc::write_string(&mut bytes, cursor);
+    }
+    bytes.extend_from_slice(b"}}");
+    Ok(bytes)
+}
+
 /// A core resource as `shape` lists it, borrowing its strings: no `title` before 2025-06-18,
 /// no `icons` before 2025-11-25, its annotations made by `shaped`.
 fn listed<'a, A>(
@@ -384,7 +431,7 @@ mod tests {
             core::Resource::new(uri("mem:///dated"), "dated").with_annotations(only_modified),
         ];
         for shape in [Shape::Original, Shape::Titled, Shape::Newest] {
-            for cursor in [None, Some("next")] {
+            for cursor in [None, Some("next \"1\"")] {
                 let borrowed = list_resources(page(items.clone(), cursor), shape).unwrap();
                 let newest = wire::ListResourcesResult {
                     resources: items.clone().into_iter().map(owned).collect(),
@@ -396,7 +443,19 @@ mod tests {
                     Shape::Titled => raw(&newest.into_version::<v2025_06_18::Resource>()),
                     Shape::Newest => raw(&newest),
                 };
-                assert_eq!(borrowed.get(), owned.unwrap().get(), "{shape:?}");
+                let owned = owned.unwrap();
+                assert_eq!(borrowed.get(), owned.get(), "{shape:?}");
+                // And the whole response, written by hand.
+                for id in [RequestId::Number(9), RequestId::String("\"i\"".to_owned())] {
+                    let by_serde =
+                        jsonrpc::to_vec(&jsonrpc::Response::success(id.clone(), &*owned));
+                    let by_hand = encode_list(&id, &page(items.clone(), cursor), shape);
+                    assert_eq!(
+                        String::from_utf8(by_hand.unwrap()).unwrap(),
+                        String::from_utf8(by_serde.unwrap()).unwrap(),
+                        "{shape:?}"
+                    );
+                }
             }
         }
     }

@@ -156,6 +156,57 @@ pub struct ResourceRef<'a, A = Annotations> {
     pub icons: Option<Vec<Icon>>,
 }
 
+impl<A: Serialize> ResourceRef<'_, A> {
+    /// Appends exactly what its `Serialize` writes (the tests compare both), its strings
+    /// escaped with SIMD ([`write_string`]): a list page is mostly short strings, which serde
+    /// escapes byte by byte. The rare annotations and icons are written by serde.
+    ///
+    /// # Errors
+    ///
+    /// What serde says of the annotations or icons (nothing, for the types of this crate).
+    pub fn write_json(&self, out: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+        out.extend_from_slice(br#"{"uri":"#);
+        write_string(out, self.uri);
+        out.extend_from_slice(br#","name":"#);
+        write_string(out, self.name);
+        let strings = [
+            (&br#","title":"#[..], self.title),
+            (br#","description":"#, self.description),
+            (br#","mimeType":"#, self.mime_type),
+        ];
+        for (key, value) in strings {
+            if let Some(value) = value {
+                out.extend_from_slice(key);
+                write_string(out, value);
+            }
+        }
+        if let Some(size) = self.size {
+            out.extend_from_slice(br#","size":"#);
+            out.extend_from_slice(itoa::Buffer::new().format(size).as_bytes());
+        }
+        if let Some(annotations) = &self.annotations {
+            out.extend_from_slice(br#","annotations":"#);
+            serde_json::to_writer(&mut *out, annotations)?;
+        }
+        if let Some(icons) = &self.icons {
+            out.extend_from_slice(br#","icons":"#);
+            serde_json::to_writer(&mut *out, icons)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+
+    /// About how many bytes [`ResourceRef::write_json`] writes, when nothing needs escaping.
+    pub fn size_hint(&self) -> usize {
+        let strings = [self.title, self.description, self.mime_type]
+            .iter()
+            .flatten()
+            .map(|text| text.len() + 16)
+            .sum::<usize>();
+        self.uri.len() + self.name.len() + strings + 48
+    }
+}
+
 /// A URI template (RFC 6570) for resources, newest shape (2025-11-25, 2026-07-28).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -555,3 +606,76 @@ pub struct ResourceUpdatedNotificationParams {
 
 /// Params of `notifications/resources/list_changed` (all versions): only `_meta`.
 pub type ResourceListChangedNotificationParams = crate::lifecycle::MetaParams;
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::{Annotations, Icon, IconTheme, ResourceRef, Role};
+    use crate::v2024_11_05;
+
+    fn text() -> impl Strategy<Value = String> {
+        "[a-z/:%é]{0,12}|[\"\\\\\u{0}-\u{1f}\u{7f} a-z]{0,6}"
+    }
+
+    proptest! {
+        /// Whatever it holds, a listed resource writes what serde writes for it, in the newest
+        /// shape and with the 2024-11-05 annotations.
+        #[test]
+        fn write_json_writes_what_serde_writes(
+            uri in text(),
+            name in text(),
+            title in proptest::option::of(text()),
+            description in proptest::option::of(text()),
+            mime_type in proptest::option::of(text()),
+            size: Option<u64>,
+            annotated: bool,
+            priority in proptest::option::of(0.0..=1.0_f64),
+            icon in proptest::option::of(text()),
+        ) {
+            let annotations = annotated.then(|| Annotations {
+                audience: Some(vec![Role::User]),
+                priority,
+                last_modified: Some("2025-01-12T15:00:58Z".to_owned()),
+            });
+            let icons = icon.map(|src| vec![Icon {
+                src,
+                mime_type: None,
+                sizes: None,
+                theme: Some(IconTheme::Light),
+            }]);
+            let newest = ResourceRef {
+                uri: &uri,
+                name: &name,
+                title: title.as_deref(),
+                description: description.as_deref(),
+                mime_type: mime_type.as_deref(),
+                size,
+                annotations: annotations.clone(),
+                icons,
+            };
+            let mut written = Vec::new();
+            newest.write_json(&mut written).unwrap();
+            prop_assert_eq!(
+                String::from_utf8(written).unwrap(),
+                serde_json::to_string(&newest).unwrap()
+            );
+            let original = ResourceRef {
+                uri: &uri,
+                name: &name,
+                title: None,
+                description: description.as_deref(),
+                mime_type: mime_type.as_deref(),
+                size,
+                annotations: annotations.and_then(v2024_11_05::Annotations::narrowed),
+                icons: None,
+            };
+            let mut written = Vec::new();
+            original.write_json(&mut written).unwrap();
+            prop_assert_eq!(
+                String::from_utf8(written).unwrap(),
+                serde_json::to_string(&original).unwrap()
+            );
+        }
+    }
+}
