@@ -460,14 +460,15 @@ impl Session {
         answer: Answer,
     ) {
         match (purpose, answer) {
-            // The hot path: the result is written straight into the response, by hand,
-            // borrowing the contents (and the memoized encodings of blobs) from the answer. In
-            // a batch it goes the general way, with the batch's other responses.
-            // A list page is written straight into its response too, outside a batch.
+            // A list page is written straight into its response by hand too, borrowing its
+            // resources, outside a batch (in one, the general way below).
             (Purpose::ListResources, Answer::Resources(Ok(page))) if batch.is_none() => {
                 let bytes = wire::encode_list(&id, &page, self.shape());
                 self.push_response(Some(id), bytes);
             }
+            // The hot path: the result is written straight into the response, by hand,
+            // borrowing the contents (and the memoized encodings of blobs) from the answer. In
+            // a batch it goes the general way, with the batch's other responses.
             (Purpose::Read { uri }, Answer::Read(read)) => match read {
                 Ok(output) => {
                     let result = wire::read(&output.contents);
