@@ -599,18 +599,8 @@ fn encode_list(id: &RequestId, result: &wire::ListResourcesResult<ResourceRef<'_
     let mut bytes = jsonrpc::buffer::with_capacity(entries + 256);
     let written = (|| {
         start_result(&mut bytes, id, &result.result_type)?;
-        bytes.extend_from_slice(br#","resources":["#);
-        for (index, resource) in result.resources.iter().enumerate() {
-            if index > 0 {
-                bytes.push(b',');
-            }
-            resource.write_json(&mut bytes)?;
-        }
-        bytes.push(b']');
-        if let Some(cursor) = &result.next_cursor {
-            bytes.extend_from_slice(br#","nextCursor":"#);
-            jsonrpc::write_string(&mut bytes, cursor);
-        }
+        bytes.push(b',');
+        ResourceRef::write_page(&mut bytes, &result.resources, result.next_cursor.as_deref())?;
         write_hints(&mut bytes, result.ttl_ms, result.cache_scope);
         if let Some(meta) = &result.meta {
             bytes.extend_from_slice(br#","_meta":"#);

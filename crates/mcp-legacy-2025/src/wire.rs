@@ -199,18 +199,8 @@ fn encode_listed<A: Serialize>(
     let mut bytes = jsonrpc::buffer::with_capacity(hint + 128);
     bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     serde_json::to_writer(&mut bytes, id)?;
-    bytes.extend_from_slice(br#","result":{"resources":["#);
-    for (index, entry) in entries.iter().enumerate() {
-        if index > 0 {
-            bytes.push(b',');
-        }
-        entry.write_json(&mut bytes)?;
-    }
-    bytes.push(b']');
-    if let Some(cursor) = &page.next_cursor {
-        bytes.extend_from_slice(br#","nextCursor":"#);
-        jsonrpc::write_string(&mut bytes, cursor);
-    }
+    bytes.extend_from_slice(br#","result":{"#);
+    wire::ResourceRef::write_page(&mut bytes, &entries, page.next_cursor.as_deref())?;
     bytes.extend_from_slice(b"}}");
     Ok(bytes)
 }

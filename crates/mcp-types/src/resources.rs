@@ -196,6 +196,32 @@ impl<A: Serialize> ResourceRef<'_, A> {
         Ok(())
     }
 
+    /// Appends `"resources":[…]` with `entries`, then `,"nextCursor":…` when there is one: the
+    /// members of a list page's result that every version shares, as serde writes them.
+    ///
+    /// # Errors
+    ///
+    /// As [`ResourceRef::write_json`].
+    pub fn write_page(
+        out: &mut Vec<u8>,
+        entries: &[Self],
+        next_cursor: Option<&str>,
+    ) -> Result<(), serde_json::Error> {
+        out.extend_from_slice(br#""resources":["#);
+        for (index, entry) in entries.iter().enumerate() {
+            if index > 0 {
+                out.push(b',');
+            }
+            entry.write_json(out)?;
+        }
+        out.push(b']');
+        if let Some(cursor) = next_cursor {
+            out.extend_from_slice(br#","nextCursor":"#);
+            write_string(out, cursor);
+        }
+        Ok(())
+    }
+
     /// About how many bytes [`ResourceRef::write_json`] writes, when nothing needs escaping.
     pub fn size_hint(&self) -> usize {
         let strings = [self.title, self.description, self.mime_type]
