@@ -12,7 +12,8 @@
 //! change to 10,000 streams is driven by a driver built the same way ([`fanout`]), and the
 //! in-process list page is the core's own divan bench ([`pages`]). Server CPU
 //! time comes from the server process's own scheduler statistics (the sum of
-//! `/proc/<pid>/task/*/schedstat`, nanoseconds), peak RSS from `VmHWM` in
+//! `/proc/<pid>/task/*/schedstat`, nanoseconds; its kernel share from the ticks in
+//! `/proc/<pid>/task/*/stat`), peak RSS from `VmHWM` in
 //! `/proc/<pid>/status`. It never links the product crates, and it kills every process it starts
 //! on every exit path ([`Server`] kills on drop). Every figure it prints was measured; a run
 //! whose replies are not the expected results fails the bench instead of giving a number.
@@ -403,6 +404,8 @@ struct Figures {
     p50_us: f64,
     p99_us: f64,
     cpu_us_per_request: f64,
+    /// The part of that CPU time spent in the kernel, in percent.
+    kernel_percent: f64,
     peak_rss_mib: f64,
 }
 
@@ -550,11 +553,12 @@ fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
                     format!("{} / {}: {error}", scenario.title(), subject.label())
                 })?;
                 eprintln!(
-                    "  round {} {:<45} {:>9.0} req/s  cpu {:>7.1} µs/req  p50 {:>8.1} µs  p99 {:>8.1} µs  rss {:>6.1} MiB",
+                    "  round {} {:<45} {:>9.0} req/s  cpu {:>7.1} µs/req ({:>3.0}% kernel)  p50 {:>8.1} µs  p99 {:>8.1} µs  rss {:>6.1} MiB",
                     round + 1,
                     subject.label(),
                     figures.requests_per_second,
                     figures.cpu_us_per_request,
+                    figures.kernel_percent,
                     figures.p50_us,
                     figures.p99_us,
                     figures.peak_rss_mib
@@ -937,6 +941,71 @@ fn cpu_ns(pid: u32) -> Result<u64, String> {
     Ok(total)
 }
 
+/// The CPU time a process has used so far, all threads: exact nanoseconds from the scheduler,
+/// and the clock ticks the kernel charged to user and to kernel mode (coarse, but their ratio
+/// says where that time went).
+#[derive(Clone, Copy, Debug)]
+struct Cpu {
+    ns: u64,
+    user_ticks: u64,
+    kernel_ticks: u64,
+}
+
+impl Cpu {
+    fn of(pid: u32) -> Result<Self, String> {
+        let ns = cpu_ns(pid)?;
+        let (mut user_ticks, mut kernel_ticks) = (0, 0);
+        let dir = format!("/proc/{pid}/task");
+        for entry in fs::read_dir(&dir).map_err(|error| format!("cannot read {dir}: {error}"))? {
+            let path = entry
+                .map_err(|error| format!("cannot read {dir}: {error}"))?
+                .path()
+                .join("stat");
+            // As in `cpu_ns`: a thread that has just ended is skipped.
+            let Ok(text) = fs::read_to_string(&path) else {
+                continue;
+            };
+            let (user, kernel) = stat_ticks(&text)
+                .ok_or_else(|| format!("unexpected {}: {text:?}", path.display()))?;
+            user_ticks += user;
+            kernel_ticks += kernel;
+        }
+        Ok(Self {
+            ns,
+            user_ticks,
+            kernel_ticks,
+        })
+    }
+
+    /// What was used between `earlier` and `self`.
+    fn since(self, earlier: Self) -> Self {
+        Self {
+            ns: self.ns.saturating_sub(earlier.ns),
+            user_ticks: self.user_ticks.saturating_sub(earlier.user_ticks),
+            kernel_ticks: self.kernel_ticks.saturating_sub(earlier.kernel_ticks),
+        }
+    }
+
+    /// The kernel's share of the ticks, in percent (NaN when no tick was charged).
+    fn kernel_percent(self) -> f64 {
+        let total = self.user_ticks + self.kernel_ticks;
+        if total == 0 {
+            return f64::NAN;
+        }
+        self.kernel_ticks as f64 * 100.0 / total as f64
+    }
+}
+
+/// The user and kernel clock ticks (`utime`, `stime`) of a `/proc/<pid>/task/<tid>/stat` line.
+fn stat_ticks(text: &str) -> Option<(u64, u64)> {
+    // After the command name (in parentheses, and free to hold spaces and parentheses), the
+    // fields from the third on: `utime` and `stime` are the 14th and 15th (proc(5)).
+    let (_, rest) = text.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace().skip(11);
+    let mut next = || fields.next()?.parse::<u64>().ok();
+    Some((next()?, next()?))
+}
+
 /// The peak resident set size of the process, in MiB.
 fn peak_rss_mib(pid: u32) -> Result<f64, String> {
     let path = format!("/proc/{pid}/status");
@@ -1032,32 +1101,32 @@ fn measure_started(
                 first_id: 1_000_000,
             };
             client.read_load(era, concurrency, warmup, uris)?;
-            let before = cpu_ns(pid)?;
+            let before = Cpu::of(pid)?;
             let measured = Phase {
                 count,
                 limit: plan.run_time,
                 first_id: 10_000_000,
             };
             let load = client.read_load(era, concurrency, measured, uris)?;
-            let after = cpu_ns(pid)?;
-            Ok(load.figures(after - before, peak_rss_mib(pid)?))
+            let used = Cpu::of(pid)?.since(before);
+            Ok(load.figures(used, peak_rss_mib(pid)?))
         }
         Workload::ListWalk => {
             client.list_walks(era, 3, 1_000_000)?;
-            let before = cpu_ns(pid)?;
+            let before = Cpu::of(pid)?;
             let load = client.list_walks(era, plan.walks, 10_000_000)?;
-            let after = cpu_ns(pid)?;
-            Ok(load.figures(after - before, peak_rss_mib(pid)?))
+            let used = Cpu::of(pid)?.since(before);
+            Ok(load.figures(used, peak_rss_mib(pid)?))
         }
         Workload::Subscriptions => {
             let Client::Http(client) = &client else {
                 return Err("subscriptions are measured on HTTP only".to_owned());
             };
             let sessions = client.open_sessions(SUBSCRIPTION_SESSIONS)?;
-            let before = cpu_ns(pid)?;
+            let before = Cpu::of(pid)?;
             let load = client.subscribe_load(&sessions, SUBSCRIPTIONS_PER_SESSION, 32)?;
-            let after = cpu_ns(pid)?;
-            Ok(load.figures(after - before, peak_rss_mib(pid)?))
+            let used = Cpu::of(pid)?.since(before);
+            Ok(load.figures(used, peak_rss_mib(pid)?))
         }
         Workload::FanOut { .. } | Workload::ListPage => {
             Err("not a request load: measured on its own".to_owned())
@@ -1072,7 +1141,7 @@ struct Load {
 }
 
 impl Load {
-    fn figures(&self, cpu_ns: u64, peak_rss_mib: f64) -> Figures {
+    fn figures(&self, cpu: Cpu, peak_rss_mib: f64) -> Figures {
         let mut sorted = self.latencies.clone();
         sorted.sort_unstable();
         let quantile = |q: f64| -> f64 {
@@ -1087,7 +1156,8 @@ impl Load {
             requests_per_second: self.latencies.len() as f64 / self.elapsed.as_secs_f64(),
             p50_us: quantile(0.50),
             p99_us: quantile(0.99),
-            cpu_us_per_request: cpu_ns as f64 / 1e3 / count,
+            cpu_us_per_request: cpu.ns as f64 / 1e3 / count,
+            kernel_percent: cpu.kernel_percent(),
             peak_rss_mib,
         }
     }
@@ -1875,6 +1945,7 @@ fn median_figures(runs: &[Figures]) -> Figures {
         p50_us: pick(|f| f.p50_us),
         p99_us: pick(|f| f.p99_us),
         cpu_us_per_request: pick(|f| f.cpu_us_per_request),
+        kernel_percent: pick(|f| f.kernel_percent),
         peak_rss_mib: pick(|f| f.peak_rss_mib),
     }
 }
@@ -2079,7 +2150,9 @@ fn render_report(
          notification precedes the response, so in the SSE scenarios every read (to every server) carries \
          `_meta.progressToken`: its reply is two events (the progress notification, then the result), rmcp's and the floor's one.\n\n\
          Columns: req/s over the measured window; p50/p99 latency seen by the driver (µs); server CPU µs per \
-         request from the server's own scheduler statistics (sum of `/proc/<pid>/task/*/schedstat`); peak \
+         request from the server's own scheduler statistics (sum of `/proc/<pid>/task/*/schedstat`); of it in \
+         kernel = the share of the clock ticks charged to the server in kernel mode (`stime` against `utime` in \
+         `/proc/<pid>/task/*/stat`: system calls, waking the driver, switching tasks); peak \
          RSS (`VmHWM`); CPU and RSS ratios = this server's figure / rmcp's on the same era; req/s ratio = this server's \
          req/s / the floor's on the same era (the floor sent the same request bytes: a modern request is longer, with its \
          `_meta` and, on HTTP, two more headers, which the driver writes and every server reads). The driver runs on the same 2 cores as the server, so req/s and latency \
@@ -2089,8 +2162,8 @@ fn render_report(
         let _ = writeln!(out, "## {}\n", scenario.title());
         let _ = writeln!(
             out,
-            "| server | req/s | p50 µs | p99 µs | CPU µs/req | peak RSS MiB | CPU ÷ rmcp | RSS ÷ rmcp | req/s ÷ floor |\n\
-             |---|---:|---:|---:|---:|---:|---:|---:|---:|"
+            "| server | req/s | p50 µs | p99 µs | CPU µs/req | of it in kernel | peak RSS MiB | CPU ÷ rmcp | RSS ÷ rmcp | req/s ÷ floor |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
         );
         let medians: BTreeMap<Subject, Figures> = subjects
             .iter()
@@ -2103,12 +2176,13 @@ fn render_report(
             let floor = medians.get(&Subject::Floor(subject.era())).copied();
             let _ = writeln!(
                 out,
-                "| {} | {:.0} | {:.1} | {:.1} | {:.1} | {:.1} | {} | {} | {} |",
+                "| {} | {:.0} | {:.1} | {:.1} | {:.1} | {:.0}% | {:.1} | {} | {} | {} |",
                 subject.label(),
                 figures.requests_per_second,
                 figures.p50_us,
                 figures.p99_us,
                 figures.cpu_us_per_request,
+                figures.kernel_percent,
                 figures.peak_rss_mib,
                 rmcp.map_or_else(
                     || "–".to_owned(),
@@ -2326,5 +2400,35 @@ mod tests {
         assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
         assert_eq!(ratio(1.0, 4.0), "0.25");
         assert_eq!(ratio(1.0, 0.0), "–");
+    }
+
+    #[test]
+    fn user_and_kernel_ticks() {
+        // A command name with a space and a parenthesis; utime 1234, stime 567.
+        let line = "4242 (tokio (rt) 1) S 1 4242 4242 0 -1 4194560 900 0 0 0 1234 567 0 0 20 0 \
+                    3 0 100 4096 300 18446744073709551615";
+        assert_eq!(stat_ticks(line), Some((1234, 567)));
+        assert_eq!(stat_ticks("4242 (short) S 1 2"), None);
+        let cpu = Cpu::of(std::process::id()).expect("this process's own statistics");
+        assert!(cpu.ns > 0);
+        let earlier = Cpu {
+            ns: 1_000,
+            user_ticks: 7,
+            kernel_ticks: 2,
+        };
+        let none = Cpu {
+            ns: 1_500,
+            ..earlier
+        }
+        .since(earlier);
+        assert_eq!(none.ns, 500);
+        assert!(none.kernel_percent().is_nan());
+        let some = Cpu {
+            ns: 2_000,
+            user_ticks: 10,
+            kernel_ticks: 3,
+        }
+        .since(earlier);
+        assert_eq!(some.kernel_percent(), 25.0);
     }
 }
