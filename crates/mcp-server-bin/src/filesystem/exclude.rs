@@ -14,7 +14,9 @@
 //! (a `!pattern` re-includes); a directory that is ignored hides everything below it. Above the
 //! served root, the ignore files of the enclosing git repository (from its top down to the root's
 //! parent) and its `.git/info/exclude` apply too; without an enclosing repository only the ignore
-//! files inside the root count. Git's global excludes file is not read.
+//! files inside the root count. Git's global excludes file is not read. On macOS and Windows,
+//! whose file systems find a file by any case of its name, patterns match any case, as git's
+//! `core.ignorecase` has them do there ([`CASE_INSENSITIVE_NAMES`]).
 //!
 //! A directory's matcher is parsed once and kept ([`IgnoreCache`]); every later use looks at the
 //! ignore files' metadata (size, modification and change times, inode) and parses again only
@@ -241,7 +243,30 @@ impl Default for IgnoreCache {
 pub(crate) struct Rules {
     pub(crate) secrets: SecretMatcher,
     pub(crate) respect_ignore_files: bool,
+    /// Whether ignore patterns match names whatever their case: [`CASE_INSENSITIVE_NAMES`]
+    /// outside tests.
+    pub(crate) ignore_case: bool,
     pub(crate) ignore_cache: IgnoreCache,
+}
+
+/// Whether this platform's file systems usually find a file by any case of its name (macOS,
+/// Windows). There, as git does (`core.ignorecase`), ignore patterns match any case: a request
+/// for `SECRET.TXT` must not reach a `secret.txt` that `.gitignore` hides.
+pub(crate) const CASE_INSENSITIVE_NAMES: bool = cfg!(any(
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "windows"
+));
+
+/// A builder of the matcher of ignore files read in `directory`.
+fn ignore_builder(directory: &Path, ignore_case: bool) -> GitignoreBuilder {
+    let mut builder = GitignoreBuilder::new(directory);
+    // Never fails (it returns a `Result` for historical reasons); set before any pattern is
+    // added, as it applies to the patterns added after it.
+    if let Err(error) = builder.case_insensitive(ignore_case) {
+        tracing::warn!(%error, "ignore patterns stay case-sensitive");
+    }
+    builder
 }
 
 impl Rules {
@@ -290,7 +315,7 @@ impl Rules {
             }
         }
         // Parsed under the lock: two checks of one changed directory parse it once.
-        let level = parse_level(directory, &stamps).map(Arc::new);
+        let level = parse_level(directory, &stamps, self.ignore_case).map(Arc::new);
         if cache.len() >= IGNORE_CACHE_DIRECTORIES {
             cache.clear();
         }
@@ -316,7 +341,7 @@ impl Rules {
         let mut levels = Vec::new();
         let exclude = top.join(".git").join("info").join("exclude");
         if exclude.is_file() {
-            let mut builder = GitignoreBuilder::new(top);
+            let mut builder = ignore_builder(top, self.ignore_case);
             if let Some(error) = builder.add(&exclude) {
                 tracing::debug!(file = %exclude.display(), %error, "part of an ignore file was skipped");
             }
@@ -339,8 +364,9 @@ impl Rules {
 fn parse_level(
     directory: &Path,
     stamps: &[Option<Stamp>; IGNORE_FILES.len()],
+    ignore_case: bool,
 ) -> Option<Gitignore> {
-    let mut builder = GitignoreBuilder::new(directory);
+    let mut builder = ignore_builder(directory, ignore_case);
     let mut any = false;
     for (name, stamp) in IGNORE_FILES.iter().zip(stamps) {
         if stamp.is_none() {
@@ -434,6 +460,7 @@ mod tests {
         Rules {
             secrets: SecretMatcher::new(&patterns, &exceptions).unwrap(),
             respect_ignore_files: true,
+            ignore_case: false,
             ignore_cache: IgnoreCache::default(),
         }
     }
@@ -455,6 +482,7 @@ mod tests {
             )
             .unwrap(),
             respect_ignore_files: false,
+            ignore_case: false,
             ignore_cache: IgnoreCache::default(),
         };
         for (relative, special) in [
@@ -523,6 +551,46 @@ mod tests {
         std::fs::remove_file(&gitignore).unwrap();
         std::fs::remove_file(dir.path().join(".ignore")).unwrap();
         assert!(rules.level(dir.path()).is_none());
+    }
+
+    #[test]
+    fn ignore_patterns_match_any_case_where_names_do() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "secret.txt\nBuild/\n").unwrap();
+        let sensitive = rules();
+        let level = sensitive.level(dir.path());
+        assert!(ignores(level.as_ref(), "secret.txt"));
+        assert!(!ignores(level.as_ref(), "SECRET.TXT"));
+        let insensitive = Rules {
+            ignore_case: true,
+            ..rules()
+        };
+        let level = insensitive.level(dir.path());
+        assert!(ignores(level.as_ref(), "SECRET.TXT") && ignores(level.as_ref(), "secret.txt"));
+        let build = level.expect("a matcher");
+        assert!(build.matched(Path::new("build"), true).is_ignore());
+        // The whole check a read makes, on a request spelt in another case.
+        let base = insensitive.base_levels(dir.path());
+        assert!(
+            check_relative(
+                &insensitive,
+                dir.path(),
+                &base,
+                Path::new("Secret.Txt"),
+                false
+            )
+            .is_none()
+        );
+        assert!(
+            check_relative(
+                &sensitive,
+                dir.path(),
+                &base,
+                Path::new("Secret.Txt"),
+                false
+            )
+            .is_some()
+        );
     }
 
     #[test]

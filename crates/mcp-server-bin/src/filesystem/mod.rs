@@ -265,6 +265,7 @@ impl FilesystemProvider {
         let rules = Rules {
             secrets: SecretMatcher::new(&config.secret_patterns, &config.secret_exceptions)?,
             respect_ignore_files: config.respect_ignore_files,
+            ignore_case: exclude::CASE_INSENSITIVE_NAMES,
             ignore_cache: exclude::IgnoreCache::default(),
         };
         let roots = canonical_roots(&config.roots)?

@@ -71,8 +71,14 @@ impl Sessions {
         Some(session)
     }
 
-    /// Whether one more session may open: ends expired sessions first when the table is full.
-    fn has_room(&self, max_sessions: usize, idle_timeout: Duration) -> bool {
+    /// Whether one more session may open. When the table is full, expired sessions are ended
+    /// first; if it is still full, the least recently used sessions without an open GET stream
+    /// are ended too (one in a hundred of `max_sessions`, at least one, so that a client
+    /// opening sessions at the limit does not make every `initialize` scan the table). Their
+    /// clients get `404` on their next request and open a new session, as the specification
+    /// has them do: clients that never end their sessions cannot lock new ones out. Only when
+    /// every session has an open GET stream is the new one refused.
+    fn make_room(&self, max_sessions: usize, idle_timeout: Duration) -> bool {
         let mut table = self.lock();
         if table.len() < max_sessions {
             return true;
@@ -84,6 +90,29 @@ impl Sessions {
             }
             keep
         });
+        if table.len() < max_sessions {
+            return true;
+        }
+        let mut idle: Vec<(Instant, &String)> = table
+            .iter()
+            .filter_map(|(id, session)| Some((session.idle_since()?, id)))
+            .collect();
+        let batch = (max_sessions / 100).max(1).min(idle.len());
+        if batch == 0 {
+            return false;
+        }
+        idle.select_nth_unstable(batch - 1);
+        let oldest: Vec<String> = idle[..batch].iter().map(|(_, id)| (*id).clone()).collect();
+        for id in &oldest {
+            if let Some(session) = table.remove(id) {
+                session.close();
+            }
+        }
+        tracing::info!(
+            ended = batch,
+            max = max_sessions,
+            "session limit reached: ended the least recently used sessions without a GET stream"
+        );
         table.len() < max_sessions
     }
 
@@ -272,11 +301,18 @@ impl LegacyHttpSession {
 
     /// Idle for longer than `idle_timeout`, without an open GET stream.
     fn expired(&self, idle_timeout: Duration) -> bool {
+        self.idle_since()
+            .is_some_and(|last_used| last_used.elapsed() > idle_timeout)
+    }
+
+    /// When the session was last used, if it has no open GET stream (a session with one is
+    /// never idle).
+    fn idle_since(&self) -> Option<Instant> {
         let last_used = *self
             .last_used
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        last_used.elapsed() > idle_timeout && self.lock().stream.is_none()
+        self.lock().stream.is_none().then_some(last_used)
     }
 
     fn lock(&self) -> MutexGuard<'_, SessionState> {
@@ -558,7 +594,7 @@ pub(crate) async fn initialize(state: &HttpState, incoming: Incoming, id: Reques
     let options = &state.options;
     if !state
         .sessions
-        .has_room(options.max_sessions, options.session_idle_timeout)
+        .make_room(options.max_sessions, options.session_idle_timeout)
     {
         tracing::warn!(
             max = state.options.max_sessions,
@@ -916,6 +952,42 @@ mod tests {
             Duration::from_secs(15),
         );
         (session, stream)
+    }
+
+    #[test]
+    fn a_full_table_ends_its_least_recently_used_idle_sessions() {
+        let server = crate::Server::builder().build().unwrap();
+        let sessions = Sessions::default();
+        let start = Instant::now()
+            .checked_sub(Duration::from_secs(1000))
+            .unwrap();
+        let mut ids = Vec::new();
+        // 300 sessions, the `n`th last used `n` seconds after `start`; the oldest one streams.
+        for n in 0..300_u64 {
+            let session =
+                LegacyHttpSession::new(&server.shared, Arc::new(Principal::anonymous())).unwrap();
+            *session.last_used.lock().unwrap() = start + Duration::from_secs(n);
+            if n == 0 {
+                session.lock().stream = Some(StreamSlot {
+                    generation: 0,
+                    frames: VecDeque::new(),
+                });
+            }
+            ids.push(session.id.clone());
+            sessions.insert(session);
+        }
+        let idle_timeout = Duration::from_secs(3600);
+        assert!(sessions.make_room(301, idle_timeout));
+        assert_eq!(sessions.lock().len(), 300);
+        // Full: one in a hundred of the limit goes, the least recently used without a stream.
+        assert!(sessions.make_room(300, idle_timeout));
+        let table = sessions.lock();
+        assert_eq!(table.len(), 297);
+        assert!(table.contains_key(&ids[0]), "a streaming session stays");
+        for id in &ids[1..4] {
+            assert!(!table.contains_key(id));
+        }
+        assert!(ids[4..].iter().all(|id| table.contains_key(id)));
     }
 
     /// Counts the wake-ups of the task it stands for.

@@ -91,8 +91,10 @@ pub struct HttpOptions {
     pub max_body_bytes: usize,
     /// How often a live SSE stream sends a `:` keep-alive comment (default 15 s).
     pub keep_alive: Duration,
-    /// How many legacy sessions may be open at once (default 10,000); once expired sessions
-    /// are ended, `initialize` gets `503` beyond it.
+    /// How many legacy sessions may be open at once (default 10,000). At the limit, expired
+    /// sessions are ended, then the least recently used ones without an open GET stream (their
+    /// clients get `404` and open a new session); `initialize` gets `503` only when every
+    /// session has an open GET stream.
     pub max_sessions: usize,
     /// How long a legacy session may go without a request (and without an open GET stream)
     /// before it expires and its id gets `404` (default one hour).

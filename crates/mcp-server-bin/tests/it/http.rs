@@ -949,13 +949,46 @@ async fn legacy_get_stream_receives_updates_after_subscribe() {
 #[tokio::test]
 async fn legacy_sessions_are_bounded_and_expire() {
     let full = TestServer::start(HttpOptions {
-        max_sessions: 1,
+        max_sessions: 2,
         ..HttpOptions::default()
     })
     .await;
-    full.legacy_session("2025-11-25").await;
+    let ping = |session: String| {
+        let full = &full;
+        async move {
+            let headers = [
+                ("mcp-session-id", session.as_str()),
+                ("mcp-protocol-version", "2025-11-25"),
+            ];
+            let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+            full.post(&headers, &ping).await.status
+        }
+    };
+    let first = full.legacy_session("2025-11-25").await;
+    let second = full.legacy_session("2025-11-25").await;
+    assert_eq!(ping(first.clone()).await, 200);
+    // At the limit, the least recently used session (`second`) is ended to make room.
+    let third = full.legacy_session("2025-11-25").await;
+    assert_eq!(ping(second).await, 404);
+    assert_eq!(ping(first.clone()).await, 200);
+    assert_eq!(ping(third.clone()).await, 200);
+    // A session with an open GET stream is never ended for room: with both streaming, a new
+    // session is refused.
+    let mut streams = Vec::new();
+    for session in [&first, &third] {
+        let headers = [
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+            ("accept", "text/event-stream"),
+        ];
+        let stream = full.send("GET", &headers, None).await;
+        assert_eq!(stream.status(), 200);
+        streams.push(stream);
+    }
     let refused = full.post(&[], &initialize_request("2025-11-25")).await;
     assert_eq!(refused.status, 503);
+    assert_eq!(ping(first).await, 200);
+    assert_eq!(ping(third).await, 200);
 
     // With no idle time allowed, the first session has expired by the time a second opens.
     let expiring = TestServer::start(HttpOptions {
