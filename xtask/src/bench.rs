@@ -2209,6 +2209,9 @@ fn render_report(
     let _ = writeln!(
         out,
         "## Not measured yet, and caveats\n\n\
+         - At concurrency 1 every request wakes the sleeping server, and the reply wakes the waiting driver: most of a \
+         lean server's CPU is then the kernel's (`of it in kernel`), about the same microseconds for every server, rmcp's \
+         included. That bounds the CPU ratio to rmcp from below: no server does much better than the floor's ratio there.\n\
          - mcp-resources never answers a plain POST with SSE (only when a notification precedes the response), so its SSE \
          figures are with a `progressToken` on every read: two events per reply against one for rmcp and the floor.\n\
          - Fan-out times are those at which the driver read each notification; the driver runs on a core of its own \
