@@ -206,6 +206,20 @@ fn check_architecture_names_every_crate(root: &Path, metadata: &Metadata) -> Vec
         .collect()
 }
 
+/// The target triple of this machine, as `rustc -vV` names it.
+fn host_triple() -> Result<String, String> {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    let output = Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .map_err(|error| format!("cannot run rustc -vV: {error}"))?;
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .map(str::to_owned)
+        .ok_or_else(|| "rustc -vV names no host".to_owned())
+}
+
 /// The parts of `cargo metadata` the checks need.
 struct Metadata {
     /// Workspace members by package name, to package id.
@@ -221,9 +235,19 @@ struct Metadata {
 impl Metadata {
     fn load(root: &Path) -> Result<Metadata, String> {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        // The graph of what is built here: a dependency only some other platform takes (the
+        // browser bindings `jsonwebtoken` and `getrandom` use on wasm32, say) is not built
+        // with the product.
+        let host = host_triple()?;
         let output = Command::new(cargo)
             .current_dir(root)
-            .args(["metadata", "--format-version", "1"])
+            .args([
+                "metadata",
+                "--format-version",
+                "1",
+                "--filter-platform",
+                &host,
+            ])
             .output()
             .map_err(|error| format!("cannot run cargo metadata: {error}"))?;
         if !output.status.success() {

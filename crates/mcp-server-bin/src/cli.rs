@@ -44,6 +44,17 @@ CONFIGURATION FILE (TOML):
         instructions = \"Project documentation.\"
         http_threads = 1                # threads serving HTTP connections
 
+    Tables without a flag: [[resources]] (see the README) and, for HTTP, bearer tokens:
+        [authorization]
+        resource = \"https://files.example.com/mcp\"      # the URI clients reach: tokens' aud
+        authorization_servers = [\"https://auth.example.com\"]   # tokens' iss
+        jwks_file = \"jwks.json\"                # the issuer's signing keys (its jwks_uri, saved)
+        hmac_secret_env = \"MCP_JWT_SECRET\"     # and/or a shared HMAC secret (32+ bytes)
+        required_scopes = [\"files:read\"]       # every token must carry these
+    Every request then needs `Authorization: Bearer <JWT>` (401 names the metadata document,
+    served at /.well-known/oauth-protected-resource); a legacy session serves only the token
+    subject that opened it.
+
 LOGGING:
     Logs go to stderr only (stdout carries the protocol). The filter is, first found:
     --log-level, then RUST_LOG, then log_level in the file, then `info`.
@@ -170,6 +181,7 @@ impl ServeArgs {
             instructions: self.instructions.clone(),
             http_threads: self.http_threads,
             resources: None,
+            authorization: None,
         }
     }
 }

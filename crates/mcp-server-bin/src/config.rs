@@ -6,7 +6,8 @@
 //! schemars for editors and for `mcp-resources config-schema`); [`Config`] is what the server
 //! runs with (defaults filled in, every value checked). Every command-line flag has a key here
 //! of the same name (`--page-size` ↔ `page_size`). This module never starts a server and never
-//! reads anything but the configuration file.
+//! reads anything but the configuration file, and the key file and secret its `[authorization]`
+//! table names ([`RawAuthorization::authorization`]).
 
 use std::net::SocketAddr;
 use std::num::NonZeroUsize;
@@ -81,6 +82,92 @@ pub struct RawConfig {
     /// Resources served besides the files: fixed text or blobs, and templated text
     /// (`[[resources]]` entries).
     pub resources: Option<Vec<crate::resources_config::RawResource>>,
+    /// HTTP: bearer-token authorization (the `[authorization]` table; no flag). Without it,
+    /// every HTTP request is served anonymously, which suits a server on a loopback address.
+    pub authorization: Option<RawAuthorization>,
+}
+
+/// The `[authorization]` table: every HTTP request then needs an OAuth 2.1 access token, a
+/// JSON Web Token issued for `resource` by one of `authorization_servers`, signed with a key of
+/// `jwks_file` or with the secret in `hmac_secret_env`, unexpired, carrying
+/// `required_scopes`. Clients find the authorization servers in the Protected Resource
+/// Metadata document (RFC 9728), served at `/.well-known/oauth-protected-resource` (and that
+/// path followed by the resource's path) and named in every `401`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawAuthorization {
+    /// The canonical URI of this server as clients reach it, for example
+    /// `https://files.example.com/mcp`: a token's `aud` must name it.
+    pub resource: String,
+    /// The issuer URLs of the authorization servers: listed in the metadata document, and a
+    /// token's `iss` must be one of them.
+    pub authorization_servers: Vec<String>,
+    /// A JSON Web Key Set file with the keys tokens are signed with (the document an
+    /// authorization server publishes at its `jwks_uri`, saved). Relative to the configuration
+    /// file's directory.
+    pub jwks_file: Option<PathBuf>,
+    /// The name of an environment variable holding a secret shared with the authorization
+    /// server, for HMAC-signed tokens (HS256/384/512; at least 32 bytes).
+    pub hmac_secret_env: Option<String>,
+    /// Scopes every request's token must carry (all of them), named in every challenge.
+    /// Default: none.
+    pub required_scopes: Option<Vec<String>>,
+    /// Scopes listed in the metadata document. Default: the required ones.
+    pub scopes_supported: Option<Vec<String>>,
+}
+
+impl RawAuthorization {
+    /// The authorization this table describes: reads `jwks_file` and looks `hmac_secret_env`
+    /// up with `env` (the process's environment in the binary).
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::Authorization`] saying what is wrong: no key source, an unreadable or
+    /// invalid key set, an unset or short secret, a resource that is not an absolute URI, an
+    /// invalid scope.
+    pub fn authorization(
+        &self,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<crate::auth::Authorization, ConfigError> {
+        use crate::auth::{Authorization, JwtVerifier};
+        let invalid = |reason: String| ConfigError::Authorization { reason };
+        if self.jwks_file.is_none() && self.hmac_secret_env.is_none() {
+            return Err(invalid(
+                "name the keys tokens are signed with: jwks_file, hmac_secret_env or both"
+                    .to_owned(),
+            ));
+        }
+        let mut verifier =
+            JwtVerifier::new(self.resource.clone(), self.authorization_servers.clone());
+        if let Some(path) = &self.jwks_file {
+            let text = std::fs::read_to_string(path)
+                .map_err(|error| invalid(format!("cannot read {}: {error}", path.display())))?;
+            verifier = verifier
+                .with_jwks(&text)
+                .map_err(|error| invalid(format!("{}: {error}", path.display())))?;
+        }
+        if let Some(name) = &self.hmac_secret_env {
+            let secret = env(name)
+                .filter(|secret| !secret.is_empty())
+                .ok_or_else(|| invalid(format!("the environment variable {name} is not set")))?;
+            verifier = verifier
+                .with_hmac_secret(secret.as_bytes())
+                .map_err(|error| invalid(format!("{name}: {error}")))?;
+        }
+        let required = self.required_scopes.clone().unwrap_or_default();
+        let supported = self
+            .scopes_supported
+            .clone()
+            .unwrap_or_else(|| required.clone());
+        Authorization::new(
+            self.resource.clone(),
+            self.authorization_servers.clone(),
+            std::sync::Arc::new(verifier),
+        )
+        .and_then(|authorization| authorization.required_scopes(required))
+        .and_then(|authorization| authorization.scopes_supported(supported))
+        .map_err(|error| invalid(error.to_string()))
+    }
 }
 
 impl RawConfig {
@@ -119,6 +206,15 @@ impl RawConfig {
         }
         for entry in raw.resources.iter_mut().flatten() {
             entry.resolve_paths(base);
+        }
+        if let Some(jwks) = raw
+            .authorization
+            .as_mut()
+            .and_then(|authorization| authorization.jwks_file.as_mut())
+        {
+            if jwks.is_relative() {
+                *jwks = base.join(&*jwks);
+            }
         }
         Ok(raw)
     }
@@ -199,6 +295,7 @@ impl RawConfig {
             instructions: over.instructions.or(self.instructions),
             http_threads: over.http_threads.or(self.http_threads),
             resources: over.resources.or(self.resources),
+            authorization: over.authorization.or(self.authorization),
         }
     }
 
@@ -365,6 +462,9 @@ pub struct Config {
     pub http_threads: NonZeroUsize,
     /// Resources served besides the files.
     pub resources: Vec<crate::resources_config::RawResource>,
+    /// HTTP: bearer-token authorization, as configured (keys are read when the server starts:
+    /// [`RawAuthorization::authorization`]).
+    pub authorization: Option<RawAuthorization>,
 }
 
 /// Why a configuration could not be read or is not valid.
@@ -413,6 +513,12 @@ pub enum ConfigError {
     /// `server_name` is empty.
     #[error("server_name must not be empty")]
     EmptyServerName,
+    /// The `[authorization]` table cannot work.
+    #[error("invalid [authorization]: {reason}")]
+    Authorization {
+        /// What is wrong.
+        reason: String,
+    },
 }
 
 impl Config {
@@ -475,6 +581,7 @@ impl Config {
             http_threads: NonZeroUsize::new(raw.http_threads.unwrap_or(1))
                 .ok_or(ConfigError::ZeroHttpThreads)?,
             resources: raw.resources.unwrap_or_default(),
+            authorization: raw.authorization,
         })
     }
 }

@@ -59,7 +59,7 @@ pub mod resources_config;
 mod server;
 mod stdio;
 
-pub use crate::http::HttpOptions;
+pub use crate::http::{HttpOptions, auth};
 pub use crate::server::{BuildError, Server, ServerBuilder};
 pub use crate::stdio::{MAX_LINE_BYTES, MAX_LISTEN_STREAMS};
 

@@ -215,6 +215,11 @@ async fn run(
         resources,
         provider,
     } = sources;
+    // Keys are read before anything is served, so that a bad key file stops the start.
+    let authorization = match (&config.http, &config.authorization) {
+        (Some(_), Some(table)) => Some(table.authorization(|name| std::env::var(name).ok())?),
+        _ => None,
+    };
 
     let mut builder = Server::builder()
         .server_info(config.server_name.clone(), env!("CARGO_PKG_VERSION"))
@@ -241,15 +246,30 @@ async fn run(
 
     match config.http {
         Some(addr) => {
+            if let Some(authorization) = &authorization {
+                tracing::info!(
+                    resource = authorization.resource(),
+                    metadata = authorization.metadata_url(),
+                    "every request needs a bearer token"
+                );
+            }
             let options = HttpOptions {
                 allowed_hosts: config.allowed_hosts.clone(),
                 allowed_origins: config.allowed_origins.clone(),
+                authorization,
                 ..HttpOptions::default()
             };
             tracing::info!(%addr, "serving Streamable HTTP at /mcp");
             server.serve_http(addr, options).await?;
         }
-        None => server.serve_stdio().await?,
+        None => {
+            if config.authorization.is_some() {
+                // Stdio's client started the server: it holds the credentials already (the
+                // specification has stdio take them from the environment, not from tokens).
+                tracing::warn!("[authorization] applies to HTTP only; stdio is served as is");
+            }
+            server.serve_stdio().await?;
+        }
     }
     Ok(())
 }

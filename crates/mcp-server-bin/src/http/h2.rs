@@ -23,13 +23,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Wake, Waker, ready};
 
 use axum::body::Bytes;
-use axum::http::{self, HeaderValue, StatusCode, header};
+use axum::http::{self, HeaderValue, header};
 use hyper::body::Frame;
 use tokio::sync::mpsc;
 
 use crate::driver::{LatchWait, ReadyQueue, Round};
 use crate::http::HttpState;
-use crate::http::reply::{self, Body, Live};
+use crate::http::reply::{Body, Live};
 
 /// The window the server grants each request body, and all of a connection's together
 /// (hyper's defaults: a POST body is read at once, not paced by round trips).
@@ -205,8 +205,9 @@ async fn answer(
 ) {
     let request = request.map(RequestBody);
     let response = if request.uri().path() != state.options.path {
-        // The one route: anything else is `404`, as from the router.
-        reply::status(StatusCode::NOT_FOUND)
+        // The one route (and the metadata document's): anything else is `404`, as from the
+        // router.
+        super::elsewhere(&state, request.method(), request.uri().path())
     } else {
         tokio::select! {
             response = super::handle(&state, request) => response,

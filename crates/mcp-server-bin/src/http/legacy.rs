@@ -292,6 +292,11 @@ impl LegacyHttpSession {
         self.shared.wakers.wake(&[self.subscriber.id()]);
     }
 
+    /// Whom the session was opened for.
+    pub(crate) fn principal(&self) -> &Principal {
+        &self.principal
+    }
+
     fn touch(&self) {
         *self
             .last_used

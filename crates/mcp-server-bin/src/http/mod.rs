@@ -33,10 +33,14 @@
 //! SSE events carry no ids (no stream is resumable, so there is nothing to prime), and live
 //! streams send `:` keep-alive comments. [`Server::shutdown`] ends listen streams with their
 //! graceful result and legacy GET streams, then [`Server::serve_http`] returns once open
-//! requests are done. The principal of every HTTP request is anonymous until authorization is
-//! built. This module must never implement a protocol rule of either era itself: the adapters
-//! do; it only carries bytes, statuses and headers.
+//! requests are done. The principal of every HTTP request is anonymous, unless
+//! [`HttpOptions::authorization`] is set ([`auth`]): every request then needs a bearer token
+//! (checked before anything else but `Origin` and `Host`), runs as its token's principal, and
+//! may only name a legacy session its subject opened. This module must never implement a
+//! protocol rule of either era itself: the adapters do; it only carries bytes, statuses and
+//! headers.
 
+pub mod auth;
 mod guard;
 mod h2;
 mod legacy;
@@ -106,6 +110,9 @@ pub struct HttpOptions {
     /// (default 200; [`Server::serve_http`] only, which speaks HTTP/2 to clients that open
     /// with its preface). A client past it waits for a stream to end.
     pub max_streams_per_connection: u32,
+    /// Bearer-token authorization of every request ([`auth`]; default `None`: none, for a
+    /// local server). With it, the metadata document is served at its well-known paths.
+    pub authorization: Option<auth::Authorization>,
 }
 
 impl Default for HttpOptions {
@@ -120,6 +127,7 @@ impl Default for HttpOptions {
             session_idle_timeout: Duration::from_secs(3600),
             max_listen_streams: 10_000,
             max_streams_per_connection: 200,
+            authorization: None,
         }
     }
 }
@@ -152,10 +160,17 @@ impl Server {
     /// ```
     pub fn router(&self, options: HttpOptions) -> Router {
         let path = options.path.clone();
+        let metadata_paths = options
+            .authorization
+            .as_ref()
+            .map(|authorization| authorization.metadata_paths(&path))
+            .unwrap_or_default();
         let state = self.http_state(options);
-        Router::new()
-            .route(&path, axum::routing::any(endpoint))
-            .with_state(state)
+        let mut router = Router::new().route(&path, axum::routing::any(endpoint));
+        for metadata_path in metadata_paths {
+            router = router.route(&metadata_path, axum::routing::any(metadata));
+        }
+        router.with_state(state)
     }
 
     /// Serves the MCP endpoint on `addr` until [`Server::shutdown`]; then ends live streams
@@ -338,9 +353,10 @@ async fn serve_connection(
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             let state = Arc::clone(&state);
             async move {
-                // The one route: anything else is `404`, as from the router.
+                // The one route (and the metadata document's): anything else is `404`, as
+                // from the router.
                 if request.uri().path() != state.options.path {
-                    return Ok(reply::status(StatusCode::NOT_FOUND));
+                    return Ok(elsewhere(&state, request.method(), request.uri().path()));
                 }
                 // Hyper's body as it is: boxing it into axum's would cost an allocation and a
                 // dynamic call per frame.
@@ -353,6 +369,29 @@ async fn serve_connection(
     } else {
         serve_until_shutdown!(protocols.undecided.serve_connection(io, service), shutdown);
     }
+}
+
+/// A request for another path than the endpoint's: the metadata document at its paths when
+/// requests are authorized, else `404`.
+fn elsewhere(state: &HttpState, method: &Method, path: &str) -> Response {
+    match &state.options.authorization {
+        Some(authorization) if authorization.is_metadata_path(path, &state.options.path) => {
+            if method == Method::GET {
+                authorization.metadata()
+            } else {
+                method_not_allowed()
+            }
+        }
+        _ => reply::status(StatusCode::NOT_FOUND),
+    }
+}
+
+/// The metadata document's route of the [`Router`].
+async fn metadata(
+    State(state): State<HttpState>,
+    request: axum::extract::Request,
+) -> axum::response::Response {
+    elsewhere(&state, request.method(), request.uri().path()).map(axum::body::Body::new)
 }
 
 /// The one handler of the endpoint, as a [`Router`] route.
@@ -392,6 +431,21 @@ where
             return forbidden("host not allowed");
         }
     }
+    // With authorization, the request runs as its token's principal: a state of its own.
+    let authorized;
+    let state = match &state.options.authorization {
+        None => state,
+        Some(authorization) => match authorization.check(&parts.headers) {
+            Ok(principal) => {
+                authorized = HttpState {
+                    principal: Arc::new(principal),
+                    ..state.clone()
+                };
+                &authorized
+            }
+            Err(refused) => return refused.response(),
+        },
+    };
     match parts.method {
         Method::POST => post(state, &parts.headers, body).await,
         Method::GET => get(state, &parts.headers),
@@ -622,9 +676,10 @@ fn delete(state: &HttpState, headers: &HeaderMap) -> Response {
     let Some(session_id) = headers.get(&SESSION_ID) else {
         return method_not_allowed();
     };
-    let removed = session_id
-        .to_str()
-        .is_ok_and(|id| state.sessions.remove(id));
+    let removed = lookup(state, session_id).is_some()
+        && session_id
+            .to_str()
+            .is_ok_and(|id| state.sessions.remove(id));
     if removed {
         tracing::debug!("legacy session deleted");
         reply::status(StatusCode::NO_CONTENT)
@@ -633,11 +688,14 @@ fn delete(state: &HttpState, headers: &HeaderMap) -> Response {
     }
 }
 
+/// The live session `session_id` names, if the request's principal is the one that opened it
+/// (the same subject; with authorization, another user's session is not found).
 fn lookup(state: &HttpState, session_id: &HeaderValue) -> Option<Arc<legacy::LegacyHttpSession>> {
     session_id
         .to_str()
         .ok()
         .and_then(|id| state.sessions.get(id, state.options.session_idle_timeout))
+        .filter(|session| session.principal().subject == state.principal.subject)
 }
 
 /// `404`: the session is unknown, expired or deleted; the client must initialize again.

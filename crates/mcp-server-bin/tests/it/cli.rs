@@ -39,6 +39,7 @@ fn help_documents_commands_flags_and_config() {
         "RUST_LOG",
         "mcp-resources serve --http 127.0.0.1:8080",
         "page_size = 100",
+        "[authorization]",
         "mcpServers",
     ] {
         assert!(
@@ -76,6 +77,8 @@ fn config_schema_lists_every_key() {
         "server_name",
         "instructions",
         "http_threads",
+        "resources",
+        "authorization",
     ] {
         assert!(properties.contains_key(key), "schema lacks {key}");
     }
@@ -204,4 +207,201 @@ fn relative_paths_in_a_file_are_relative_to_it() {
     );
     let missing = RawConfig::from_file(&dir.path().join("nope.toml"));
     assert!(matches!(missing, Err(ConfigError::Read { .. })));
+}
+
+#[test]
+fn the_authorization_table_reads_its_keys() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    // An HMAC key as a key set (`k`: 32 bytes, base64url).
+    let jwks = r#"{"keys":[{"kty":"oct","kid":"k1","alg":"HS256","k":"MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY"}]}"#;
+    std::fs::write(dir.path().join("jwks.json"), jwks).expect("write");
+    let file = dir.path().join("conf.toml");
+    std::fs::write(
+        &file,
+        "[authorization]\nresource = \"https://files.example.com/mcp\"\n\
+         authorization_servers = [\"https://auth.example.com\"]\njwks_file = \"jwks.json\"\n\
+         required_scopes = [\"files:read\"]\n",
+    )
+    .expect("write");
+    let raw = RawConfig::from_file(&file).expect("valid");
+    let table = Config::from_raw(raw)
+        .expect("valid")
+        .authorization
+        .expect("the table");
+    assert_eq!(table.jwks_file, Some(dir.path().join("jwks.json")));
+    let no_env = |_: &str| None;
+    let authorization = table.authorization(no_env).expect("keys read");
+    assert_eq!(
+        authorization.metadata_url(),
+        "https://files.example.com/.well-known/oauth-protected-resource/mcp"
+    );
+
+    let fails = |table: &mcp_server_bin::config::RawAuthorization,
+                 env: &dyn Fn(&str) -> Option<String>,
+                 needle: &str| {
+        let error = table.authorization(env).expect_err(needle).to_string();
+        assert!(error.contains(needle), "{error:?} should say {needle:?}");
+    };
+    let secret_only = mcp_server_bin::config::RawAuthorization {
+        jwks_file: None,
+        hmac_secret_env: Some("MCP_TEST_SECRET".to_owned()),
+        ..table.clone()
+    };
+    fails(&secret_only, &|_| None, "MCP_TEST_SECRET is not set");
+    fails(
+        &secret_only,
+        &|_| Some("short".to_owned()),
+        "at least 32 bytes",
+    );
+    let long = |_: &str| Some("a secret of thirty-two bytes or more".to_owned());
+    assert!(secret_only.authorization(long).is_ok());
+    let keyless = mcp_server_bin::config::RawAuthorization {
+        jwks_file: None,
+        ..table.clone()
+    };
+    fails(&keyless, &long, "jwks_file, hmac_secret_env");
+    let missing_file = mcp_server_bin::config::RawAuthorization {
+        jwks_file: Some(dir.path().join("nope.json")),
+        ..table.clone()
+    };
+    fails(&missing_file, &long, "nope.json");
+    let relative_resource = mcp_server_bin::config::RawAuthorization {
+        resource: "/mcp".to_owned(),
+        ..table.clone()
+    };
+    fails(&relative_resource, &long, "\"/mcp\"");
+}
+
+#[test]
+fn a_bad_authorization_table_stops_the_start() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("conf.toml");
+    std::fs::write(
+        &file,
+        "http = \"127.0.0.1:0\"\n[authorization]\nresource = \"https://files.example.com/mcp\"\n\
+         authorization_servers = [\"https://auth.example.com\"]\n\
+         hmac_secret_env = \"MCP_RESOURCES_TEST_UNSET_SECRET\"\n",
+    )
+    .expect("write");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-resources"))
+        .args([
+            "serve",
+            "--config",
+            file.to_str().unwrap(),
+            dir.path().to_str().unwrap(),
+        ])
+        .env_remove("RUST_LOG")
+        .env_remove("MCP_RESOURCES_TEST_UNSET_SECRET")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    // Bounded: a server that did start is killed and the test fails.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the server started without its secret");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("MCP_RESOURCES_TEST_UNSET_SECRET is not set"),
+        "{stderr}"
+    );
+}
+
+/// The status line and body of one HTTP/1.1 request on a fresh connection.
+fn http(port: u16, request: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
+#[test]
+fn the_binary_asks_every_http_request_for_a_token() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("a.txt"), "served").expect("write");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let file = dir.path().join("conf.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "http = \"127.0.0.1:{port}\"\nwatch = false\n[authorization]\n\
+             resource = \"https://files.example.com/mcp\"\n\
+             authorization_servers = [\"https://auth.example.com\"]\n\
+             hmac_secret_env = \"MCP_RESOURCES_TEST_SECRET\"\n"
+        ),
+    )
+    .expect("write");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-resources"))
+        .args([
+            "serve",
+            "--config",
+            file.to_str().unwrap(),
+            dir.path().to_str().unwrap(),
+        ])
+        .env_remove("RUST_LOG")
+        .env(
+            "MCP_RESOURCES_TEST_SECRET",
+            "a secret of thirty-two bytes or more",
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        if std::time::Instant::now() > deadline || child.try_wait().ok().flatten().is_some() {
+            let _ = child.kill();
+            panic!("the server did not listen on {port}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let refused = http(
+        port,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+             Connection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    );
+    let metadata = http(
+        port,
+        &format!(
+            "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\
+             Connection: close\r\n\r\n"
+        ),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(refused.starts_with("HTTP/1.1 401"), "{refused}");
+    assert!(
+        refused.to_ascii_lowercase().contains(
+            "www-authenticate: bearer resource_metadata=\"https://files.example.com/.well-known/oauth-protected-resource/mcp\""
+        ),
+        "{refused}"
+    );
+    assert!(metadata.starts_with("HTTP/1.1 200"), "{metadata}");
+    assert!(
+        metadata.contains(r#""authorization_servers":["https://auth.example.com"]"#),
+        "{metadata}"
+    );
 }

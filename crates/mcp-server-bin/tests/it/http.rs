@@ -90,6 +90,17 @@ impl TestServer {
         headers: &[(&str, &str)],
         body: Option<&str>,
     ) -> hyper::Response<Incoming> {
+        self.send_at("/mcp", method, headers, body).await
+    }
+
+    /// [`TestServer::send`] to another path.
+    async fn send_at(
+        &self,
+        path: &str,
+        method: &str,
+        headers: &[(&str, &str)],
+        body: Option<&str>,
+    ) -> hyper::Response<Incoming> {
         let stream = bounded(tokio::net::TcpStream::connect(self.addr))
             .await
             .unwrap();
@@ -98,7 +109,7 @@ impl TestServer {
                 .await
                 .unwrap();
         tokio::spawn(connection);
-        let mut request = hyper::Request::builder().method(method).uri("/mcp");
+        let mut request = hyper::Request::builder().method(method).uri(path);
         if !headers
             .iter()
             .any(|(name, _)| name.eq_ignore_ascii_case("host"))
@@ -1605,4 +1616,134 @@ async fn http2_serves_both_eras_and_their_streams_on_one_connection() {
     let mut server = server;
     let stopped = bounded(&mut server.task).await.unwrap();
     assert!(stopped.is_ok(), "{stopped:?}");
+}
+
+const RESOURCE: &str = "https://files.example.com/mcp";
+const ISSUER: &str = "https://auth.example.com";
+const SECRET: &[u8] = b"a secret of thirty-two bytes or more, shared";
+
+/// An `Authorization` value with a token for this server from `ISSUER`, signed with `SECRET`.
+fn bearer(subject: &str, scope: &str) -> String {
+    let claims = json!({
+        "sub": subject, "aud": RESOURCE, "iss": ISSUER, "scope": scope,
+        "exp": jsonwebtoken::get_current_timestamp() + 600,
+    });
+    let key = jsonwebtoken::EncodingKey::from_secret(SECRET).unwrap();
+    let token = jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &key).unwrap();
+    format!("Bearer {token}")
+}
+
+#[tokio::test]
+async fn bearer_tokens_guard_every_request_and_bind_sessions() {
+    use mcp_server_bin::auth::{Authorization, JwtVerifier};
+    let verifier = JwtVerifier::new(RESOURCE, vec![ISSUER.to_owned()])
+        .with_hmac_secret(SECRET)
+        .unwrap();
+    let authorization = Authorization::new(
+        RESOURCE,
+        vec![ISSUER.to_owned()],
+        std::sync::Arc::new(verifier),
+    )
+    .and_then(|authorization| authorization.scopes_supported(vec!["files:read".to_owned()]))
+    .and_then(|authorization| authorization.required_scopes(vec!["files:read".to_owned()]))
+    .unwrap();
+    let options = HttpOptions {
+        authorization: Some(authorization),
+        ..HttpOptions::default()
+    };
+    let server = TestServer::start(options.clone()).await;
+    // The router serves the document too (one route per path: a clash would panic here).
+    let _router = server.server.router(options);
+
+    // The metadata document, at both well-known paths, needs no token.
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        let document = Answer::read(server.send_at(path, "GET", &[], None).await).await;
+        assert_eq!(document.status, 200, "{path}");
+        assert_eq!(document.json["resource"], RESOURCE);
+        assert_eq!(document.json["authorization_servers"], json!([ISSUER]));
+        assert_eq!(document.json["scopes_supported"], json!(["files:read"]));
+    }
+    let elsewhere = server.send_at("/.well-known/other", "GET", &[], None).await;
+    assert_eq!(elsewhere.status(), 404);
+
+    // A modern read: refused without a token, with a challenge naming the document.
+    let read = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+                      "params": {"uri": "test://static-text", "_meta": modern_meta()}})
+    .to_string();
+    let modern_headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "resources/read"),
+        ("mcp-name", "test://static-text"),
+    ];
+    let refused = server.send("POST", &modern_headers, Some(&read)).await;
+    assert_eq!(refused.status(), 401);
+    assert_eq!(
+        refused.headers()["www-authenticate"],
+        "Bearer resource_metadata=\"https://files.example.com/.well-known/oauth-protected-resource/mcp\", scope=\"files:read\""
+    );
+    let alice = bearer("alice", "files:read");
+    let with = |token| with_header(&modern_headers, ("authorization", token));
+    let served = Answer::read(server.send("POST", &with(&alice), Some(&read)).await).await;
+    assert_eq!(served.status, 200);
+    assert_eq!(
+        served.json["result"]["contents"][0]["text"],
+        "hello over http"
+    );
+    let narrow = bearer("alice", "files:list");
+    let forbidden = server.send("POST", &with(&narrow), Some(&read)).await;
+    assert_eq!(forbidden.status(), 403);
+    let forged = format!("{}x", bearer("alice", "files:read"));
+    assert_eq!(
+        server
+            .send("POST", &with(&forged), Some(&read))
+            .await
+            .status(),
+        401
+    );
+
+    // A legacy session is its opener's: another subject's token does not find it.
+    let opened = server
+        .post(
+            &[("authorization", &alice)],
+            &initialize_request("2025-11-25"),
+        )
+        .await;
+    assert_eq!(opened.status, 200);
+    let session = opened.session.expect("a session id");
+    let bob = bearer("bob", "files:read");
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let legacy_headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let as_user = |token| with_header(&legacy_headers, ("authorization", token));
+    assert_eq!(server.post(&as_user(&alice), &ping).await.status, 200);
+    assert_eq!(server.post(&as_user(&bob), &ping).await.status, 404);
+    assert_eq!(
+        server.send("DELETE", &as_user(&bob), None).await.status(),
+        404
+    );
+    let still = server.post(&as_user(&alice), &ping).await;
+    assert_eq!(still.status, 200, "bob's DELETE ended nothing");
+    let refused = server
+        .send(
+            "POST",
+            &[],
+            Some(&initialize_request("2025-11-25").to_string()),
+        )
+        .await;
+    assert_eq!(refused.status(), 401);
+}
+
+/// `headers` and one more.
+fn with_header<'a>(
+    headers: &[(&'a str, &'a str)],
+    more: (&'a str, &'a str),
+) -> Vec<(&'a str, &'a str)> {
+    let mut all = headers.to_vec();
+    all.push(more);
+    all
 }
