@@ -53,7 +53,11 @@ CONFIGURATION FILE (TOML):
         required_scopes = [\"files:read\"]       # every token must carry these
     Every request then needs `Authorization: Bearer <JWT>` (401 names the metadata document,
     served at /.well-known/oauth-protected-resource); a legacy session serves only the token
-    subject that opened it.
+    subject that opened it. Who may do what, on every transport (none: everyone, everything):
+        [[grants]]
+        scope = \"files:read\"                   # or subject = \"alice\"; neither: everyone
+        actions = [\"list\", \"read\"]           # default: list, read, subscribe, complete
+        uris = \"file:///srv/docs/**\"           # * within a segment, ** across them
 
 LOGGING:
     Logs go to stderr only (stdout carries the protocol). The filter is, first found:
@@ -182,6 +186,7 @@ impl ServeArgs {
             http_threads: self.http_threads,
             resources: None,
             authorization: None,
+            grants: None,
         }
     }
 }

@@ -13,6 +13,7 @@ use std::net::SocketAddr;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
+use mcp_resources_core::policy::{Action, ActionSet, Grant, Grantee, PatternPolicy, UriPattern};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -85,6 +86,83 @@ pub struct RawConfig {
     /// HTTP: bearer-token authorization (the `[authorization]` table; no flag). Without it,
     /// every HTTP request is served anonymously, which suits a server on a loopback address.
     pub authorization: Option<RawAuthorization>,
+    /// Who may do what on which URIs (`[[grants]]` entries; no flag). Without any, everyone
+    /// may do everything; with some, whatever no grant allows is refused (as not found), on
+    /// every transport: stdio and tokenless requests run as the anonymous principal, whom only
+    /// grants without `subject` and `scope` reach.
+    pub grants: Option<Vec<RawGrant>>,
+}
+
+/// One `[[grants]]` entry: `actions` on the URIs matching `uris`, for the principals it names.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawGrant {
+    /// The token subject (`sub`) the grant is for. Give at most one of `subject` and `scope`;
+    /// with neither, the grant is for everyone, the anonymous principal included.
+    pub subject: Option<String>,
+    /// A scope: the grant is for every token that carries it.
+    pub scope: Option<String>,
+    /// What it allows: `list`, `read`, `subscribe`, `complete`. Default: all four.
+    pub actions: Option<Vec<RawAction>>,
+    /// The URIs it covers: a glob over the canonical URI, `*` within a path segment and `**`
+    /// across segments, for example `file:///srv/docs/**`.
+    pub uris: String,
+}
+
+/// An action a grant allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RawAction {
+    /// See the resource in lists.
+    List,
+    /// Read its contents.
+    Read,
+    /// Subscribe to its changes.
+    Subscribe,
+    /// Get it as a completion candidate.
+    Complete,
+}
+
+impl RawGrant {
+    fn grant(&self) -> Result<Grant, ConfigError> {
+        let invalid = |reason: String| ConfigError::Grant {
+            uris: self.uris.clone(),
+            reason,
+        };
+        let grantee = match (&self.subject, &self.scope) {
+            (Some(_), Some(_)) => {
+                return Err(invalid("give subject or scope, not both".to_owned()));
+            }
+            (Some(subject), None) => Grantee::Subject(subject.clone()),
+            (None, Some(scope)) => Grantee::Scope(scope.clone()),
+            (None, None) => Grantee::Anyone,
+        };
+        let actions = match &self.actions {
+            None => ActionSet::ALL,
+            Some(actions) if actions.is_empty() => {
+                return Err(invalid(
+                    "actions is empty: it would allow nothing".to_owned(),
+                ));
+            }
+            Some(actions) => ActionSet::of(
+                &actions
+                    .iter()
+                    .map(|action| match action {
+                        RawAction::List => Action::List,
+                        RawAction::Read => Action::Read,
+                        RawAction::Subscribe => Action::Subscribe,
+                        RawAction::Complete => Action::Complete,
+                    })
+                    .collect::<Vec<_>>(),
+            ),
+        };
+        let pattern = UriPattern::parse(&self.uris).map_err(|error| invalid(error.to_string()))?;
+        Ok(Grant {
+            grantee,
+            actions,
+            pattern,
+        })
+    }
 }
 
 /// The `[authorization]` table: every HTTP request then needs an OAuth 2.1 access token, a
@@ -296,6 +374,7 @@ impl RawConfig {
             http_threads: over.http_threads.or(self.http_threads),
             resources: over.resources.or(self.resources),
             authorization: over.authorization.or(self.authorization),
+            grants: over.grants.or(self.grants),
         }
     }
 
@@ -465,6 +544,8 @@ pub struct Config {
     /// HTTP: bearer-token authorization, as configured (keys are read when the server starts:
     /// [`RawAuthorization::authorization`]).
     pub authorization: Option<RawAuthorization>,
+    /// The access policy of the `[[grants]]`; `None`: everyone may do everything.
+    pub policy: Option<PatternPolicy>,
 }
 
 /// Why a configuration could not be read or is not valid.
@@ -516,6 +597,14 @@ pub enum ConfigError {
     /// The `[authorization]` table cannot work.
     #[error("invalid [authorization]: {reason}")]
     Authorization {
+        /// What is wrong.
+        reason: String,
+    },
+    /// A `[[grants]]` entry cannot work.
+    #[error("invalid grant for {uris:?}: {reason}")]
+    Grant {
+        /// The entry's `uris`.
+        uris: String,
         /// What is wrong.
         reason: String,
     },
@@ -582,6 +671,16 @@ impl Config {
                 .ok_or(ConfigError::ZeroHttpThreads)?,
             resources: raw.resources.unwrap_or_default(),
             authorization: raw.authorization,
+            policy: raw
+                .grants
+                .map(|grants| {
+                    grants
+                        .iter()
+                        .map(RawGrant::grant)
+                        .collect::<Result<Vec<Grant>, ConfigError>>()
+                        .map(|grants| PatternPolicy { grants })
+                })
+                .transpose()?,
         })
     }
 }

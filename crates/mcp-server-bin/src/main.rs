@@ -230,6 +230,13 @@ async fn run(
     if let Some(instructions) = &config.instructions {
         builder = builder.instructions(instructions.clone());
     }
+    if let Some(policy) = &config.policy {
+        tracing::info!(
+            grants = policy.grants.len(),
+            "access is limited to the configured grants"
+        );
+        builder = builder.policy(Arc::new(policy.clone()));
+    }
     let server = builder.build()?;
 
     if config.watch {

@@ -40,6 +40,7 @@ fn help_documents_commands_flags_and_config() {
         "mcp-resources serve --http 127.0.0.1:8080",
         "page_size = 100",
         "[authorization]",
+        "[[grants]]",
         "mcpServers",
     ] {
         assert!(
@@ -79,6 +80,7 @@ fn config_schema_lists_every_key() {
         "http_threads",
         "resources",
         "authorization",
+        "grants",
     ] {
         assert!(properties.contains_key(key), "schema lacks {key}");
     }
@@ -177,6 +179,47 @@ fn config_validation() {
             "invalid http address \"8080\": expected an address with a port such as 127.0.0.1:8080",
         ),
     );
+    check("", Ok(|config| config.policy.is_none()));
+    check(
+        "[[grants]]\nuris = \"file:///srv/**\"\n\
+         [[grants]]\nsubject = \"alice\"\nactions = [\"read\", \"list\"]\nuris = \"db://*\"",
+        Ok(|config| {
+            use mcp_resources_core::policy::{Action, Grantee, Policy, Principal};
+            use mcp_resources_core::uri::ResourceUri;
+            let Some(policy) = &config.policy else {
+                return false;
+            };
+            let uri = |text| ResourceUri::parse(text).unwrap();
+            let alice = Principal::subject("alice");
+            policy.grants.len() == 2
+                && policy.grants[0].grantee == Grantee::Anyone
+                && policy.allows(
+                    &Principal::anonymous(),
+                    Action::Subscribe,
+                    &uri("file:///srv/a/b"),
+                )
+                && !policy.allows(
+                    &Principal::anonymous(),
+                    Action::Read,
+                    &uri("file:///etc/passwd"),
+                )
+                && policy.allows(&alice, Action::Read, &uri("db://users"))
+                && !policy.allows(&alice, Action::Subscribe, &uri("db://users"))
+                && !policy.allows(&Principal::subject("bob"), Action::Read, &uri("db://users"))
+        }),
+    );
+    check(
+        "[[grants]]\nsubject = \"a\"\nscope = \"s\"\nuris = \"x://**\"",
+        Err("invalid grant for \"x://**\": give subject or scope, not both"),
+    );
+    check(
+        "[[grants]]\nactions = []\nuris = \"x://**\"",
+        Err("invalid grant for \"x://**\": actions is empty: it would allow nothing"),
+    );
+    assert!(
+        Config::from_raw(RawConfig::from_toml("[[grants]]\nuris = \"x://***\"").unwrap()).is_err()
+    );
+    assert!(RawConfig::from_toml("[[grants]]\nactions = [\"write\"]\nuris = \"x://**\"").is_err());
     assert!(RawConfig::from_toml("page_size = \"ten\"").is_err());
     assert!(RawConfig::from_toml("unknown_key = 1").is_err());
 }
@@ -345,7 +388,8 @@ fn the_binary_asks_every_http_request_for_a_token() {
             "http = \"127.0.0.1:{port}\"\nwatch = false\n[authorization]\n\
              resource = \"https://files.example.com/mcp\"\n\
              authorization_servers = [\"https://auth.example.com\"]\n\
-             hmac_secret_env = \"MCP_RESOURCES_TEST_SECRET\"\n"
+             hmac_secret_env = \"MCP_RESOURCES_TEST_SECRET\"\n\
+             [[grants]]\nsubject = \"alice\"\nuris = \"file:///**\"\n"
         ),
     )
     .expect("write");
@@ -390,8 +434,45 @@ fn the_binary_asks_every_http_request_for_a_token() {
              Connection: close\r\n\r\n"
         ),
     );
+    // A modern read of the file, as alice (granted) and as bob (not).
+    let uri = format!(
+        "file://{}",
+        dir.path().canonicalize().unwrap().join("a.txt").display()
+    );
+    let read_as = |subject: &str| {
+        let claims = serde_json::json!({
+            "sub": subject, "aud": "https://files.example.com/mcp",
+            "iss": "https://auth.example.com",
+            "exp": jsonwebtoken::get_current_timestamp() + 600,
+        });
+        let key = jsonwebtoken::EncodingKey::from_secret(b"a secret of thirty-two bytes or more")
+            .unwrap();
+        let token = jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &key).unwrap();
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+            "params": {"uri": uri, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}}})
+        .to_string();
+        http(
+            port,
+            &format!(
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+                 MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: resources/read\r\n\
+                 Mcp-Name: {uri}\r\nAuthorization: Bearer {token}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    };
+    let alice = read_as("alice");
+    let bob = read_as("bob");
     let _ = child.kill();
     let _ = child.wait();
+    assert!(alice.contains(r#""text":"served""#), "{alice}");
+    assert!(
+        bob.contains(r#""error""#) && !bob.contains("served"),
+        "{bob}"
+    );
     assert!(refused.starts_with("HTTP/1.1 401"), "{refused}");
     assert!(
         refused.to_ascii_lowercase().contains(
