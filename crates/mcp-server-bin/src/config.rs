@@ -133,6 +133,17 @@ impl RawGrant {
             (Some(_), Some(_)) => {
                 return Err(invalid("give subject or scope, not both".to_owned()));
             }
+            (Some(subject), None) if subject.is_empty() => {
+                return Err(invalid("subject is empty".to_owned()));
+            }
+            (None, Some(scope))
+                if scope.is_empty()
+                    || !scope
+                        .bytes()
+                        .all(|byte| matches!(byte, 0x21 | 0x23..=0x5b | 0x5d..=0x7e)) =>
+            {
+                return Err(invalid(format!("{scope:?} is not an OAuth scope")));
+            }
             (Some(subject), None) => Grantee::Subject(subject.clone()),
             (None, Some(scope)) => Grantee::Scope(scope.clone()),
             (None, None) => Grantee::Anyone,
@@ -650,6 +661,30 @@ impl Config {
                 .chain(extra.unwrap_or_default())
                 .collect()
         };
+        let policy = match &raw.grants {
+            None => None,
+            Some(grants) => {
+                let issuers = raw
+                    .authorization
+                    .as_ref()
+                    .map_or(0, |table| table.authorization_servers.len());
+                if let Some(grant) = grants.iter().find(|grant| grant.subject.is_some()) {
+                    if issuers > 1 {
+                        return Err(ConfigError::Grant {
+                            uris: grant.uris.clone(),
+                            reason: "a grant to a subject needs a single authorization server: \
+                                     a token's sub is only unique within its issuer"
+                                .to_owned(),
+                        });
+                    }
+                }
+                let grants = grants
+                    .iter()
+                    .map(RawGrant::grant)
+                    .collect::<Result<Vec<Grant>, ConfigError>>()?;
+                Some(PatternPolicy { grants })
+            }
+        };
         Ok(Config {
             paths,
             http,
@@ -671,16 +706,7 @@ impl Config {
                 .ok_or(ConfigError::ZeroHttpThreads)?,
             resources: raw.resources.unwrap_or_default(),
             authorization: raw.authorization,
-            policy: raw
-                .grants
-                .map(|grants| {
-                    grants
-                        .iter()
-                        .map(RawGrant::grant)
-                        .collect::<Result<Vec<Grant>, ConfigError>>()
-                        .map(|grants| PatternPolicy { grants })
-                })
-                .transpose()?,
+            policy,
         })
     }
 }

@@ -22,13 +22,20 @@
 //!   `error="invalid_request"`.
 //!
 //! Why a token was refused is logged at debug level and never told to the client.
+//!
+//! A token must carry `sub`, `iss` (one string), `aud` and `exp`. A legacy session is bound to
+//! the `sub` and `iss` of the token that opened it and runs each request with the principal of
+//! the token that came with it; a live stream (a legacy GET stream, a modern listen stream)
+//! ends at the first keep-alive after its token's `exp` (for a GET stream, the latest token
+//! its session was named with).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
-use jsonwebtoken::jwk::{AlgorithmParameters, JwkSet};
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::jwk::{AlgorithmParameters, JwkSet, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use mcp_resources_core::policy::Principal;
 use serde::Deserialize;
@@ -273,9 +280,13 @@ impl Authorization {
 
     /// The principal of a request with these headers, or why it is refused.
     pub(crate) fn check(&self, headers: &HeaderMap) -> Result<Principal, Refused> {
-        let Some(value) = headers.get(header::AUTHORIZATION) else {
+        let mut values = headers.get_all(header::AUTHORIZATION).iter();
+        let Some(value) = values.next() else {
             return Err(self.refuse(StatusCode::UNAUTHORIZED, &self.challenges.missing));
         };
+        if values.next().is_some() {
+            return Err(self.refuse(StatusCode::BAD_REQUEST, &self.challenges.invalid_request));
+        }
         let token = match bearer_token(value.as_bytes()) {
             Bearer::Token(token) => token,
             Bearer::OtherScheme => {
@@ -327,6 +338,22 @@ impl Refused {
             .insert(header::WWW_AUTHENTICATE, self.challenge);
         response
     }
+}
+
+/// Whether the token `principal` came with has expired: its `exp` claim (seconds since the
+/// epoch, kept as text) has passed. A principal without one never expires. Live streams look
+/// at each keep-alive and end once it has, so that no stream outlives its token by more than a
+/// keep-alive period.
+pub(crate) fn expired(principal: &Principal) -> bool {
+    let Some(exp) = principal.claims.get("exp") else {
+        return false;
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs());
+    // A fractional `exp` counts from its whole seconds; an unreadable one has expired.
+    let whole = exp.split('.').next().unwrap_or(exp);
+    whole.parse::<u64>().map_or(true, |exp| exp <= now)
 }
 
 /// Scopes are RFC 6749 §3.3 tokens: printable ASCII without space, `"` and `\`.
@@ -421,14 +448,18 @@ impl JwtVerifier {
     pub fn with_jwks(mut self, jwks: &str) -> Result<JwtVerifier, AuthorizationError> {
         let set: JwkSet = serde_json::from_str(jwks)
             .map_err(|error| AuthorizationError::Key(format!("not a JSON Web Key Set: {error}")))?;
-        if set.keys.is_empty() {
-            return Err(AuthorizationError::Key(
-                "the key set holds no key".to_owned(),
-            ));
-        }
+        let before = self.keys.len();
         for jwk in &set.keys {
             let kid = jwk.common.key_id.clone();
             let name = kid.as_deref().unwrap_or("without a kid");
+            // A key set may hold encryption keys too: they never check a signature.
+            if matches!(
+                &jwk.common.public_key_use,
+                Some(PublicKeyUse::Encryption | PublicKeyUse::Other(_))
+            ) {
+                tracing::debug!(key = name, "a key that is not for signatures is left out");
+                continue;
+            }
             let key = DecodingKey::from_jwk(jwk).map_err(|error| {
                 AuthorizationError::Key(format!("key {name} cannot be used: {error}"))
             })?;
@@ -440,39 +471,31 @@ impl JwtVerifier {
                     )));
                 }
             }
+            // A key serves the algorithms of its own type only, so that no token can have it
+            // read as another kind of key (an HMAC secret made of a public key, say).
             let algorithms = match jwk.common.key_algorithm {
-                Some(algorithm) => vec![
-                    Algorithm::try_from(algorithm)
-                        .map_err(|error| AuthorizationError::Key(format!("key {name}: {error}")))?,
-                ],
-                None => match &jwk.algorithm {
-                    AlgorithmParameters::RSA(_) => vec![
-                        Algorithm::RS256,
-                        Algorithm::RS384,
-                        Algorithm::RS512,
-                        Algorithm::PS256,
-                        Algorithm::PS384,
-                        Algorithm::PS512,
-                    ],
-                    AlgorithmParameters::EllipticCurve(_) => {
-                        vec![Algorithm::ES256, Algorithm::ES384]
-                    }
-                    AlgorithmParameters::OctetKeyPair(_) => vec![Algorithm::EdDSA],
-                    AlgorithmParameters::OctetKey(_) => {
-                        vec![Algorithm::HS256, Algorithm::HS384, Algorithm::HS512]
-                    }
-                    _ => {
+                Some(algorithm) => {
+                    let algorithm = Algorithm::try_from(algorithm)
+                        .map_err(|error| AuthorizationError::Key(format!("key {name}: {error}")))?;
+                    if algorithm.family() != key.family() {
                         return Err(AuthorizationError::Key(format!(
-                            "key {name}: its type is not supported"
+                            "key {name}: its alg {algorithm:?} is not for a key of its type"
                         )));
                     }
-                },
+                    vec![algorithm]
+                }
+                None => key.family().algorithms().to_vec(),
             };
             self.keys.push(VerifyingKey {
                 kid,
                 key,
                 algorithms,
             });
+        }
+        if self.keys.len() == before {
+            return Err(AuthorizationError::Key(
+                "the key set holds no signature key".to_owned(),
+            ));
         }
         Ok(self)
     }
@@ -505,10 +528,14 @@ impl JwtVerifier {
     }
 }
 
-/// The claims a principal is made of; the others are kept as text when they are strings.
+/// The claims a principal is made of; the others are kept as text (numbers too, such as
+/// `exp`).
 #[derive(Deserialize)]
 struct Claims {
-    sub: Option<String>,
+    sub: String,
+    /// One issuer, a string (jsonwebtoken alone would also take a list holding a configured
+    /// one).
+    iss: String,
     scope: Option<String>,
     scp: Option<Scopes>,
     #[serde(flatten)]
@@ -529,7 +556,9 @@ impl TokenVerifier for JwtVerifier {
         let mut validation = Validation::new(header.alg);
         validation.set_audience(&[&self.audience]);
         validation.set_issuer(&self.issuers);
-        validation.set_required_spec_claims(&["exp", "aud", "iss"]);
+        // `sub` too: a legacy session is bound to its token's subject, and two tokens without
+        // one could not be told apart.
+        validation.set_required_spec_claims(&["exp", "aud", "iss", "sub"]);
         validation.validate_nbf = true;
         let mut last = TokenRejected(format!("no key for algorithm {:?}", header.alg));
         let candidates = self.keys.iter().filter(|key| {
@@ -540,13 +569,21 @@ impl TokenVerifier for JwtVerifier {
             match jsonwebtoken::decode::<Claims>(token, &key.key, &validation) {
                 Ok(data) => return Ok(principal(data.claims)),
                 Err(error) => {
-                    let signature = matches!(
+                    // Claims are looked at once the signature checked out: such a failure is
+                    // the token's. Any other may be this key's, and another key may still fit.
+                    let of_the_claims = matches!(
                         error.kind(),
-                        jsonwebtoken::errors::ErrorKind::InvalidSignature
+                        ErrorKind::ExpiredSignature
+                            | ErrorKind::ImmatureSignature
+                            | ErrorKind::InvalidIssuer
+                            | ErrorKind::InvalidAudience
+                            | ErrorKind::InvalidSubject
+                            | ErrorKind::MissingRequiredClaim(_)
+                            | ErrorKind::InvalidClaimFormat(_)
+                            | ErrorKind::Json(_)
                     );
                     last = TokenRejected(error.to_string());
-                    // Another key may have signed it; any other failure is the token's.
-                    if !signature {
+                    if of_the_claims {
                         return Err(last);
                     }
                 }
@@ -565,22 +602,28 @@ fn principal(claims: Claims) -> Principal {
         words(scope, &mut scopes);
     }
     match &claims.scp {
-        Some(Scopes::List(list)) => scopes.extend(list.iter().cloned()),
+        Some(Scopes::List(list)) => {
+            for scope in list {
+                words(scope, &mut scopes);
+            }
+        }
         Some(Scopes::Text(text)) => words(text, &mut scopes),
         None => {}
     }
-    let claims_text = claims
+    let mut text: BTreeMap<String, String> = claims
         .other
         .into_iter()
         .filter_map(|(name, value)| match value {
-            serde_json::Value::String(text) => Some((name, text)),
+            serde_json::Value::String(value) => Some((name, value)),
+            serde_json::Value::Number(number) => Some((name, number.to_string())),
             _ => None,
         })
         .collect();
+    text.insert("iss".to_owned(), claims.iss);
     Principal {
-        subject: claims.sub,
+        subject: Some(claims.sub),
         scopes,
-        claims: claims_text,
+        claims: text,
     }
 }
 
@@ -629,14 +672,29 @@ mod tests {
             principal.claims.get("client_id").map(String::as_str),
             Some("cli")
         );
-        assert!(!principal.claims.contains_key("n"));
+        assert_eq!(principal.claims.get("n").map(String::as_str), Some("3"));
+        assert_eq!(
+            principal.claims.get("iss").map(String::as_str),
+            Some(ISSUER)
+        );
+        assert!(principal.claims.contains_key("exp"));
         // `scp` as a list, and the audience as one of several.
         let mut claims = good_claims();
         claims["scope"] = serde_json::Value::Null;
-        claims["scp"] = serde_json::json!(["a", "b"]);
+        claims["scp"] = serde_json::json!(["a", "b c", ""]);
         claims["aud"] = serde_json::json!(["https://other.example.com", AUDIENCE]);
         let principal = verifier().verify(&token(claims, SECRET)).unwrap();
-        assert_eq!(principal.scopes.len(), 2);
+        assert_eq!(principal.scopes.len(), 3);
+    }
+
+    #[test]
+    fn a_principal_expires_with_its_token() {
+        let with_exp = |exp: &str| Principal::subject("alice").with_claim("exp", exp);
+        assert!(!expired(&Principal::subject("alice")));
+        assert!(!expired(&with_exp(&(now() + 600).to_string())));
+        assert!(expired(&with_exp(&(now() - 1).to_string())));
+        assert!(expired(&with_exp("soon")));
+        assert!(!expired(&with_exp(&format!("{}.5", now() + 600))));
     }
 
     #[test]
@@ -669,9 +727,14 @@ mod tests {
         let mut no_audience = good_claims();
         no_audience.as_object_mut().unwrap().remove("aud");
         assert!(refused(no_audience, SECRET));
-        let mut no_expiry = good_claims();
-        no_expiry.as_object_mut().unwrap().remove("exp");
-        assert!(refused(no_expiry, SECRET));
+        for required in ["exp", "sub", "iss"] {
+            let mut without = good_claims();
+            without.as_object_mut().unwrap().remove(required);
+            assert!(refused(without, SECRET), "without {required}");
+        }
+        // An issuer list holding the configured one is not an issuer.
+        let issuers = serde_json::json!([ISSUER, "https://evil.example.com"]);
+        assert!(refused(with("iss", issuers), SECRET));
         // An unsigned token (`alg: none`) and garbage.
         let unsigned = format!(
             "{}.{}.",
@@ -757,9 +820,37 @@ mod tests {
         let signed = jsonwebtoken::encode(&header, &good_claims(), &signing).unwrap();
         let principal = verifier.verify(&signed).unwrap();
         assert_eq!(principal.subject.as_deref(), Some("alice"));
-        // The same claims under an HMAC with the public key's bytes: refused (no HMAC key).
-        let confused = token(good_claims(), EC_PUBLIC_JWK.as_bytes());
-        assert!(verifier.verify(&confused).is_err());
+        // Algorithm confusion: HS256 keyed with the public key's own bytes (the point, as a
+        // verifier that took the key for an HMAC secret would use it), with and without a kid.
+        let public: serde_json::Value = serde_json::from_str(EC_PUBLIC_JWK).unwrap();
+        let coordinate = |name: &str| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(public[name].as_str().unwrap())
+                .unwrap()
+        };
+        let mut point = vec![4_u8];
+        point.extend(coordinate("x"));
+        point.extend(coordinate("y"));
+        for kid in [None, Some("ec-1".to_owned())] {
+            let header = Header {
+                kid,
+                ..Header::new(Algorithm::HS256)
+            };
+            let key = EncodingKey::from_secret(&point).unwrap();
+            let confused = jsonwebtoken::encode(&header, &good_claims(), &key).unwrap();
+            assert!(verifier.verify(&confused).is_err());
+        }
+        // A key set that claims an algorithm of another key type is refused; encryption keys
+        // are left out.
+        let with_member = |member: &str| {
+            let jwk =
+                EC_PUBLIC_JWK.replace(r#""kid":"ec-1""#, &format!(r#""kid":"ec-1",{member}"#));
+            JwtVerifier::new(AUDIENCE, vec![]).with_jwks(&format!(r#"{{"keys":[{jwk}]}}"#))
+        };
+        assert!(with_member(r#""alg":"ES256""#).is_ok());
+        assert!(with_member(r#""alg":"HS256""#).is_err());
+        assert!(with_member(r#""use":"enc""#).is_err());
+        assert!(with_member(r#""use":"sig""#).is_ok());
         // A signature by another key.
         let mut tampered = signed.clone();
         tampered.truncate(tampered.len() - 4);
@@ -797,6 +888,10 @@ mod tests {
             challenge(&missing),
             "Bearer resource_metadata=\"https://mcp.example.com/.well-known/oauth-protected-resource/mcp\", scope=\"files:read\""
         );
+        let mut twice = headers("Bearer abc");
+        twice.append(header::AUTHORIZATION, "Bearer def".parse().unwrap());
+        let twice = authorization.check(&twice).err().unwrap();
+        assert_eq!(twice.status, StatusCode::BAD_REQUEST);
         let basic = authorization
             .check(&headers("Basic YWxpY2U6cHc="))
             .err()

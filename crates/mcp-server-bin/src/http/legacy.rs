@@ -60,8 +60,19 @@ impl Sessions {
 
     /// The live session with this id, marked as used now. A session idle for longer than
     /// `idle_timeout` (no request and no open GET stream) has expired: it is ended here.
-    pub(crate) fn get(&self, id: &str, idle_timeout: Duration) -> Option<Arc<LegacyHttpSession>> {
-        let session = self.lock().get(id).cloned()?;
+    /// Only a session `owned` accepts is looked at (and marked): another principal's session
+    /// is not found, and is not kept alive by being named.
+    pub(crate) fn get(
+        &self,
+        id: &str,
+        idle_timeout: Duration,
+        owned: impl FnOnce(&LegacyHttpSession) -> bool,
+    ) -> Option<Arc<LegacyHttpSession>> {
+        let session = self
+            .lock()
+            .get(id)
+            .cloned()
+            .filter(|session| owned(session))?;
         if session.expired(idle_timeout) {
             tracing::debug!("legacy session expired");
             self.remove(id);
@@ -170,6 +181,10 @@ struct SessionState {
     /// The open GET stream.
     stream: Option<StreamSlot>,
     next_stream: u64,
+    /// Whom the session's queries run for: the principal of the latest request that named the
+    /// session (with bearer tokens, its latest token's scopes and claims), the opener's at
+    /// first.
+    principal: Arc<Principal>,
 }
 
 /// The session's side of its open GET stream: the frames routed to it, waiting under the
@@ -263,7 +278,6 @@ impl LegacyHttpSession {
         Ok(Arc::new(LegacyHttpSession {
             id,
             shared: Arc::clone(shared),
-            principal,
             subscriber: SubscriberGuard::new(shared, changes.wake_function()),
             changes,
             closed: AtomicBool::new(false),
@@ -275,7 +289,9 @@ impl LegacyHttpSession {
                 next_waiter: 0,
                 stream: None,
                 next_stream: 0,
+                principal: Arc::clone(&principal),
             }),
+            principal,
         }))
     }
 
@@ -292,9 +308,21 @@ impl LegacyHttpSession {
         self.shared.wakers.wake(&[self.subscriber.id()]);
     }
 
-    /// Whom the session was opened for.
-    pub(crate) fn principal(&self) -> &Principal {
-        &self.principal
+    /// Whether `principal` is whom the session was opened for: the same subject from the same
+    /// issuer (a token's `sub` is only unique within its issuer). Anonymous principals are all
+    /// the same one.
+    pub(crate) fn belongs_to(&self, principal: &Principal) -> bool {
+        self.principal.subject == principal.subject
+            && self.principal.claims.get("iss") == principal.claims.get("iss")
+    }
+
+    /// Runs the session's next queries as `principal` (its owner's latest token), so that a
+    /// token's narrower scopes apply from the first request that carries it.
+    pub(crate) fn renew(&self, principal: &Arc<Principal>) {
+        let mut state = self.lock();
+        if *state.principal != **principal {
+            state.principal = Arc::clone(principal);
+        }
     }
 
     fn touch(&self) {
@@ -342,18 +370,18 @@ impl LegacyHttpSession {
     fn feed_read(&self, read: ReadLine, id: &RequestId) -> Result<ReadTaken, ()> {
         let mut state = self.lock();
         free_waiter(&mut state, Some(id))?;
+        let SessionState {
+            session, principal, ..
+        } = &mut *state;
         let answer_now = |query| {
             driver::answer_now(
                 &self.shared.service,
-                &self.principal,
+                principal,
                 Some(self.subscriber.id()),
                 query,
             )
         };
-        match state
-            .session
-            .answer_read_with(read, Instant::now(), answer_now)
-        {
+        match session.answer_read_with(read, Instant::now(), answer_now) {
             ReadFed::Answered {
                 progress, response, ..
             } => Ok(ReadTaken::Answered { progress, response }),
@@ -412,7 +440,7 @@ impl LegacyHttpSession {
                     // anything else runs as a future of its own.
                     match driver::answer_now(
                         &self.shared.service,
-                        &self.principal,
+                        &state.principal,
                         subscriber,
                         query,
                     ) {
@@ -420,7 +448,7 @@ impl LegacyHttpSession {
                         Err(query) => {
                             let future = driver::answer(
                                 Arc::clone(&self.shared.service),
-                                Arc::clone(&self.principal),
+                                Arc::clone(&state.principal),
                                 subscriber,
                                 query,
                             );
@@ -904,6 +932,11 @@ impl futures_util::Stream for GetStream {
                 .poll_due(driver::now(), context)
                 .is_ready()
             {
+                // The stream lives no longer than the latest token its session was named with.
+                if super::auth::expired(&stream.session.lock().principal) {
+                    tracing::debug!("legacy GET stream ended: its session's token expired");
+                    return Poll::Ready(None);
+                }
                 return Poll::Ready(Some(Ok(sse::keep_alive())));
             }
             return Poll::Pending;

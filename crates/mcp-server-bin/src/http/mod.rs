@@ -167,7 +167,8 @@ impl Server {
             .unwrap_or_default();
         let state = self.http_state(options);
         let mut router = Router::new().route(&path, axum::routing::any(endpoint));
-        for metadata_path in metadata_paths {
+        // An endpoint at a metadata path is the endpoint: one route per path.
+        for metadata_path in metadata_paths.into_iter().filter(|other| *other != path) {
             router = router.route(&metadata_path, axum::routing::any(metadata));
         }
         router.with_state(state)
@@ -689,13 +690,19 @@ fn delete(state: &HttpState, headers: &HeaderMap) -> Response {
 }
 
 /// The live session `session_id` names, if the request's principal is the one that opened it
-/// (the same subject; with authorization, another user's session is not found).
+/// (with authorization, another user's session is not found); the session's next queries then
+/// run with this request's principal (its token's scopes).
 fn lookup(state: &HttpState, session_id: &HeaderValue) -> Option<Arc<legacy::LegacyHttpSession>> {
-    session_id
-        .to_str()
-        .ok()
-        .and_then(|id| state.sessions.get(id, state.options.session_idle_timeout))
-        .filter(|session| session.principal().subject == state.principal.subject)
+    let id = session_id.to_str().ok()?;
+    let session = state
+        .sessions
+        .get(id, state.options.session_idle_timeout, |session| {
+            session.belongs_to(&state.principal)
+        })?;
+    if state.options.authorization.is_some() {
+        session.renew(&state.principal);
+    }
+    Some(session)
 }
 
 /// `404`: the session is unknown, expired or deleted; the client must initialize again.

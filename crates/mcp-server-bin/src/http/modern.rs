@@ -271,6 +271,11 @@ impl futures_util::Stream for ListenStream {
                 .poll_due(driver::now(), context)
                 .is_ready()
             {
+                // The stream lives no longer than the token it was opened with.
+                if super::auth::expired(&stream.state.principal) {
+                    tracing::debug!("listen stream ended: its token expired");
+                    return Poll::Ready(None);
+                }
                 return Poll::Ready(Some(Ok(sse::keep_alive())));
             }
             return Poll::Pending;

@@ -213,6 +213,23 @@ fn config_validation() {
         Err("invalid grant for \"x://**\": give subject or scope, not both"),
     );
     check(
+        "[[grants]]\nscope = \"two words\"\nuris = \"x://**\"",
+        Err("invalid grant for \"x://**\": \"two words\" is not an OAuth scope"),
+    );
+    check(
+        "[[grants]]\nsubject = \"\"\nuris = \"x://**\"",
+        Err("invalid grant for \"x://**\": subject is empty"),
+    );
+    check(
+        "[authorization]\nresource = \"https://a.example/mcp\"\n\
+         authorization_servers = [\"https://one.example\", \"https://two.example\"]\n\
+         [[grants]]\nsubject = \"alice\"\nuris = \"x://**\"",
+        Err(
+            "invalid grant for \"x://**\": a grant to a subject needs a single authorization \
+             server: a token's sub is only unique within its issuer",
+        ),
+    );
+    check(
         "[[grants]]\nactions = []\nuris = \"x://**\"",
         Err("invalid grant for \"x://**\": actions is empty: it would allow nothing"),
     );

@@ -34,9 +34,17 @@ struct TestServer {
 
 impl TestServer {
     async fn start(options: HttpOptions) -> TestServer {
+        TestServer::start_with(options, None).await
+    }
+
+    /// [`TestServer::start`] with an access policy.
+    async fn start_with(
+        options: HttpOptions,
+        policy: Option<std::sync::Arc<dyn mcp_resources_core::policy::Policy>>,
+    ) -> TestServer {
         let text = ResourceUri::parse("test://static-text").unwrap();
         let watched = ResourceUri::parse("test://watched-resource").unwrap();
-        let server = Server::builder()
+        let mut builder = Server::builder()
             .server_info("http-test", "1.0.0")
             .static_resource(
                 Resource::new(text.clone(), "static-text").with_mime_type("text/plain"),
@@ -69,9 +77,11 @@ impl TestServer {
                     let contents = Contents::text(uri.clone(), format!(r#"{{"id":"{id}"}}"#));
                     async move { Ok(vec![contents]) }
                 },
-            )
-            .build()
-            .unwrap();
+            );
+        if let Some(policy) = policy {
+            builder = builder.policy(policy);
+        }
+        let server = builder.build().unwrap();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let task = tokio::spawn(server.clone().serve_http_on(listener, options));
@@ -1624,9 +1634,14 @@ const SECRET: &[u8] = b"a secret of thirty-two bytes or more, shared";
 
 /// An `Authorization` value with a token for this server from `ISSUER`, signed with `SECRET`.
 fn bearer(subject: &str, scope: &str) -> String {
+    bearer_from(ISSUER, subject, scope, 600)
+}
+
+/// [`bearer`] from `issuer`, valid for `lifetime` seconds.
+fn bearer_from(issuer: &str, subject: &str, scope: &str, lifetime: u64) -> String {
     let claims = json!({
-        "sub": subject, "aud": RESOURCE, "iss": ISSUER, "scope": scope,
-        "exp": jsonwebtoken::get_current_timestamp() + 600,
+        "sub": subject, "aud": RESOURCE, "iss": issuer, "scope": scope,
+        "exp": jsonwebtoken::get_current_timestamp() + lifetime,
     });
     let key = jsonwebtoken::EncodingKey::from_secret(SECRET).unwrap();
     let token = jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &key).unwrap();
@@ -1635,25 +1650,34 @@ fn bearer(subject: &str, scope: &str) -> String {
 
 #[tokio::test]
 async fn bearer_tokens_guard_every_request_and_bind_sessions() {
+    use mcp_resources_core::policy::{ActionSet, Grantee, PatternPolicy, UriPattern};
     use mcp_server_bin::auth::{Authorization, JwtVerifier};
-    let verifier = JwtVerifier::new(RESOURCE, vec![ISSUER.to_owned()])
+    const OTHER_ISSUER: &str = "https://other-auth.example.com";
+    let issuers = vec![ISSUER.to_owned(), OTHER_ISSUER.to_owned()];
+    let verifier = JwtVerifier::new(RESOURCE, issuers.clone())
         .with_hmac_secret(SECRET)
         .unwrap();
-    let authorization = Authorization::new(
-        RESOURCE,
-        vec![ISSUER.to_owned()],
-        std::sync::Arc::new(verifier),
-    )
-    .and_then(|authorization| authorization.scopes_supported(vec!["files:read".to_owned()]))
-    .and_then(|authorization| authorization.required_scopes(vec!["files:read".to_owned()]))
-    .unwrap();
+    let authorization = Authorization::new(RESOURCE, issuers, std::sync::Arc::new(verifier))
+        .and_then(|authorization| authorization.scopes_supported(vec!["files:read".to_owned()]))
+        .and_then(|authorization| authorization.required_scopes(vec!["files:read".to_owned()]))
+        .unwrap();
     let options = HttpOptions {
         authorization: Some(authorization),
         ..HttpOptions::default()
     };
-    let server = TestServer::start(options.clone()).await;
-    // The router serves the document too (one route per path: a clash would panic here).
-    let _router = server.server.router(options);
+    // `test://static-text` is for the `secret` scope only.
+    let policy = PatternPolicy::new()
+        .grant(
+            Grantee::Scope("secret".to_owned()),
+            ActionSet::ALL,
+            UriPattern::parse("test://static-text").unwrap(),
+        )
+        .grant(
+            Grantee::Anyone,
+            ActionSet::ALL,
+            UriPattern::parse("test://watched-resource").unwrap(),
+        );
+    let server = TestServer::start_with(options.clone(), Some(std::sync::Arc::new(policy))).await;
 
     // The metadata document, at both well-known paths, needs no token.
     for path in [
@@ -1663,7 +1687,7 @@ async fn bearer_tokens_guard_every_request_and_bind_sessions() {
         let document = Answer::read(server.send_at(path, "GET", &[], None).await).await;
         assert_eq!(document.status, 200, "{path}");
         assert_eq!(document.json["resource"], RESOURCE);
-        assert_eq!(document.json["authorization_servers"], json!([ISSUER]));
+        assert_eq!(document.json["authorization_servers"][0], ISSUER);
         assert_eq!(document.json["scopes_supported"], json!(["files:read"]));
     }
     let elsewhere = server.send_at("/.well-known/other", "GET", &[], None).await;
@@ -1684,7 +1708,7 @@ async fn bearer_tokens_guard_every_request_and_bind_sessions() {
         refused.headers()["www-authenticate"],
         "Bearer resource_metadata=\"https://files.example.com/.well-known/oauth-protected-resource/mcp\", scope=\"files:read\""
     );
-    let alice = bearer("alice", "files:read");
+    let alice = bearer("alice", "files:read secret");
     let with = |token| with_header(&modern_headers, ("authorization", token));
     let served = Answer::read(server.send("POST", &with(&alice), Some(&read)).await).await;
     assert_eq!(served.status, 200);
@@ -1695,6 +1719,16 @@ async fn bearer_tokens_guard_every_request_and_bind_sessions() {
     let narrow = bearer("alice", "files:list");
     let forbidden = server.send("POST", &with(&narrow), Some(&read)).await;
     assert_eq!(forbidden.status(), 403);
+    assert!(
+        forbidden.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .starts_with("Bearer error=\"insufficient_scope\"")
+    );
+    // Without `secret`, the policy hides the resource.
+    let public = bearer("alice", "files:read");
+    let hidden = Answer::read(server.send("POST", &with(&public), Some(&read)).await).await;
+    assert!(hidden.json.get("error").is_some(), "{:?}", hidden.json);
     let forged = format!("{}x", bearer("alice", "files:read"));
     assert_eq!(
         server
@@ -1728,6 +1762,26 @@ async fn bearer_tokens_guard_every_request_and_bind_sessions() {
     );
     let still = server.post(&as_user(&alice), &ping).await;
     assert_eq!(still.status, 200, "bob's DELETE ended nothing");
+    // Nor does the same subject from another issuer.
+    let other_alice = bearer_from(OTHER_ISSUER, "alice", "files:read secret", 600);
+    assert_eq!(server.post(&as_user(&other_alice), &ping).await.status, 404);
+    let bob_stream = with_header(&as_user(&bob), ("accept", "text/event-stream"));
+    assert_eq!(server.send("GET", &bob_stream, None).await.status(), 404);
+    // The session runs each request with the scopes of its token: without `secret`, the
+    // resource is hidden; with it again, served.
+    let legacy_read = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read",
+                             "params": {"uri": "test://static-text"}});
+    let text = |answer: &Answer| answer.json["result"]["contents"][0]["text"].clone();
+    let first = server.post(&as_user(&alice), &legacy_read).await;
+    assert_eq!(text(&first), "hello over http");
+    let downscoped = server.post(&as_user(&public), &legacy_read).await;
+    assert!(
+        downscoped.json.get("error").is_some(),
+        "{:?}",
+        downscoped.json
+    );
+    let again = server.post(&as_user(&alice), &legacy_read).await;
+    assert_eq!(text(&again), "hello over http");
     let refused = server
         .send(
             "POST",
@@ -1736,6 +1790,70 @@ async fn bearer_tokens_guard_every_request_and_bind_sessions() {
         )
         .await;
     assert_eq!(refused.status(), 401);
+
+    // The router asks for tokens too, and serves the document.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let router = server.server.router(options);
+    let routed = TestServer {
+        server: server.server.clone(),
+        addr,
+        task: tokio::spawn(async move { axum::serve(listener, router).await }),
+    };
+    let refused = routed.send("POST", &modern_headers, Some(&read)).await;
+    assert_eq!(refused.status(), 401);
+    let served = Answer::read(routed.send("POST", &with(&alice), Some(&read)).await).await;
+    assert_eq!(text(&served), "hello over http");
+    let metadata = "/.well-known/oauth-protected-resource/mcp";
+    assert_eq!(
+        routed.send_at(metadata, "GET", &[], None).await.status(),
+        200
+    );
+}
+
+#[tokio::test]
+async fn live_streams_end_once_their_token_expires() {
+    use mcp_server_bin::auth::{Authorization, JwtVerifier};
+    let verifier = JwtVerifier::new(RESOURCE, vec![ISSUER.to_owned()])
+        .with_hmac_secret(SECRET)
+        .unwrap();
+    let authorization = Authorization::new(
+        RESOURCE,
+        vec![ISSUER.to_owned()],
+        std::sync::Arc::new(verifier),
+    )
+    .unwrap();
+    let server = TestServer::start(HttpOptions {
+        authorization: Some(authorization),
+        keep_alive: Duration::from_millis(100),
+        ..HttpOptions::default()
+    })
+    .await;
+    // Valid for a second (and accepted within the minute of leeway for clock skew).
+    let short = bearer_from(ISSUER, "alice", "files:read", 1);
+    let headers = with_header(&LISTEN_HEADERS, ("authorization", &short));
+    let body = watched_listen_request(1).to_string();
+    let mut listen = EventReader::new(server.send("POST", &headers, Some(&body)).await);
+    let ack = listen.next().await.expect("the acknowledgment");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    let opened = server
+        .post(
+            &[("authorization", &short)],
+            &initialize_request("2025-11-25"),
+        )
+        .await;
+    let session = opened.session.expect("a session id");
+    let get_headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+        ("accept", "text/event-stream"),
+        ("authorization", short.as_str()),
+    ];
+    let mut get = EventReader::new(server.send("GET", &get_headers, None).await);
+    // Each ends at a keep-alive after its token's `exp` (keep-alive comments in between are
+    // skipped, so the whole wait is bounded).
+    assert_eq!(bounded(listen.next()).await, None);
+    assert_eq!(bounded(get.next()).await, None);
 }
 
 /// `headers` and one more.
