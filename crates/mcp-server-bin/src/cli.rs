@@ -51,12 +51,13 @@ CONFIGURATION FILE (TOML):
         jwks_file = \"jwks.json\"                # the issuer's signing keys (its jwks_uri, saved)
         hmac_secret_env = \"MCP_JWT_SECRET\"     # and/or a shared HMAC secret (32+ bytes)
         required_scopes = [\"files:read\"]       # every token must carry these
+        implied_scopes = { \"files:admin\" = [\"files:read\"] }   # scope hierarchy
     Every request then needs `Authorization: Bearer <JWT>` (401 names the metadata document,
     served at /.well-known/oauth-protected-resource); a legacy session serves only the token
     subject that opened it. Who may do what, on every transport (none: everyone, everything):
         [[grants]]
         scope = \"files:read\"                   # or subject = \"alice\"; neither: everyone
-        actions = [\"list\", \"read\"]           # default: list, read, subscribe, complete
+        actions = [\"list\", \"read\"]             # default: list, read, subscribe, complete
         uris = \"file:///srv/docs/**\"           # * within a segment, ** across them
 
 LOGGING:

@@ -203,6 +203,10 @@ pub struct RawAuthorization {
     pub required_scopes: Option<Vec<String>>,
     /// Scopes listed in the metadata document. Default: the required ones.
     pub scopes_supported: Option<Vec<String>>,
+    /// The scope hierarchy: each broader scope and the narrower ones it stands for, for example
+    /// `implied_scopes = { "files:admin" = ["files:read", "files:write"] }`. A token's scopes
+    /// count with all they imply, for required scopes and for grants.
+    pub implied_scopes: Option<std::collections::BTreeMap<String, Vec<String>>>,
 }
 
 impl RawAuthorization {
@@ -255,6 +259,9 @@ impl RawAuthorization {
         )
         .and_then(|authorization| authorization.required_scopes(required))
         .and_then(|authorization| authorization.scopes_supported(supported))
+        .and_then(|authorization| {
+            authorization.implied_scopes(self.implied_scopes.clone().unwrap_or_default())
+        })
         .map_err(|error| invalid(error.to_string()))
     }
 }

@@ -94,6 +94,8 @@ pub struct Authorization {
     authorization_servers: Vec<String>,
     scopes_supported: Vec<String>,
     required_scopes: Vec<String>,
+    /// Broader scopes and the narrower ones each stands for.
+    implied_scopes: BTreeMap<String, Vec<String>>,
     verifier: Arc<dyn TokenVerifier>,
     /// The metadata document's absolute URL (path-inserted, RFC 9728 §3.1).
     metadata_url: String,
@@ -117,6 +119,7 @@ impl PartialEq for Authorization {
             && self.authorization_servers == other.authorization_servers
             && self.scopes_supported == other.scopes_supported
             && self.required_scopes == other.required_scopes
+            && self.implied_scopes == other.implied_scopes
             && Arc::ptr_eq(&self.verifier, &other.verifier)
     }
 }
@@ -166,6 +169,7 @@ impl Authorization {
             authorization_servers,
             scopes_supported: Vec::new(),
             required_scopes: Vec::new(),
+            implied_scopes: BTreeMap::new(),
             verifier,
             metadata_url,
             metadata_path,
@@ -195,8 +199,8 @@ impl Authorization {
     }
 
     /// Sets the scopes every request's token must carry (all of them); they are named in every
-    /// challenge. Scopes are compared exactly: a broader scope does not stand for a narrower
-    /// one.
+    /// challenge. A token's scope stands for itself and for the scopes
+    /// [`Authorization::implied_scopes`] says it implies.
     ///
     /// # Errors
     ///
@@ -209,6 +213,38 @@ impl Authorization {
         self.required_scopes = scopes;
         self.challenges = self.make_challenges()?;
         Ok(self)
+    }
+
+    /// Sets the scope hierarchy: each scope of `implied` stands for the scopes it lists too
+    /// (and for those they list in turn), for example `files:admin` for `files:read` and
+    /// `files:write`. A token's principal holds every scope its own imply, so required scopes
+    /// and grants to a scope are met by a broader one.
+    ///
+    /// # Errors
+    ///
+    /// When a scope is not a valid OAuth scope token.
+    pub fn implied_scopes(
+        mut self,
+        implied: BTreeMap<String, Vec<String>>,
+    ) -> Result<Authorization, AuthorizationError> {
+        for (broader, narrower) in &implied {
+            check_scopes(std::slice::from_ref(broader))?;
+            check_scopes(narrower)?;
+        }
+        self.implied_scopes = implied;
+        Ok(self)
+    }
+
+    /// `scopes` with every scope they imply, transitively.
+    fn with_implied(&self, scopes: &mut BTreeSet<String>) {
+        let mut pending: Vec<String> = scopes.iter().cloned().collect();
+        while let Some(scope) = pending.pop() {
+            for narrower in self.implied_scopes.get(&scope).into_iter().flatten() {
+                if scopes.insert(narrower.clone()) {
+                    pending.push(narrower.clone());
+                }
+            }
+        }
     }
 
     /// The canonical URI of this server: the audience its tokens must name.
@@ -296,13 +332,14 @@ impl Authorization {
                 return Err(self.refuse(StatusCode::BAD_REQUEST, &self.challenges.invalid_request));
             }
         };
-        let principal = match self.verifier.verify(token) {
+        let mut principal = match self.verifier.verify(token) {
             Ok(principal) => principal,
             Err(rejected) => {
                 tracing::debug!(%rejected, "bearer token refused");
                 return Err(self.refuse(StatusCode::UNAUTHORIZED, &self.challenges.invalid_token));
             }
         };
+        self.with_implied(&mut principal.scopes);
         if let Some(missing) = self
             .required_scopes
             .iter()
@@ -924,6 +961,32 @@ mod tests {
             .ok()
             .unwrap();
         assert_eq!(principal.subject.as_deref(), Some("alice"));
+    }
+
+    #[test]
+    fn a_broader_scope_stands_for_the_narrower_ones() {
+        let implied = BTreeMap::from([
+            ("files:admin".to_owned(), vec!["files:write".to_owned()]),
+            ("files:write".to_owned(), vec!["files:read".to_owned()]),
+        ]);
+        let authorization = authorization().implied_scopes(implied).unwrap();
+        let mut claims = good_claims();
+        claims["scope"] = serde_json::json!("files:admin");
+        let admin = token(claims, SECRET);
+        let principal = authorization
+            .check(&headers(&format!("Bearer {admin}")))
+            .unwrap();
+        let scopes: Vec<&str> = principal.scopes.iter().map(String::as_str).collect();
+        assert_eq!(scopes, ["files:admin", "files:read", "files:write"]);
+        // Not the other way round.
+        let mut claims = good_claims();
+        claims["scope"] = serde_json::json!("files:write");
+        let principal = authorization
+            .check(&headers(&format!("Bearer {}", token(claims, SECRET))))
+            .unwrap();
+        assert!(!principal.scopes.contains("files:admin"));
+        let bad = BTreeMap::from([("a b".to_owned(), vec![])]);
+        assert!(authorization.implied_scopes(bad).is_err());
     }
 
     #[test]

@@ -280,7 +280,8 @@ fn the_authorization_table_reads_its_keys() {
         &file,
         "[authorization]\nresource = \"https://files.example.com/mcp\"\n\
          authorization_servers = [\"https://auth.example.com\"]\njwks_file = \"jwks.json\"\n\
-         required_scopes = [\"files:read\"]\n",
+         required_scopes = [\"files:read\"]\n\
+         implied_scopes = { \"files:admin\" = [\"files:read\"] }\n",
     )
     .expect("write");
     let raw = RawConfig::from_file(&file).expect("valid");
@@ -289,6 +290,13 @@ fn the_authorization_table_reads_its_keys() {
         .authorization
         .expect("the table");
     assert_eq!(table.jwks_file, Some(dir.path().join("jwks.json")));
+    assert_eq!(
+        table
+            .implied_scopes
+            .as_ref()
+            .map(|implied| implied["files:admin"].clone()),
+        Some(vec!["files:read".to_owned()])
+    );
     let no_env = |_: &str| None;
     let authorization = table.authorization(no_env).expect("keys read");
     assert_eq!(
