@@ -340,6 +340,32 @@ fn the_authorization_table_reads_its_keys() {
     fails(&relative_resource, &long, "\"/mcp\"");
 }
 
+/// `mcp-resources serve --config FILE DIR`, with `MCP_RESOURCES_TEST_SECRET` set to `secret`;
+/// with `None`, unset and stderr piped, for a start that is to fail (a running server's
+/// stderr is not read, so it goes nowhere).
+fn serve(
+    file: &std::path::Path,
+    dir: &std::path::Path,
+    secret: Option<&str>,
+) -> std::process::Child {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-resources"));
+    command
+        .args(["serve", "--config"])
+        .arg(file)
+        .arg(dir)
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::null());
+    match secret {
+        Some(secret) => command
+            .env("MCP_RESOURCES_TEST_SECRET", secret)
+            .stderr(std::process::Stdio::null()),
+        None => command
+            .env_remove("MCP_RESOURCES_TEST_SECRET")
+            .stderr(std::process::Stdio::piped()),
+    };
+    command.spawn().expect("the binary runs")
+}
+
 #[test]
 fn a_bad_authorization_table_stops_the_start() {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -348,22 +374,10 @@ fn a_bad_authorization_table_stops_the_start() {
         &file,
         "http = \"127.0.0.1:0\"\n[authorization]\nresource = \"https://files.example.com/mcp\"\n\
          authorization_servers = [\"https://auth.example.com\"]\n\
-         hmac_secret_env = \"MCP_RESOURCES_TEST_UNSET_SECRET\"\n",
+         hmac_secret_env = \"MCP_RESOURCES_TEST_SECRET\"\n",
     )
     .expect("write");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-resources"))
-        .args([
-            "serve",
-            "--config",
-            file.to_str().unwrap(),
-            dir.path().to_str().unwrap(),
-        ])
-        .env_remove("RUST_LOG")
-        .env_remove("MCP_RESOURCES_TEST_UNSET_SECRET")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
+    let mut child = serve(&file, dir.path(), None);
     // Bounded: a server that did start is killed and the test fails.
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     let status = loop {
@@ -380,7 +394,7 @@ fn a_bad_authorization_table_stops_the_start() {
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert_eq!(status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.contains("MCP_RESOURCES_TEST_UNSET_SECRET is not set"),
+        stderr.contains("MCP_RESOURCES_TEST_SECRET is not set"),
         "{stderr}"
     );
 }
@@ -418,22 +432,11 @@ fn the_binary_asks_every_http_request_for_a_token() {
         ),
     )
     .expect("write");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-resources"))
-        .args([
-            "serve",
-            "--config",
-            file.to_str().unwrap(),
-            dir.path().to_str().unwrap(),
-        ])
-        .env_remove("RUST_LOG")
-        .env(
-            "MCP_RESOURCES_TEST_SECRET",
-            "a secret of thirty-two bytes or more",
-        )
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("the binary runs");
+    let mut child = serve(
+        &file,
+        dir.path(),
+        Some("a secret of thirty-two bytes or more"),
+    );
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
         if std::time::Instant::now() > deadline || child.try_wait().ok().flatten().is_some() {
