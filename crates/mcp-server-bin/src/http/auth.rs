@@ -53,7 +53,9 @@ const MIN_HMAC_SECRET: usize = 32;
 /// [`JwtVerifier`] checks JSON Web Tokens against given keys; implement this trait to accept
 /// other tokens (opaque ones checked against a store, say). An implementation must accept only
 /// tokens issued for this server ([`Authorization::resource`] among their audiences) and still
-/// valid.
+/// valid. A legacy session is bound to the principal's subject and its `iss` claim: give every
+/// principal a subject, unique within its issuer, and its issuer as `iss`; an `exp` claim
+/// (seconds since the epoch, as text) ends live streams when it passes.
 pub trait TokenVerifier: Send + Sync + fmt::Debug {
     /// The principal `token` stands for, or why it is not accepted.
     ///
@@ -101,7 +103,7 @@ pub struct Authorization {
     metadata_url: String,
     /// Its path on this server, for the resource's own path (`None` when that is `/`).
     metadata_path: Option<String>,
-    /// The `WWW-Authenticate` values of the three refusals.
+    /// The `WWW-Authenticate` values of its refusals.
     challenges: Challenges,
 }
 
