@@ -136,12 +136,7 @@ impl RawGrant {
             (Some(subject), None) if subject.is_empty() => {
                 return Err(invalid("subject is empty".to_owned()));
             }
-            (None, Some(scope))
-                if scope.is_empty()
-                    || !scope
-                        .bytes()
-                        .all(|byte| matches!(byte, 0x21 | 0x23..=0x5b | 0x5d..=0x7e)) =>
-            {
+            (None, Some(scope)) if !crate::auth::is_scope(scope) => {
                 return Err(invalid(format!("{scope:?} is not an OAuth scope")));
             }
             (Some(subject), None) => Grantee::Subject(subject.clone()),

@@ -395,14 +395,17 @@ pub(crate) fn expired(principal: &Principal) -> bool {
     whole.parse::<u64>().map_or(true, |exp| exp <= now)
 }
 
-/// Scopes are RFC 6749 §3.3 tokens: printable ASCII without space, `"` and `\`.
+/// Whether `scope` is an RFC 6749 §3.3 scope token: printable ASCII without space, `"` and
+/// `\`, at least one character.
+pub(crate) fn is_scope(scope: &str) -> bool {
+    !scope.is_empty()
+        && scope
+            .bytes()
+            .all(|byte| matches!(byte, 0x21 | 0x23..=0x5b | 0x5d..=0x7e))
+}
+
 fn check_scopes(scopes: &[String]) -> Result<(), AuthorizationError> {
-    match scopes.iter().find(|scope| {
-        scope.is_empty()
-            || !scope
-                .bytes()
-                .all(|byte| matches!(byte, 0x21 | 0x23..=0x5b | 0x5d..=0x7e))
-    }) {
+    match scopes.iter().find(|scope| !is_scope(scope)) {
         Some(bad) => Err(AuthorizationError::Scope(bad.clone())),
         None => Ok(()),
     }
