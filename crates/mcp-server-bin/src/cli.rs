@@ -39,6 +39,7 @@ CONFIGURATION FILE (TOML):
         secret_patterns = [\"*.secret\"]
         secret_exceptions = [\"public.secret\"]
         respect_ignore_files = true     # --no-ignore-files sets false
+        refuse_hard_links = false       # --refuse-hard-links sets true
         watch = true                    # --no-watch sets false
         server_name = \"mcp-resources\"
         instructions = \"Project documentation.\"
@@ -148,6 +149,11 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     pub(crate) no_ignore_files: bool,
 
+    /// Refuse files with more than one hard link: a hard link to a file outside the served
+    /// directories (or outside a grant) cannot be told from that file.
+    #[arg(long)]
+    pub(crate) refuse_hard_links: bool,
+
     /// Do not watch the directories (no change notifications).
     #[arg(long)]
     pub(crate) no_watch: bool,
@@ -181,6 +187,7 @@ impl ServeArgs {
             secret_patterns: list(&self.secret_patterns),
             secret_exceptions: list(&self.secret_exceptions),
             respect_ignore_files: self.no_ignore_files.then_some(false),
+            refuse_hard_links: self.refuse_hard_links.then_some(true),
             watch: self.no_watch.then_some(false),
             server_name: self.server_name.clone(),
             instructions: self.instructions.clone(),

@@ -70,6 +70,10 @@ pub struct RawConfig {
     pub secret_exceptions: Option<Vec<String>>,
     /// Whether `.gitignore`, `.ignore` and `.git/info/exclude` hide files. Default `true`.
     pub respect_ignore_files: Option<bool>,
+    /// Whether files with more than one hard link are refused (a hard link to a file outside
+    /// the served directories, or outside a grant, cannot be told from that file). Default
+    /// `false`.
+    pub refuse_hard_links: Option<bool>,
     /// Whether to watch the directories and notify subscribers of changes. Default `true`.
     pub watch: Option<bool>,
     /// The server name given to clients. Default `mcp-resources`.
@@ -381,6 +385,7 @@ impl RawConfig {
             secret_patterns: over.secret_patterns.or(self.secret_patterns),
             secret_exceptions: over.secret_exceptions.or(self.secret_exceptions),
             respect_ignore_files: over.respect_ignore_files.or(self.respect_ignore_files),
+            refuse_hard_links: over.refuse_hard_links.or(self.refuse_hard_links),
             watch: over.watch.or(self.watch),
             server_name: over.server_name.or(self.server_name),
             instructions: over.instructions.or(self.instructions),
@@ -544,6 +549,8 @@ pub struct Config {
     pub secret_exceptions: Vec<String>,
     /// Whether ignore files hide files.
     pub respect_ignore_files: bool,
+    /// Whether files with more than one hard link are refused.
+    pub refuse_hard_links: bool,
     /// Whether to watch the directories.
     pub watch: bool,
     /// The server name given to clients.
@@ -701,6 +708,7 @@ impl Config {
             secret_patterns: with_defaults(DEFAULT_SECRET_PATTERNS, raw.secret_patterns),
             secret_exceptions: with_defaults(DEFAULT_SECRET_EXCEPTIONS, raw.secret_exceptions),
             respect_ignore_files: raw.respect_ignore_files.unwrap_or(true),
+            refuse_hard_links: raw.refuse_hard_links.unwrap_or(false),
             watch: raw.watch.unwrap_or(true),
             server_name,
             instructions: raw.instructions,

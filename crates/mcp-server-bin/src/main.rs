@@ -186,6 +186,7 @@ impl Sources {
             secret_patterns: config.secret_patterns.clone(),
             secret_exceptions: config.secret_exceptions.clone(),
             respect_ignore_files: config.respect_ignore_files,
+            refuse_hard_links: config.refuse_hard_links,
             max_read_bytes: config.max_read_bytes,
             read_cache_bytes: config.read_cache_bytes,
             watch: config.watch,

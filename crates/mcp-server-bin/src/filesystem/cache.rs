@@ -7,18 +7,16 @@
 //!
 //! # Why and when
 //!
-//! Reading a file takes five system calls (`lstat`, `open`, `fstat`, `read`, `close`), and
-//! system calls dominate the cost of a small read. The `lstat` comes first and is needed anyway
-//! (it is how the read path sees that no symlink is on the way), so when its metadata matches
-//! the stamp kept with a cached body, that body is served without opening the file: one system
-//! call instead of five.
+//! A read opens the file beneath its root and `fstat`s the handle anyway (that is how the read
+//! path knows what it opened), so when that metadata matches the stamp kept with a cached body,
+//! the body is served without reading the file, and shared rather than copied.
 //!
 //! A [`Stamp`] holds the size, the modification time, the inode and the change time (to the
 //! nanosecond). Writing a file changes its times, replacing it by a rename changes its inode. Two
 //! writes within one tick of the file system's clock could leave every field the same, so a file
 //! changed less than [`RACY_WINDOW`] before it was read is not
-//! cached (git's rule for "racy" index entries). Only whole reads of files reached without a
-//! symlink are cached (the read path decides).
+//! cached (git's rule for "racy" index entries). Only whole reads are cached (the read path
+//! decides).
 //!
 //! # Bounds
 //!
@@ -38,6 +36,7 @@ use std::time::Duration;
 use mcp_resources_core::resource::{Body, Contents, EncodingMemo};
 use mcp_resources_core::uri::ResourceUri;
 
+use super::beneath::FileStat;
 use super::exclude::{RACY_WINDOW, Stamp};
 
 /// One cached body and what it was read with.
@@ -87,8 +86,8 @@ impl ReadCache {
     }
 
     /// The stamp of a file by its metadata, as this cache compares them.
-    pub(crate) fn stamp(&self, metadata: &std::fs::Metadata) -> Stamp {
-        Stamp::from_metadata(metadata, self.racy_window)
+    pub(crate) fn stamp(&self, stat: &FileStat) -> Stamp {
+        Stamp::from_stat(stat, self.racy_window)
     }
 
     /// Whether anything can be cached at all.
@@ -172,7 +171,7 @@ mod tests {
         } else {
             Duration::ZERO
         };
-        Stamp::from_metadata(&std::fs::metadata(file).unwrap(), window)
+        Stamp::from_stat(&super::super::beneath::lstat(file).unwrap(), window)
     }
 
     fn contents(text: &str) -> Contents {

@@ -19,18 +19,27 @@
 //! `core.ignorecase` has them do there ([`CASE_INSENSITIVE_NAMES`]).
 //!
 //! A directory's matcher is parsed once and kept ([`IgnoreCache`]); every later use looks at the
-//! ignore files' metadata (size, modification and change times, inode) and parses again only
-//! when one of them changed, appeared or disappeared. A file changed less than
-//! [`RACY_WINDOW`] ago is parsed every time, because two edits within one tick of the file
-//! system's clock can leave the same metadata (git's "racy" entries). A read thus still sees an
-//! ignore file edited a moment ago, without compiling its patterns again each time.
+//! ignore files' metadata (size, modification and change times, inode) and reads them again
+//! only when one of them changed, appeared or disappeared, or changed less than [`RACY_WINDOW`]
+//! ago (two edits within one tick of the file system's clock can leave the same metadata: git's
+//! "racy" entries). A file read again is parsed again only when its bytes changed, so touching
+//! an ignore file costs a read, not a parse. Parsing happens outside the cache's lock, and on
+//! the runtime's thread only for ignore files of at most 16 KiB; a read that needs a larger one
+//! parsed goes to the blocking pool ([`NotNow`]).
+//!
+//! Ignore files are read without following a symlink and without waiting on a FIFO or device
+//! in their place (such a file counts as missing, as git does not follow a symlinked
+//! `.gitignore`), and at most [`MAX_IGNORE_FILE_BYTES`] (1 MiB) of them: a larger one hides its
+//! whole directory, with a warning in the log, rather than expose what it may have hidden.
 //!
 //! # Secret patterns
 //!
 //! Globs (case-insensitive) matched against the name of every component of the path relative to
 //! its root, so a directory named `.env` hides everything below it too; a pattern holding a `/` is
 //! matched against the relative path instead. An exception (by default `id_*.pub`, public keys)
-//! overrides a match.
+//! overrides a match. Each name is also matched as the editor or backup copy of another
+//! ([`backup_stems`]: `key.pem~`, `.env.bak`, `#.env#`, `.id_rsa.swp`, ...). Names are a
+//! heuristic: they catch the usual places of credentials, not a secret in an ordinary file.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -40,26 +49,58 @@ use std::time::SystemTime;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-/// The default secret-looking file names, never exposed.
+use super::beneath::{self, FileStat, SmallFileError};
+
+/// The default secret-looking file names, never exposed. Names are a heuristic: a secret in a
+/// file called `notes.txt` is served like any text. Each pattern also hides the editor and
+/// backup copies of what it matches (`key.pem~`, `.env.bak`, `#.env#`, `.id_rsa.swp`, ...).
 pub const DEFAULT_SECRET_PATTERNS: &[&str] = &[
-    ".env",
-    ".env.*",
+    // Environment files: `.env`, `.env.local`, `.envrc`, `.env-production`, ...
+    ".env*",
+    // Keys and certificates with their private halves.
     "*.pem",
     "*.key",
     "id_rsa*",
     "id_dsa*",
     "id_ecdsa*",
     "id_ed25519*",
-    ".netrc",
-    ".npmrc",
-    ".pypirc",
-    "credentials*",
+    "*.ppk",
     "*.p12",
     "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "*.keytab",
+    "*.asc",
+    "*.gpg",
+    ".gnupg",
+    // Credential stores of common tools.
+    "credentials*",
+    ".netrc",
+    "_netrc",
+    ".npmrc",
+    ".yarnrc.yml",
+    ".pypirc",
+    ".git-credentials",
+    ".pgpass",
+    ".my.cnf",
+    ".s3cfg",
+    ".boto",
+    ".vault-token",
     ".htpasswd",
+    ".dockercfg",
+    "**/.docker/config.json",
+    "**/.kube/config",
+    "kubeconfig",
+    "service-account*.json",
+    "*.tfstate",
+    "*.tfstate.*",
+    ".terraformrc",
+    "terraform.rc",
     "*.kdbx",
+    ".password-store",
+    // Shell and database histories, where typed passwords end up.
+    "*_history",
 ];
-
 /// The default exceptions to the secret patterns: public SSH keys.
 pub const DEFAULT_SECRET_EXCEPTIONS: &[&str] = &["id_*.pub"];
 
@@ -99,15 +140,62 @@ impl SecretMatcher {
     }
 
     /// Whether one component `name`, reached by the relative path `prefix` (ending in `name`),
-    /// looks secret. The path is spelt with `/` only when a pattern holding one needs it.
+    /// looks secret, itself or as the backup copy of a secret-looking name. The path is spelt
+    /// with `/` only when a pattern holding one needs it.
     fn component_is_secret(&self, name: &str, prefix: &Path) -> bool {
-        let slashed = || super::uri::slash_path(prefix);
-        let matched =
-            self.names.is_match(name) || (!self.paths.is_empty() && self.paths.is_match(slashed()));
-        matched
-            && !(self.exception_names.is_match(name)
-                || (!self.exception_paths.is_empty() && self.exception_paths.is_match(slashed())))
+        // The relative path with `stem` in place of the last name.
+        let slashed = |stem: &str| {
+            let path = super::uri::slash_path(prefix);
+            match path.rsplit_once('/') {
+                Some((parent, _)) => format!("{parent}/{stem}"),
+                None => stem.to_owned(),
+            }
+        };
+        let matches = |names: &GlobSet, paths: &GlobSet| {
+            backup_stems(name).any(|stem| {
+                names.is_match(stem) || (!paths.is_empty() && paths.is_match(slashed(stem)))
+            })
+        };
+        matches(&self.names, &self.paths) && !matches(&self.exception_names, &self.exception_paths)
     }
+}
+
+/// The suffixes editors and tools give a copy of a file: `key.pem~`, `.env.bak`,
+/// `id_rsa.orig`, a Vim swap file `.id_rsa.swp`, an Emacs autosave `#.env#` or lock `.#.env`.
+const BACKUP_SUFFIXES: [&str; 8] = [
+    "~", ".bak", ".orig", ".old", ".save", ".swp", ".swo", ".tmp",
+];
+
+/// `name` and the names it is a backup copy of, outermost first: `#.env.bak#` gives
+/// `#.env.bak#`, `.env.bak` and `.env`. Bounded by the name's length.
+pub(crate) fn backup_stems(name: &str) -> impl Iterator<Item = &str> {
+    std::iter::successors(Some(name), |current: &&str| {
+        let current = *current;
+        if let Some(inner) = current
+            .strip_prefix('#')
+            .and_then(|rest| rest.strip_suffix('#'))
+        {
+            return Some(inner).filter(|inner| !inner.is_empty());
+        }
+        if let Some(inner) = current.strip_prefix(".#") {
+            return Some(inner).filter(|inner| !inner.is_empty());
+        }
+        for suffix in BACKUP_SUFFIXES {
+            if let Some(inner) = current
+                .strip_suffix(suffix)
+                .filter(|inner| !inner.is_empty())
+            {
+                // A Vim swap file is the hidden name of what it holds: `.id_rsa.swp`.
+                if suffix.starts_with(".sw") {
+                    if let Some(hidden) = inner.strip_prefix('.').filter(|rest| !rest.is_empty()) {
+                        return Some(hidden);
+                    }
+                }
+                return Some(inner);
+            }
+        }
+        None
+    })
 }
 
 fn compile(patterns: &[String]) -> Result<(GlobSet, GlobSet), PatternError> {
@@ -152,58 +240,36 @@ const IGNORE_CACHE_DIRECTORIES: usize = 65_536;
 /// last parse would go unseen.
 pub(crate) const RACY_WINDOW: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// What an ignore file looked like when it was parsed: a change to any of these means the file
-/// must be read again.
+/// What an ignore file looked like when it was read: a change to any of these means the file
+/// must be looked at again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Stamp {
     len: u64,
     modified: Option<SystemTime>,
-    /// Inode and change time (seconds, nanoseconds), where the platform has them: a file
-    /// replaced by a rename, or rewritten within the modification time's granularity, differs.
-    #[cfg(unix)]
+    /// Inode and change time, where the platform has them: a file replaced by a rename, or
+    /// rewritten within the modification time's granularity, differs.
     identity: (u64, i64, i64),
     /// Changed within [`RACY_WINDOW`] of when the stamp was taken (or at an unknown time).
     racy: bool,
 }
 
 impl Stamp {
-    /// The stamp of `file` if it is a regular file (following symlinks, as reading it does);
-    /// racy if it changed within `window`.
-    fn of(file: &Path, window: std::time::Duration) -> Option<Stamp> {
-        let metadata = std::fs::metadata(file)
-            .ok()
-            .filter(std::fs::Metadata::is_file)?;
-        Some(Stamp::from_metadata(&metadata, window))
-    }
-
-    /// The stamp of the file `metadata` describes; racy if it changed within `window` of now.
-    pub(crate) fn from_metadata(
-        metadata: &std::fs::Metadata,
-        window: std::time::Duration,
-    ) -> Stamp {
-        let modified = metadata.modified().ok();
-        #[cfg(unix)]
-        let identity = {
-            use std::os::unix::fs::MetadataExt;
-            (metadata.ino(), metadata.ctime(), metadata.ctime_nsec())
-        };
-        #[cfg(unix)]
-        let changed = u64::try_from(identity.1)
+    /// The stamp of the file `stat` describes; racy if it changed within `window` of now.
+    pub(crate) fn from_stat(stat: &FileStat, window: std::time::Duration) -> Stamp {
+        let (_, change_seconds, _) = stat.identity;
+        let changed = u64::try_from(change_seconds)
             .ok()
             .map(|seconds| SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(seconds))
-            .max(modified);
-        #[cfg(not(unix))]
-        let changed = modified;
+            .max(stat.modified);
         let racy = changed.is_none_or(|changed| {
             SystemTime::now()
                 .duration_since(changed)
                 .map_or(true, |age| age < window)
         });
         Stamp {
-            len: metadata.len(),
-            modified,
-            #[cfg(unix)]
-            identity,
+            len: stat.len,
+            modified: stat.modified,
+            identity: stat.identity,
             racy,
         }
     }
@@ -214,13 +280,30 @@ impl Stamp {
     }
 }
 
-/// One directory's parsed matcher and the stamps of the files it was parsed from.
+/// One directory's parsed matcher and what the files it was parsed from looked like.
 #[derive(Debug)]
 struct CachedLevel {
     stamps: [Option<Stamp>; IGNORE_FILES.len()],
+    /// A hash of the files' bytes: a file touched but not changed (its stamp racy or new) is
+    /// not parsed again.
+    content: u64,
     level: Option<Level>,
 }
 
+/// The largest ignore file read, in bytes. A larger one hides its whole directory (see
+/// [Ignore files](self#ignore-files)).
+pub(crate) const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Ignore files of at most this many bytes are read and parsed on the runtime's thread when a
+/// read there needs them: a few hundred patterns at most, which cost about what a small read
+/// costs. Larger ones only where blocking is allowed ([`NotNow`]).
+const INLINE_IGNORE_FILE_BYTES: u64 = 16 * 1024;
+
+/// A directory's ignore files changed since they were last parsed and are larger than
+/// [`INLINE_IGNORE_FILE_BYTES`], and the caller may not parse them now (it runs on the
+/// runtime's thread): do the check again where blocking is allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct NotNow;
 /// Parsed ignore matchers by directory, re-parsed when their files change.
 #[derive(Debug)]
 pub(crate) struct IgnoreCache {
@@ -296,26 +379,57 @@ impl Rules {
     }
 
     /// The ignore matcher of `directory` (its `.gitignore` and `.ignore`), if it has one and
-    /// ignore files are respected: parsed again only if those files changed since last time.
+    /// ignore files are respected: read and parsed again only if those files changed since
+    /// last time. Blocking: it may parse.
     pub(crate) fn level(&self, directory: &Path) -> Option<Level> {
+        match self.level_if(directory, true) {
+            Ok(level) => level,
+            Err(NotNow) => unreachable!("a check that may parse always answers"),
+        }
+    }
+
+    /// As [`Rules::level`]; when `may_parse` is false, ignore files over
+    /// [`INLINE_IGNORE_FILE_BYTES`] that must be read again (changed, new, or changed too
+    /// recently to trust their stamps) are [`NotNow`] instead.
+    pub(crate) fn level_if(
+        &self,
+        directory: &Path,
+        may_parse: bool,
+    ) -> Result<Option<Level>, NotNow> {
         if !self.respect_ignore_files {
-            return None;
+            return Ok(None);
         }
         let window = self.ignore_cache.racy_window;
-        let stamps = IGNORE_FILES.map(|name| Stamp::of(&directory.join(name), window));
-        let mut cache = self
-            .ignore_cache
-            .levels
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(cached) = cache.get(directory) {
-            let racy = stamps.iter().flatten().any(|stamp| stamp.racy);
-            if cached.stamps == stamps && !racy {
-                return cached.level.clone();
+        let stamps = IGNORE_FILES.map(|name| {
+            beneath::lstat(&directory.join(name))
+                .ok()
+                .map(|stat| Stamp::from_stat(&stat, window))
+        });
+        let racy = stamps.iter().flatten().any(Stamp::is_racy);
+        let cached_content = {
+            let cache = self.lock_cache();
+            match cache.get(directory) {
+                Some(cached) if cached.stamps == stamps && !racy => {
+                    return Ok(cached.level.clone());
+                }
+                Some(cached) => Some((cached.content, cached.level.clone())),
+                None => None,
             }
+        };
+        let small = stamps
+            .iter()
+            .flatten()
+            .all(|stamp| stamp.len <= INLINE_IGNORE_FILE_BYTES);
+        if !may_parse && !small {
+            return Err(NotNow);
         }
-        // Parsed under the lock: two checks of one changed directory parse it once.
-        let level = parse_level(directory, &stamps, self.ignore_case).map(Arc::new);
+        // Read and parsed without the lock: a large file delays only the checks below it.
+        let (content, sources) = read_ignore_files(directory);
+        let level = match cached_content {
+            Some((cached, level)) if cached == content => level,
+            _ => parse_level(directory, &sources, self.ignore_case).map(Arc::new),
+        };
+        let mut cache = self.lock_cache();
         if cache.len() >= IGNORE_CACHE_DIRECTORIES {
             cache.clear();
         }
@@ -323,10 +437,18 @@ impl Rules {
             directory.to_path_buf(),
             CachedLevel {
                 stamps,
+                content,
                 level: level.clone(),
             },
         );
-        level
+        Ok(level)
+    }
+
+    fn lock_cache(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, CachedLevel>> {
+        self.ignore_cache
+            .levels
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// The matchers that apply above the root `root`: the enclosing git repository's
@@ -340,14 +462,9 @@ impl Rules {
         };
         let mut levels = Vec::new();
         let exclude = top.join(".git").join("info").join("exclude");
-        if exclude.is_file() {
-            let mut builder = ignore_builder(top, self.ignore_case);
-            if let Some(error) = builder.add(&exclude) {
-                tracing::debug!(file = %exclude.display(), %error, "part of an ignore file was skipped");
-            }
-            if let Ok(matcher) = builder.build() {
-                levels.push(Arc::new(matcher));
-            }
+        let source = read_ignore_file(&exclude);
+        if !matches!(source, Source::Missing) {
+            levels.extend(parse_level(top, &[(exclude, source)], self.ignore_case).map(Arc::new));
         }
         let mut above: Vec<&Path> = root
             .ancestors()
@@ -360,22 +477,83 @@ impl Rules {
     }
 }
 
-/// The matcher of the ignore files of `directory` that `stamps` say exist, if any.
+/// What became of reading one ignore file.
+#[derive(Debug)]
+enum Source {
+    Missing,
+    /// Its text (bytes that are not UTF-8 replaced).
+    Text(String),
+    /// Over [`MAX_IGNORE_FILE_BYTES`]: its directory is hidden whole.
+    TooLarge,
+}
+
+/// Reads one ignore file, bounded and without following or waiting on anything; a symlink,
+/// FIFO or device in its place counts as missing (as git does not follow a symlinked
+/// `.gitignore`), logged.
+fn read_ignore_file(path: &Path) -> Source {
+    match beneath::read_small_file(path, MAX_IGNORE_FILE_BYTES) {
+        Ok(None) => Source::Missing,
+        Ok(Some((bytes, _))) => Source::Text(String::from_utf8_lossy(&bytes).into_owned()),
+        Err(SmallFileError::TooLarge { len, limit }) => {
+            tracing::warn!(
+                file = %path.display(),
+                len,
+                limit,
+                "ignore file too large to read: everything in its directory is hidden"
+            );
+            Source::TooLarge
+        }
+        Err(error) => {
+            tracing::warn!(file = %path.display(), %error, "ignore file skipped");
+            Source::Missing
+        }
+    }
+}
+
+/// Reads the ignore files of `directory`: a hash of their contents, and each as a source.
+fn read_ignore_files(directory: &Path) -> (u64, Vec<(PathBuf, Source)>) {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let sources: Vec<(PathBuf, Source)> = IGNORE_FILES
+        .iter()
+        .map(|name| {
+            let path = directory.join(name);
+            let source = read_ignore_file(&path);
+            match &source {
+                Source::Missing => 0_u8.hash(&mut hasher),
+                Source::Text(text) => (1_u8, text).hash(&mut hasher),
+                Source::TooLarge => 2_u8.hash(&mut hasher),
+            }
+            (path, source)
+        })
+        .collect();
+    (hasher.finish(), sources)
+}
+
+/// The matcher of the ignore files `sources` (in increasing precedence) of `directory`, if
+/// any of them exists.
 fn parse_level(
     directory: &Path,
-    stamps: &[Option<Stamp>; IGNORE_FILES.len()],
+    sources: &[(PathBuf, Source)],
     ignore_case: bool,
 ) -> Option<Gitignore> {
     let mut builder = ignore_builder(directory, ignore_case);
     let mut any = false;
-    for (name, stamp) in IGNORE_FILES.iter().zip(stamps) {
-        if stamp.is_none() {
-            continue;
-        }
+    for (path, source) in sources {
+        let text = match source {
+            Source::Missing => continue,
+            Source::Text(text) => text.as_str(),
+            // Everything below the directory, whatever the other file says.
+            Source::TooLarge => "*",
+        };
         any = true;
-        let file = directory.join(name);
-        if let Some(error) = builder.add(&file) {
-            tracing::debug!(file = %file.display(), %error, "part of an ignore file was skipped");
+        for line in text.lines() {
+            if let Err(error) = builder.add_line(Some(path.clone()), line) {
+                tracing::debug!(file = %path.display(), %error, "a line of an ignore file was skipped");
+            }
+        }
+        if matches!(source, Source::TooLarge) {
+            break;
         }
     }
     if !any {
@@ -411,7 +589,7 @@ pub(crate) fn is_ignored<'a>(
 /// `relative` (below `root`, whose matchers above it are `base`) is excluded. `last_is_dir` says
 /// whether the last component is a directory. On success, returns the ignore matchers of the
 /// root and of every directory down to the parent of the last component, shallowest first, for
-/// a walk that continues from there.
+/// a walk that continues from there. Blocking: it may parse ignore files.
 pub(crate) fn check_relative(
     rules: &Rules,
     root: &Path,
@@ -419,29 +597,45 @@ pub(crate) fn check_relative(
     relative: &Path,
     last_is_dir: bool,
 ) -> Option<Vec<Level>> {
+    match check_relative_if(rules, root, base, relative, last_is_dir, true) {
+        Ok(levels) => levels,
+        Err(NotNow) => unreachable!("a check that may parse always answers"),
+    }
+}
+
+/// As [`check_relative`]; without `may_parse`, [`NotNow`] when an ignore file on the way must
+/// be read again first (see [`Rules::level_if`]).
+pub(crate) fn check_relative_if(
+    rules: &Rules,
+    root: &Path,
+    base: &[Level],
+    relative: &Path,
+    last_is_dir: bool,
+    may_parse: bool,
+) -> Result<Option<Vec<Level>>, NotNow> {
     if rules.any_component_is_special(relative) {
-        return None;
+        return Ok(None);
     }
     if !rules.respect_ignore_files && base.is_empty() {
         // No matcher anywhere: nothing is ignored, and no level is needed.
-        return Some(Vec::new());
+        return Ok(Some(Vec::new()));
     }
     let mut levels: Vec<Level> = Vec::new();
     let mut directory = root.to_path_buf();
-    levels.extend(rules.level(&directory));
+    levels.extend(rules.level_if(&directory, may_parse)?);
     let components: Vec<Component<'_>> = relative.components().collect();
     for (index, component) in components.iter().enumerate() {
         let path = directory.join(component);
         let is_dir = index + 1 < components.len() || last_is_dir;
         if is_ignored(base.iter().chain(levels.iter()), &path, is_dir) {
-            return None;
+            return Ok(None);
         }
         if index + 1 < components.len() {
-            levels.extend(rules.level(&path));
+            levels.extend(rules.level_if(&path, may_parse)?);
         }
         directory = path;
     }
-    Some(levels)
+    Ok(Some(levels))
 }
 
 #[cfg(test)]
@@ -591,6 +785,95 @@ mod tests {
             )
             .is_some()
         );
+    }
+
+    #[test]
+    fn ignore_files_are_bounded_and_never_waited_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rules = rules();
+        rules.ignore_cache.racy_window = std::time::Duration::ZERO;
+        // Over the limit: the directory is hidden whole, whatever the patterns say.
+        let mut large = "!*\n".repeat(10);
+        large.push_str(&"# padding\n".repeat((MAX_IGNORE_FILE_BYTES / 10) as usize + 1));
+        std::fs::write(dir.path().join(".gitignore"), &large).unwrap();
+        let level = rules.level(dir.path()).expect("a matcher");
+        assert!(ignores(Some(&level), "anything.txt"));
+        // A FIFO in place of an ignore file is skipped, not opened for good.
+        std::fs::remove_file(dir.path().join(".gitignore")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.path().join(".gitignore"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            0,
+        )
+        .unwrap();
+        std::fs::write(dir.path().join(".ignore"), "*.log\n").unwrap();
+        let level = rules.level(dir.path()).expect("the .ignore still counts");
+        assert!(ignores(Some(&level), "a.log") && !ignores(Some(&level), "a.txt"));
+    }
+
+    #[test]
+    fn an_ignore_file_touched_but_unchanged_is_not_parsed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = rules();
+        let gitignore = dir.path().join(".gitignore");
+        std::fs::write(&gitignore, "*.log\n").unwrap();
+        let first = rules.level(dir.path()).expect("a matcher");
+        // Rewritten with the same bytes: a new stamp (and racy), the same contents.
+        std::fs::write(&gitignore, "*.log\n").unwrap();
+        let again = rules.level(dir.path()).expect("a matcher");
+        assert!(Arc::ptr_eq(&first, &again), "not parsed again");
+        // Large files wait for a thread that may block; small ones do not.
+        assert!(rules.level_if(dir.path(), false).is_ok());
+        std::fs::write(&gitignore, "*.tmp\n".repeat(4096)).unwrap();
+        assert!(matches!(rules.level_if(dir.path(), false), Err(NotNow)));
+        assert!(ignores(rules.level(dir.path()).as_ref(), "a.tmp"));
+    }
+
+    #[test]
+    fn backup_copies_of_secrets_are_secrets() {
+        for (relative, special) in [
+            (".envrc", true),
+            (".env~", true),
+            (".env_local", true),
+            (".env-production", true),
+            ("#.env#", true),
+            (".#.env", true),
+            ("server.pem.bak", true),
+            ("key.pem~", true),
+            (".id_rsa.swp", true),
+            ("id_rsa.orig", true),
+            (".git-credentials", true),
+            (".pgpass", true),
+            (".docker/config.json", true),
+            ("home/.docker/config.json", true),
+            (".kube/config", true),
+            (".vault-token", true),
+            ("_netrc", true),
+            ("putty.ppk", true),
+            ("keystore.jks", true),
+            (".my.cnf", true),
+            (".s3cfg", true),
+            (".boto", true),
+            ("terraform.tfstate", true),
+            ("terraform.tfstate.backup", true),
+            ("service-account.json", true),
+            ("private.asc", true),
+            (".yarnrc.yml", true),
+            (".bash_history", true),
+            // Near misses stay served.
+            ("docker/config.json", false),
+            ("config.json", false),
+            ("README.md~", false),
+            ("notes.bak", false),
+            ("environment.md", false),
+            ("id_ed25519.pub.bak", false),
+            ("#notes#", false),
+            ("~", false),
+        ] {
+            check(relative, special);
+        }
     }
 
     #[test]

@@ -2,12 +2,12 @@
 //!
 //! **Layer:** server, filesystem provider. The index maps the canonical URI of every served file
 //! to its listing metadata, in URI order, so a list page is a range query. The walk visits a
-//! root (or one subtree of it, when the watcher asks), never follows a symlinked directory, and
-//! asks [`exclude`](super::exclude) about every entry before descending or indexing it. This
+//! root (or one subtree of it, when the watcher asks) through handles opened
+//! [`beneath`] it, never follows or lists a symlink, lists only regular files,
+//! and asks [`exclude`](super::exclude) about every entry before descending or indexing it. This
 //! module never reads a file's contents and never knows the watcher or the provider trait.
 
 use std::collections::BTreeMap;
-use std::fs::{self, FileType, Metadata};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -15,6 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use mcp_resources_core::resource::{Annotations, Resource, ResourceTemplate, Timestamp};
 use mcp_resources_core::uri::ResourceUri;
 
+use super::beneath::{self, FileStat, Kind, RootDir};
 use super::exclude::{Level, Rules, check_relative, is_ignored};
 use super::uri::{file_uri, slash_path};
 
@@ -27,6 +28,11 @@ pub(crate) type Index = BTreeMap<ResourceUri, FileMeta>;
 pub(crate) struct Root {
     /// The canonical path.
     pub(crate) path: PathBuf,
+    /// The root, opened: every path below it is resolved from this handle.
+    pub(crate) dir: RootDir,
+    /// Whether files with more than one hard link are refused
+    /// ([`FsConfig::refuse_hard_links`](super::FsConfig::refuse_hard_links)).
+    pub(crate) refuse_hard_links: bool,
     /// The encoded URI path every file below it starts with (ends in `/`).
     pub(crate) path_prefix: String,
     /// `file://` followed by `path_prefix`.
@@ -85,29 +91,38 @@ pub(crate) struct Scan {
 }
 
 /// Walks `path` (the root itself or anything below it) and returns what should be in the index
-/// for it: nothing when it is gone, excluded or not below `root`.
+/// for it: nothing when it is gone, excluded, not below `root`, or reached through a symlink.
 pub(crate) fn scan_path(rules: &Rules, root: &Root, path: &Path) -> Scan {
     let mut scan = Scan::default();
     let Ok(relative) = path.strip_prefix(&root.path) else {
         return scan;
     };
-    let Ok(metadata) = fs::symlink_metadata(path) else {
+    let walker = Walker { rules, root };
+    if relative.as_os_str().is_empty() {
+        walker.visit_directory(path, relative, &mut Vec::new(), &mut scan);
+        return scan;
+    }
+    // The path's own kind, as its parent lists it (a symlink is not followed).
+    let Some(name) = relative.file_name() else {
         return scan;
     };
-    let file_type = metadata.file_type();
-    let mut levels = if relative.as_os_str().is_empty() {
-        if !file_type.is_dir() {
-            return scan;
-        }
-        Vec::new()
-    } else {
-        match check_relative(rules, &root.path, &root.base, relative, file_type.is_dir()) {
-            Some(levels) => levels,
-            None => return scan,
-        }
+    let parent = relative.parent().unwrap_or(Path::new(""));
+    let Ok(Some(parent_dir)) = beneath::open_dir(&root.dir, parent) else {
+        return scan;
     };
-    let walker = Walker { rules, root };
-    walker.visit(path, relative, file_type, &mut levels, &mut scan);
+    let stat = match beneath::stat_at(&parent_dir, name) {
+        Ok(Some(stat)) => stat,
+        _ => return scan,
+    };
+    let is_dir = stat.kind == Kind::Directory;
+    let Some(mut levels) = check_relative(rules, &root.path, &root.base, relative, is_dir) else {
+        return scan;
+    };
+    match stat.kind {
+        Kind::Directory => walker.visit_directory(path, relative, &mut levels, &mut scan),
+        Kind::File => scan.files.extend(file_meta(path, relative, &stat)),
+        Kind::Symlink | Kind::Other => {}
+    }
     scan
 }
 
@@ -117,26 +132,9 @@ struct Walker<'a> {
 }
 
 impl Walker<'_> {
-    fn visit(
-        &self,
-        path: &Path,
-        relative: &Path,
-        file_type: FileType,
-        levels: &mut Vec<Level>,
-        scan: &mut Scan,
-    ) {
-        if file_type.is_dir() {
-            self.visit_directory(path, relative, levels, scan);
-        } else if file_type.is_file() {
-            match fs::metadata(path) {
-                Ok(metadata) => scan.files.extend(file_meta(path, relative, &metadata)),
-                Err(error) => tracing::debug!(path = %path.display(), %error, "file skipped"),
-            }
-        } else if file_type.is_symlink() {
-            scan.files.extend(self.symlinked_file(path, relative));
-        }
-    }
-
+    /// Lists the directory `relative` (at `path`) through a handle opened beneath the root,
+    /// indexes its regular files and walks its directories; symlinks, FIFOs, sockets and
+    /// devices are left out.
     fn visit_directory(
         &self,
         path: &Path,
@@ -144,8 +142,12 @@ impl Walker<'_> {
         levels: &mut Vec<Level>,
         scan: &mut Scan,
     ) {
-        let entries = match fs::read_dir(path) {
-            Ok(entries) => entries,
+        // The handle is closed before the walk goes deeper: a deep tree holds no descriptors.
+        let entries = match beneath::open_dir(&self.root.dir, relative)
+            .and_then(|dir| dir.map(|dir| beneath::entries(&dir)).transpose())
+        {
+            Ok(Some(entries)) => entries,
+            Ok(None) => return,
             Err(error) => {
                 tracing::debug!(path = %path.display(), %error, "directory skipped");
                 return;
@@ -159,54 +161,37 @@ impl Walker<'_> {
             }
             None => false,
         };
-        for entry in entries.flatten() {
-            let child_relative = relative.join(entry.file_name());
+        for entry in entries {
+            let child_relative = relative.join(&entry.name);
             if self.rules.last_component_is_special(&child_relative) {
                 continue;
             }
-            let Ok(file_type) = entry.file_type() else {
-                continue;
+            let is_dir = match entry.stat.kind {
+                Kind::Directory => true,
+                Kind::File => false,
+                Kind::Symlink | Kind::Other => continue,
             };
-            let child = entry.path();
-            if is_ignored(
-                self.root.base.iter().chain(levels.iter()),
-                &child,
-                file_type.is_dir(),
-            ) {
+            let child = path.join(&entry.name);
+            if is_ignored(self.root.base.iter().chain(levels.iter()), &child, is_dir) {
                 continue;
             }
-            self.visit(&child, &child_relative, file_type, levels, scan);
+            if is_dir {
+                self.visit_directory(&child, &child_relative, levels, scan);
+            } else if self.root.refuse_hard_links && entry.stat.links > 1 {
+                tracing::debug!(path = %child.display(), "file skipped: it has other hard links");
+            } else {
+                scan.files
+                    .extend(file_meta(&child, &child_relative, &entry.stat));
+            }
         }
         if pushed {
             levels.pop();
         }
     }
-
-    /// A symlink is listed (under its own path) when it resolves to a regular file inside the
-    /// root that is not excluded itself. Symlinked directories are not followed.
-    fn symlinked_file(&self, path: &Path, relative: &Path) -> Option<(ResourceUri, FileMeta)> {
-        let target = fs::canonicalize(path).ok()?;
-        let target_relative = target.strip_prefix(&self.root.path).ok()?;
-        if target_relative.as_os_str().is_empty() {
-            return None;
-        }
-        check_relative(
-            self.rules,
-            &self.root.path,
-            &self.root.base,
-            target_relative,
-            false,
-        )?;
-        let metadata = fs::metadata(&target).ok()?;
-        if !metadata.is_file() {
-            return None;
-        }
-        file_meta(path, relative, &metadata)
-    }
 }
 
 /// The index entry of the regular file at `path` (`relative` to its root).
-fn file_meta(path: &Path, relative: &Path, metadata: &Metadata) -> Option<(ResourceUri, FileMeta)> {
+fn file_meta(path: &Path, relative: &Path, stat: &FileStat) -> Option<(ResourceUri, FileMeta)> {
     let key = file_uri(path);
     let uri = match ResourceUri::parse(&key) {
         Ok(uri) if uri.as_str() == key => uri,
@@ -224,8 +209,8 @@ fn file_meta(path: &Path, relative: &Path, metadata: &Metadata) -> Option<(Resou
         title: slash_path(relative),
         mime: mime_guess::from_path(&name).first_raw(),
         name,
-        size: metadata.len(),
-        modified: metadata.modified().ok(),
+        size: stat.len,
+        modified: stat.modified,
     };
     Some((uri, meta))
 }

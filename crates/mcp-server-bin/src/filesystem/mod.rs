@@ -16,13 +16,26 @@
 //! bytes otherwise.
 //!
 //! Never exposed (not listed, not readable, not completed): `.git` and everything below it,
-//! secret-looking files ([`DEFAULT_SECRET_PATTERNS`], configurable), files ignored by
-//! `.gitignore`/`.ignore` (rules below), and anything
-//! whose real path leaves its root. Other dotfiles (`.github/`, `.editorconfig`) are served. A
-//! symlink is listed when it resolves to a file inside its root that is not excluded; symlinked
-//! directories are not walked (files below them can still be read by path, as long as their
-//! real path passes the same checks). Reads re-check everything on the request path and never
-//! trust the index; a denied file and a missing one both read as `Ok(None)`.
+//! secret-looking files ([`DEFAULT_SECRET_PATTERNS`], configurable, a heuristic by name),
+//! files ignored by `.gitignore`/`.ignore` (rules below), symlinks (to files or directories,
+//! inside the root or not), FIFOs, sockets and devices. Other dotfiles (`.github/`,
+//! `.editorconfig`) are served. Reads re-check everything on the request path and never trust
+//! the index; a denied file and a missing one both read as `Ok(None)`.
+//!
+//! # Symlinks, races and hard links
+//!
+//! A symlink is never followed, so the URI of every file served is the URI of its canonical
+//! path: a grant on a URI pattern is a grant on exactly the files below it, and a link inside
+//! a granted directory cannot carry that grant to a file elsewhere. Every open goes through
+//! the `beneath` module, which resolves the path beneath the root's handle atomically (`openat2` with
+//! `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`, or a no-follow walk where that is missing), so a
+//! local writer who swaps a directory for a symlink mid-read gets a refusal, not a file from
+//! outside. The walk that builds the index lists directories through the same handles.
+//!
+//! A hard link is the file itself, and cannot be told apart from it: a hard link inside a root
+//! to a file outside it (or outside a grant) is served as what it is named. Only someone who can
+//! write inside the tree can make one (and only to a file they could read). With
+//! [`FsConfig::refuse_hard_links`], files with more than one link are neither listed nor read.
 //!
 //! # Ranged reads and routing
 //!
@@ -78,13 +91,12 @@
 //!   platform says events were lost, the next batch rescans every root instead.
 //! - A change to a `.gitignore` or `.ignore` rescans the directory holding it with the new
 //!   rules: files it now ignores leave the index (reported as removed), files it stops ignoring
-//!   enter it (reported as created). Ignore files above the root, `.git/info/exclude` and
+//!   enter it (reported as created). A rescan walks each changed subtree once, however many of
+//!   its directories the events named (a renamed deep tree is walked once, not once a level). Ignore files above the root, `.git/info/exclude` and
 //!   secret-pattern changes are not watched (they are read at start).
 //! - A listed file whose size or modification time changed is reported as
 //!   [`FsChange::Updated`]; files that appeared or disappeared come in one
 //!   [`FsChange::ListChanged`] per batch, with their URIs. Opens and reads are not changes.
-//! - A symlink is listed with the size and time of its target, refreshed when the link's own
-//!   directory is rescanned, not when only the target changes.
 //!
 //! # Caching
 //!
@@ -92,12 +104,12 @@
 //!
 //! The provider keeps the contents of files it read whole, up to [`FsConfig::read_cache_bytes`]
 //! (default [`DEFAULT_READ_CACHE_BYTES`]), and serves them again while the file's size, times
-//! and inode are unchanged: the `lstat` the read path takes anyway replaces the open, `fstat`,
-//! read and close. Every rule above is still checked on every read, before the cache is looked
-//! at. A file changed in the last two seconds is not kept (two writes within one tick of the
-//! file system's clock could leave the same metadata), nor is a read through a symlink or of a
-//! range.
+//! and inode are unchanged: the file is still opened beneath its root and `fstat`ed on every
+//! read, but not read. Every rule above is still checked on every read, before the cache is
+//! looked at. A file changed in the last two seconds is not kept (two writes within one tick of
+//! the file system's clock could leave the same metadata), nor is a read of a range.
 
+mod beneath;
 mod cache;
 mod exclude;
 mod index;
@@ -126,7 +138,7 @@ pub use watch::{FsChange, FsWatcher, MAX_BATCH_DELAY, WatchError};
 /// The default budget of the read cache ([`FsConfig::read_cache_bytes`]): 8 MiB.
 pub const DEFAULT_READ_CACHE_BYTES: u64 = 8 * 1024 * 1024;
 
-use exclude::{Rules, SecretMatcher};
+use exclude::{NotNow, Rules, SecretMatcher};
 use index::{Index, Root, remove_subtree, scan_path};
 use uri::{encode_segment, file_uri, root_path_prefix};
 use watch::{Batch, RawEvents, WatchState};
@@ -148,6 +160,11 @@ pub struct FsConfig {
     pub secret_exceptions: Vec<String>,
     /// Whether `.gitignore`, `.ignore` and `.git/info/exclude` hide files. Default `true`.
     pub respect_ignore_files: bool,
+    /// Whether files with more than one hard link are refused (neither listed nor read).
+    /// A hard link inside a root to a file outside it, or outside a grant, cannot be told
+    /// from that file; refusing every file with another link closes that door, at the price
+    /// of tools that link files on purpose (some package managers' stores). Default `false`.
+    pub refuse_hard_links: bool,
     /// The largest read in bytes, whole or ranged. Default 8 MiB.
     pub max_read_bytes: u64,
     /// Files whose indexed size is at most this many bytes are read on the task that asks
@@ -183,6 +200,7 @@ impl FsConfig {
                 .map(|&p| p.to_owned())
                 .collect(),
             respect_ignore_files: true,
+            refuse_hard_links: false,
             max_read_bytes: 8 * 1024 * 1024,
             inline_read_bytes: 64 * 1024,
             read_cache_bytes: DEFAULT_READ_CACHE_BYTES,
@@ -270,7 +288,7 @@ impl FilesystemProvider {
         };
         let roots = canonical_roots(&config.roots)?
             .into_iter()
-            .map(|path| make_root(&rules, path))
+            .map(|path| make_root(&rules, path, config.refuse_hard_links))
             .collect::<Result<Vec<Root>, FsError>>()?;
         let (mut watch_state, raw_events) = if config.watch {
             let (state, raw) = watch::start().map_err(FsError::Watcher)?;
@@ -382,7 +400,11 @@ fn canonical_roots(configured: &[PathBuf]) -> Result<Vec<PathBuf>, FsError> {
     Ok(kept)
 }
 
-fn make_root(rules: &Rules, path: PathBuf) -> Result<Root, FsError> {
+fn make_root(rules: &Rules, path: PathBuf, refuse_hard_links: bool) -> Result<Root, FsError> {
+    let dir = beneath::RootDir::open(&path).map_err(|source| FsError::Root {
+        path: path.clone(),
+        source,
+    })?;
     let path_prefix = root_path_prefix(&path);
     let uri_prefix = format!("file://{path_prefix}");
     let template_text = format!("{uri_prefix}{{+path}}{{?offset,length}}");
@@ -399,11 +421,26 @@ fn make_root(rules: &Rules, path: PathBuf) -> Result<Root, FsError> {
         ));
     Ok(Root {
         base: rules.base_levels(&path),
+        dir,
+        refuse_hard_links,
         path,
         path_prefix,
         uri_prefix,
         template,
     })
+}
+
+/// `paths` without those below another of them (a subtree walk covers them), sorted.
+fn topmost(mut paths: Vec<(&Root, PathBuf)>) -> Vec<(&Root, PathBuf)> {
+    paths.sort_by(|a, b| a.1.cmp(&b.1));
+    let mut kept: Vec<(&Root, PathBuf)> = Vec::with_capacity(paths.len());
+    for (root, path) in paths {
+        if kept.last().is_some_and(|(_, last)| path.starts_with(last)) {
+            continue;
+        }
+        kept.push((root, path));
+    }
+    kept
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -476,7 +513,9 @@ impl Shared {
             if again.is_empty() {
                 break;
             }
-            targets = again;
+            // A directory below another one to rescan is walked with it: rescanning each new
+            // directory of a renamed tree on its own would walk a deep tree once per level.
+            targets = topmost(again);
         }
         let mut changes: Vec<FsChange> = updated.into_iter().map(FsChange::Updated).collect();
         if !created.is_empty() || !removed.is_empty() {
@@ -517,48 +556,63 @@ impl Shared {
             };
             wanted.push((root, target));
         }
-        wanted.sort_by(|a, b| a.1.cmp(&b.1));
-        let mut kept: Vec<(&Root, PathBuf)> = Vec::with_capacity(wanted.len());
-        for (root, path) in wanted {
-            if kept.last().is_some_and(|(_, last)| path.starts_with(last)) {
-                continue;
-            }
-            kept.push((root, path));
-        }
-        kept
+        topmost(wanted)
     }
 
+    /// Reads `uri` (`part` of it), where blocking is allowed.
     fn read_blocking(
         &self,
         uri: &ResourceUri,
         part: read::Part,
         indexed: Option<Indexed>,
     ) -> Result<Option<Vec<Contents>>, ProviderError> {
-        let Some(resolved) = read::resolve(&self.rules, &self.roots, uri) else {
+        match self.read_file(uri, part, indexed, true) {
+            Ok(read) => read,
+            Err(NotNow) => unreachable!("a read that may parse always answers"),
+        }
+    }
+
+    /// Reads `uri` (`part` of it). With `may_parse` false (on the runtime's thread) it
+    /// answers [`NotNow`] instead of parsing an ignore file that changed.
+    fn read_file(
+        &self,
+        uri: &ResourceUri,
+        part: read::Part,
+        indexed: Option<Indexed>,
+        may_parse: bool,
+    ) -> Result<Result<Option<Vec<Contents>>, ProviderError>, NotNow> {
+        let Some(resolved) = read::resolve(&self.rules, &self.roots, uri, may_parse)? else {
+            return Ok(Ok(None));
+        };
+        Ok(self.read_resolved(&resolved, uri, part, indexed))
+    }
+
+    fn read_resolved(
+        &self,
+        resolved: &read::Resolved<'_>,
+        uri: &ResourceUri,
+        part: read::Part,
+        indexed: Option<Indexed>,
+    ) -> Result<Option<Vec<Contents>>, ProviderError> {
+        let Some(opened) = read::open(resolved)? else {
             return Ok(None);
         };
-        // The index's MIME type is the one guessed from the URI's last segment; a path through
-        // a symlink is guessed again from the name of the file it resolved to, as before.
-        let mime = indexed
-            .filter(|_| resolved.own.is_some())
-            .map(|indexed| indexed.mime);
-        // Only whole reads of a path without symlinks, whose `lstat` is in hand, are cached.
-        let stamp = resolved
-            .own
+        // Only whole reads are cached; the stamp is the open handle's own `fstat`.
+        let cacheable = part == read::Part::Whole && self.read_cache.is_enabled();
+        let path = resolved.path();
+        let stamp = cacheable.then(|| self.read_cache.stamp(&opened.1));
+        if let Some(contents) = stamp
             .as_ref()
-            .filter(|_| part == read::Part::Whole && self.read_cache.is_enabled())
-            .map(|own| self.read_cache.stamp(own));
-        let cached = stamp
-            .as_ref()
-            .and_then(|stamp| self.read_cache.get(&resolved.path, stamp, uri));
-        if let Some(contents) = cached {
+            .and_then(|stamp| self.read_cache.get(&path, stamp, uri))
+        {
             return Ok(Some(vec![contents]));
         }
-        let contents = read::read_file(&resolved, uri, part, self.max_read_bytes, mime)?;
-        if let (Some(stamp), Some(contents)) = (stamp, &contents) {
-            self.read_cache.insert(&resolved.path, stamp, contents);
+        let mime = indexed.map(|indexed| indexed.mime);
+        let contents = read::read_file(resolved, opened, uri, part, self.max_read_bytes, mime)?;
+        if let Some(stamp) = stamp {
+            self.read_cache.insert(&path, stamp, &contents);
         }
-        Ok(contents.map(|contents| vec![contents]))
+        Ok(Some(vec![contents]))
     }
 }
 
@@ -598,7 +652,10 @@ impl FilesystemProvider {
         let indexed = self.indexed(request.uri);
         let limit = self.shared.inline_read_bytes;
         if indexed.is_some_and(|indexed| limit > 0 && indexed.size <= limit) {
-            return Planned::Done(self.shared.read_blocking(request.uri, part, indexed));
+            // Never parses an ignore file here: that is left to the pool.
+            if let Ok(read) = self.shared.read_file(request.uri, part, indexed, false) {
+                return Planned::Done(read);
+            }
         }
         Planned::Pool { part, indexed }
     }
@@ -801,16 +858,14 @@ mod tests {
         assert_eq!(changed, Some(Body::Text("second!".into())));
         assert!(!shared(&first, &changed));
 
-        // Ranged reads and paths through a symlink are never cached.
+        // Ranged reads are never cached; a symlink is never read at all.
         let ranged = read(&provider, "a.txt?offset=1&length=3");
         assert_eq!(ranged, Some(Body::Text("eco".into())));
         assert!(!shared(
             &ranged,
             &read(&provider, "a.txt?offset=1&length=3")
         ));
-        let linked = read(&provider, "link.txt");
-        assert_eq!(linked, Some(Body::Text("second!".into())));
-        assert!(!shared(&linked, &read(&provider, "link.txt")));
+        assert_eq!(read(&provider, "link.txt"), None);
 
         // The rules are checked before the cache: a file ignored since it was cached, or
         // removed, is not found.
@@ -818,6 +873,24 @@ mod tests {
         assert_eq!(read(&provider, "a.txt"), None);
         fs::remove_file(dir.path().join("b.bin")).unwrap();
         assert_eq!(read(&provider, "b.bin"), None);
+    }
+
+    #[test]
+    fn a_rescan_walks_each_subtree_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = FsConfig::new([dir.path()]);
+        config.watch = false;
+        let provider = FilesystemProvider::new(config).unwrap();
+        let root = &provider.shared.roots[0];
+        let nested: Vec<(&super::Root, std::path::PathBuf)> = ["a/b/c", "a", "a/b", "z", "a2"]
+            .iter()
+            .map(|relative| (root, root.path.join(relative)))
+            .collect();
+        let kept: Vec<std::path::PathBuf> = super::topmost(nested)
+            .into_iter()
+            .map(|(_, path)| path.strip_prefix(&root.path).unwrap().to_path_buf())
+            .collect();
+        assert_eq!(kept, ["a", "a2", "z"].map(std::path::PathBuf::from));
     }
 
     #[test]

@@ -10,30 +10,26 @@
 //! 3. the path below the root is decoded once and is a plain downward path (no `%2F`, NUL,
 //!    `..`, `.` or empty segment);
 //! 4. that path is not excluded (`.git`, secret patterns, ignore files), component by component;
-//! 5. joined under the root and canonicalized (symlinks resolved), it is still below the root,
-//!    and the resolved path is not excluded either; the root is canonical already, so when no
-//!    component below it is a symlink (one `lstat` each) the joined path is the canonical one,
-//!    and only a path through a symlink is resolved in full;
-//! 6. it is a regular file, looked at both before opening it (the `lstat` of the last
-//!    component, or a `stat` of the resolved path) and on the opened handle.
-//!
-//! What remains is the race of a local process swapping a path component for a symlink between
-//! those checks and the open; the provider guards against remote clients, not against local
-//! users who can already write inside the served tree.
+//! 5. it is opened [`beneath`] the root's handle, atomically, with no symlink
+//!    anywhere on the way: the path checked is the path opened, and it is the file's canonical
+//!    path, so a grant on its URI is a grant on the file (hard links aside, see `beneath`);
+//! 6. the handle is a regular file (its `fstat`), and, when the provider refuses hard links,
+//!    has only one link.
 //!
 //! Only then can a read fail with an error a client sees (too large, bad range numbers), so an
 //! error never tells a hidden file from a missing one.
 
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::string::FromUtf8Error;
 
 use mcp_resources_core::provider::ProviderError;
 use mcp_resources_core::resource::{ByteRange, Contents};
 use mcp_resources_core::uri::ResourceUri;
 
-use super::exclude::{Rules, check_relative};
+use super::beneath::{self, FileStat};
+use super::exclude::{NotNow, Rules, check_relative_if};
 use super::index::Root;
 use super::uri::decode_relative;
 
@@ -102,110 +98,80 @@ pub(crate) fn narrow(part: Part, range: Option<ByteRange>) -> Part {
     }
 }
 
-/// A request URI resolved to a file that passed the checks (see the module documentation).
+/// A request URI resolved to a path below a root that passed the name checks (see the module
+/// documentation); nothing is opened yet.
 #[derive(Debug)]
 pub(crate) struct Resolved<'r> {
     /// The served root the file lies below.
     pub(crate) root: &'r Root,
-    /// Its canonical path.
-    pub(crate) path: PathBuf,
-    /// The `lstat` metadata of the path's last component when no symlink was met on the way
-    /// (it is then the file's own); `None` for a path resolved through a symlink.
-    pub(crate) own: Option<fs::Metadata>,
+    /// The path relative to the root, plain downward components.
+    pub(crate) relative: PathBuf,
 }
 
-/// The file `uri` names, resolved and checked, or `None` (see the module documentation for the
-/// checks).
+impl Resolved<'_> {
+    /// The file's absolute path (its canonical path, when it is reachable at all: every
+    /// component is checked not to be a symlink as it is opened).
+    pub(crate) fn path(&self) -> PathBuf {
+        self.root.path.join(&self.relative)
+    }
+}
+
+/// The path `uri` names below a root, decoded and checked against the exclusion rules, or
+/// `Ok(None)`; [`NotNow`] when an ignore file on the way must be parsed again and `may_parse`
+/// is false.
 pub(crate) fn resolve<'r>(
     rules: &Rules,
     roots: &'r [Root],
     uri: &ResourceUri,
-) -> Option<Resolved<'r>> {
+    may_parse: bool,
+) -> Result<Option<Resolved<'r>>, NotNow> {
     if uri.scheme() != "file" || uri.authority() != Some("") {
-        return None;
+        return Ok(None);
     }
     let path = uri.path();
-    let root = roots
+    let Some(root) = roots
         .iter()
-        .find(|root| path.starts_with(&root.path_prefix))?;
-    let relative = decode_relative(&path[root.path_prefix.len()..])?;
-    check_relative(rules, &root.path, &root.base, &relative, false)?;
-    let joined = root.path.join(&relative);
-    if let Some(metadata) = no_symlink_below(&joined, relative.components().count())? {
-        return Some(Resolved {
-            root,
-            path: joined,
-            own: Some(metadata),
-        });
+        .find(|root| path.starts_with(&root.path_prefix))
+    else {
+        return Ok(None);
+    };
+    let Some(relative) = decode_relative(&path[root.path_prefix.len()..]) else {
+        return Ok(None);
+    };
+    if check_relative_if(rules, &root.path, &root.base, &relative, false, may_parse)?.is_none() {
+        return Ok(None);
     }
-    let canonical = fs::canonicalize(&joined).ok()?;
-    let canonical_relative = canonical.strip_prefix(&root.path).ok()?;
-    if canonical_relative.as_os_str().is_empty() {
-        return None;
-    }
-    if canonical_relative != relative {
-        check_relative(rules, &root.path, &root.base, canonical_relative, false)?;
-    }
-    Some(Resolved {
-        root,
-        path: canonical,
-        own: None,
-    })
+    Ok(Some(Resolved { root, relative }))
 }
 
-/// Looks at the last `depth` components of `joined` (a canonical root joined with plain
-/// downward components), deepest first, with `lstat`: `None` when one is missing,
-/// `Some(None)` when one is a symlink (the path must be resolved in full), else
-/// `Some(Some(metadata))` of the last one. Deepest first: no path is built, and a missing
-/// file stops at the first call.
-fn no_symlink_below(joined: &Path, depth: usize) -> Option<Option<fs::Metadata>> {
-    let mut last = None;
-    for path in joined.ancestors().take(depth) {
-        let metadata = fs::symlink_metadata(path).ok()?;
-        if metadata.file_type().is_symlink() {
-            return Some(None);
-        }
-        last.get_or_insert(metadata);
-    }
-    Some(last)
+/// Opens the resolved file beneath its root (no symlink anywhere on the way, regular files
+/// only, and none with other hard links when the root refuses them): the handle and its
+/// `fstat`, or `None`.
+pub(crate) fn open(resolved: &Resolved<'_>) -> Result<Option<(File, FileStat)>, ProviderError> {
+    let opened = beneath::open_file(&resolved.root.dir, &resolved.relative).map_err(|error| {
+        ProviderError::new(format!("cannot open {}", resolved.path().display())).with_source(error)
+    })?;
+    Ok(opened.filter(|(_, stat)| !(resolved.root.refuse_hard_links && stat.links > 1)))
 }
 
-/// Reads `part` of the resolved file for the request `uri`, within `limit` bytes; `Ok(None)`
-/// when it is not a regular file (any more). `mime`, when given, is the MIME type guessed from
-/// the file's name already (by the index).
+/// Reads `part` of the opened file (`stat` is its `fstat`) for the request `uri`, within
+/// `limit` bytes. `mime`, when given, is the MIME type guessed from the file's name already
+/// (by the index).
 pub(crate) fn read_file(
     resolved: &Resolved<'_>,
+    (mut file, stat): (File, FileStat),
     uri: &ResourceUri,
     part: Part,
     limit: u64,
     mime: Option<Option<&'static str>>,
-) -> Result<Option<Contents>, ProviderError> {
-    let Resolved { root, path, own } = resolved;
-    // Looked at before opening, so that a device is never opened; `own` is the file's own
-    // metadata when resolving it took one already.
-    let is_file = match own {
-        Some(metadata) => metadata.is_file(),
-        None => fs::metadata(path).is_ok_and(|metadata| metadata.is_file()),
-    };
-    if !is_file {
-        return Ok(None);
-    }
-    let Ok(mut file) = open_no_follow(path) else {
-        return Ok(None);
-    };
-    let Ok(metadata) = file.metadata() else {
-        return Ok(None);
-    };
-    if !metadata.is_file() {
-        return Ok(None);
-    }
-    let size = metadata.len();
+) -> Result<Contents, ProviderError> {
+    let size = stat.len;
     let too_large = |size: u64| {
         let whole = format!("file://{}", uri.path());
         ProviderError::public(format!(
             "{whole} is {size} bytes, over the read limit of {limit} bytes: read it in parts \
              with the template {template}, for example {whole}?offset=0&length={limit}",
-            template = root.template.uri_template
+            template = resolved.root.template.uri_template
         ))
     };
     let (offset, length) = match part {
@@ -238,7 +204,7 @@ pub(crate) fn read_file(
         }
     };
     let io_error = |error: std::io::Error| {
-        ProviderError::new(format!("cannot read {}", path.display())).with_source(error)
+        ProviderError::new(format!("cannot read {}", resolved.path().display())).with_source(error)
     };
     let mut bytes = Vec::new();
     if offset < size {
@@ -258,7 +224,9 @@ pub(crate) fn read_file(
         return Err(too_large(bytes.len() as u64));
     }
     let guessed = mime.unwrap_or_else(|| {
-        path.file_name()
+        resolved
+            .relative
+            .file_name()
             .and_then(|name| mime_guess::from_path(name).first_raw())
     });
     // Text holds no NUL here: a file with one is served as bytes.
@@ -267,27 +235,13 @@ pub(crate) fn read_file(
     } else {
         Err(bytes)
     };
-    let contents = match text {
+    Ok(match text {
         Ok(text) => {
             Contents::text(uri.clone(), text).with_mime_type(guessed.unwrap_or("text/plain"))
         }
         Err(bytes) => Contents::bytes(uri.clone(), bytes)
             .with_mime_type(guessed.unwrap_or("application/octet-stream")),
-    };
-    Ok(Some(contents))
-}
-
-/// Opens `path` for reading without following a symlink in its last component, and without
-/// waiting on a FIFO that took the checked file's place.
-fn open_no_follow(path: &Path) -> std::io::Result<File> {
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
-    }
-    options.open(path)
+    })
 }
 
 /// Reads at most `take` bytes of `file` from where it stands into `bytes`, `expected` of them

@@ -183,7 +183,6 @@ const SERVED: &[&str] = &[
     "bin.dat",
     "id_rsa.pub",
     "keep.log",
-    "link_in.md",
     "nul.txt",
     "src/main.rs",
     "sub/.gitignore",
@@ -244,7 +243,6 @@ async fn listed_metadata_and_percent_encoded_uris() {
         fixture.uri("%C3%BCn%C3%AF.md")
     );
     assert_eq!(find("sub/ok.txt").name, "ok.txt");
-    assert_eq!(find("link_in.md").size, Some(8));
 }
 
 #[tokio::test]
@@ -287,7 +285,8 @@ async fn reads_text_binary_and_encoded_names() {
     );
     assert_eq!(
         read(&provider, &fixture.uri("link_in.md")).await,
-        text("# Hello\n")
+        None,
+        "a symlink is not followed, even to a served file"
     );
     assert_eq!(read(&provider, &fixture.uri("missing.txt")).await, None);
     assert_eq!(
@@ -324,6 +323,7 @@ async fn hidden_files_are_neither_listed_nor_readable() {
         "sub/secret.txt",
         "innocent.txt",
         "link_out.txt",
+        "link_in.md",
         "dir_out/secret.txt",
     ] {
         assert!(!listed.contains(hidden), "{hidden} is listed");
@@ -355,10 +355,9 @@ async fn hidden_files_are_neither_listed_nor_readable() {
         read(&lax, &fixture.uri(".env")).await,
         Some(Body::Text("TOKEN=1".into()))
     );
-    assert_eq!(
-        read(&lax, &fixture.uri("innocent.txt")).await,
-        Some(Body::Text("TOKEN=1".into()))
-    );
+    // A symlink stays unfollowed whatever the rules: it would reach `.env` by another name.
+    assert_eq!(read(&lax, &fixture.uri("innocent.txt")).await, None);
+    assert!(!lax_listed.contains("innocent.txt"));
 }
 
 #[tokio::test]
@@ -413,6 +412,95 @@ async fn traversal_attempts_name_nothing() {
         let uri = ResourceUri::parse(&fixture.uri(attempt)).unwrap();
         let error = engine.read(&anyone, &uri).await.unwrap_err();
         assert!(matches!(error, ReadError::NotFound { .. }), "{error}");
+    }
+}
+
+/// A grant covers `public/**` only; links inside `public/` lead into `private/`. A principal
+/// must never receive bytes (or names, or sizes) of a file whose own URI no grant covers.
+#[tokio::test]
+async fn links_never_carry_a_grant_beyond_its_pattern() {
+    use mcp_resources_core::policy::{ActionSet, Grantee, PatternPolicy, UriPattern};
+    let root = tempfile::tempdir().unwrap();
+    fs::create_dir_all(root.path().join("public")).unwrap();
+    fs::create_dir_all(root.path().join("private")).unwrap();
+    fs::write(root.path().join("public/open.txt"), "open").unwrap();
+    fs::write(root.path().join("private/secret.txt"), "private bytes").unwrap();
+    symlink(
+        "../private/secret.txt",
+        root.path().join("public/pfile.txt"),
+    )
+    .unwrap();
+    symlink("../private", root.path().join("public/linkdir")).unwrap();
+    fs::hard_link(
+        root.path().join("private/secret.txt"),
+        root.path().join("public/hard.txt"),
+    )
+    .unwrap();
+    let canonical = fs::canonicalize(root.path()).unwrap();
+    let prefix = format!("file://{}", canonical.to_str().unwrap());
+    let policy = PatternPolicy::new().grant(
+        Grantee::Anyone,
+        ActionSet::ALL,
+        UriPattern::parse(&format!("{prefix}/public/**")).unwrap(),
+    );
+    let serve = |refuse_hard_links: bool| {
+        let mut config = FsConfig::new([root.path()]);
+        config.watch = false;
+        config.refuse_hard_links = refuse_hard_links;
+        let provider = FilesystemProvider::new(config).unwrap();
+        Engine::builder(CursorKey::new([7; 32]))
+            .provider(Arc::new(provider))
+            .policy(Arc::new(policy.clone()))
+            .build()
+            .unwrap()
+    };
+    let anyone = Principal::anonymous();
+    for refuse_hard_links in [false, true] {
+        let engine = serve(refuse_hard_links);
+        let listed: Vec<String> = engine
+            .list_resources(&anyone, None)
+            .await
+            .unwrap()
+            .items
+            .iter()
+            .map(|resource| resource.uri.to_string())
+            .collect();
+        let mut expected = vec![format!("{prefix}/public/open.txt")];
+        if !refuse_hard_links {
+            // A hard link is the file itself: it cannot be told apart, so it is served unless
+            // the provider refuses files with other links.
+            expected.insert(0, format!("{prefix}/public/hard.txt"));
+        }
+        assert_eq!(listed, expected, "refuse_hard_links: {refuse_hard_links}");
+        for attempt in [
+            "public/pfile.txt",
+            "public/pfile.txt?offset=0&length=4",
+            "public/linkdir/secret.txt",
+            "public/linkdir/secret.txt?offset=2",
+            "private/secret.txt",
+        ] {
+            let uri = ResourceUri::parse(&format!("{prefix}/{attempt}")).unwrap();
+            let error = engine.read(&anyone, &uri).await.unwrap_err();
+            assert!(
+                matches!(error, ReadError::NotFound { .. }),
+                "{attempt}: {error}"
+            );
+        }
+        let hard = ResourceUri::parse(&format!("{prefix}/public/hard.txt")).unwrap();
+        assert_eq!(
+            engine.read(&anyone, &hard).await.is_ok(),
+            !refuse_hard_links
+        );
+        let template = format!("{prefix}/{{+path}}{{?offset,length}}");
+        let completion = engine
+            .complete(&anyone, &template, "path", "public/", &Variables::new())
+            .await
+            .unwrap();
+        let mut offered = vec!["public/open.txt"];
+        if !refuse_hard_links {
+            offered.insert(0, "public/hard.txt");
+        }
+        assert_eq!(completion.values, offered);
     }
 }
 
