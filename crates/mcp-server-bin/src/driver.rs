@@ -5,15 +5,15 @@
 //! answered here on the spot when the service can ([`answer_now`]: a static read), or run as a
 //! future that owns everything it needs ([`answer`]); when the hub says a
 //! subscriber has changes waiting, [`Wakers::wake`] calls the wake function its transport
-//! registered, or puts the key of the stream it serves on its connection's [`ReadyQueue`]. A
+//! registered. A
 //! [`Signal`] (changes waiting) and a [`Latch`] (shutdown) are the cheap wake-ups
 //! the HTTP streams poll, with a [`KeepAlive`] timer: a wait on them lives as long as the stream
 //! and its poll takes no lock. This module never parses or writes a message and never knows an
 //! era.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Waker};
 use std::time::Instant;
@@ -52,20 +52,10 @@ pub(crate) type Wake = Arc<dyn WakeUp>;
 /// to collide.
 type KeyHasher = foldhash::fast::FixedState;
 
-/// How a subscriber is told it has changes waiting.
-enum WakeTarget {
-    /// The wake function of the transport task that serves it.
-    Call(Wake),
-    /// Its stream's key on the ready queue of the task that polls the stream
-    /// ([`Wakers::queue_on`]): a fan-out touches this table and the queue, nothing of the
-    /// stream's own.
-    Queue { queue: Arc<ReadyQueue>, key: usize },
-}
-
 /// Subscriber → how to wake the transport task that serves it.
 #[derive(Default)]
 pub(crate) struct Wakers {
-    table: Mutex<HashMap<SubscriberId, WakeTarget, IdHasher>>,
+    table: Mutex<HashMap<SubscriberId, Wake, IdHasher>>,
 }
 
 impl std::fmt::Debug for Wakers {
@@ -79,39 +69,7 @@ impl std::fmt::Debug for Wakers {
 impl Wakers {
     /// Calls `wake` whenever `subscriber` has changes waiting, until unregistered.
     pub(crate) fn register(&self, subscriber: SubscriberId, wake: Wake) {
-        self.lock().insert(subscriber, WakeTarget::Call(wake));
-    }
-
-    /// From now on, puts `key` on `queue` instead whenever `subscriber` has changes waiting,
-    /// until unregistered; the owner of the queue must then look for changes whenever it polls
-    /// the stream of `key`. Nothing for a subscriber not registered (any more).
-    pub(crate) fn queue_on(&self, subscriber: SubscriberId, queue: &Arc<ReadyQueue>, key: usize) {
-        if let Some(target) = self.lock().get_mut(&subscriber) {
-            *target = WakeTarget::Queue {
-                queue: Arc::clone(queue),
-                key,
-            };
-        }
-    }
-
-    /// Undoes [`queue_on`](Self::queue_on): calls `wake` again for `subscriber`, if its changes
-    /// still go to `key` on `queue` (and not to a later stream's place).
-    pub(crate) fn unqueue(
-        &self,
-        subscriber: SubscriberId,
-        queue: &Arc<ReadyQueue>,
-        key: usize,
-        wake: Wake,
-    ) {
-        let mut table = self.lock();
-        let Some(target) = table.get_mut(&subscriber) else {
-            return;
-        };
-        if matches!(target, WakeTarget::Queue { queue: current, key: current_key }
-            if Arc::ptr_eq(current, queue) && *current_key == key)
-        {
-            *target = WakeTarget::Call(wake);
-        }
+        self.lock().insert(subscriber, wake);
     }
 
     /// Stops waking `subscriber`.
@@ -129,15 +87,13 @@ impl Wakers {
         }
         let table = self.lock();
         for subscriber in subscribers {
-            match table.get(subscriber) {
-                Some(WakeTarget::Call(wake)) => wake.wake_up(),
-                Some(WakeTarget::Queue { queue, key }) => queue.push(*key),
-                None => {}
+            if let Some(wake) = table.get(subscriber) {
+                wake.wake_up();
             }
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SubscriberId, WakeTarget, IdHasher>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SubscriberId, Wake, IdHasher>> {
         // Every method leaves the table whole, so a poisoned lock holds consistent data.
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -180,112 +136,9 @@ impl Signal {
     }
 }
 
-/// The keys of the streams a task polls that were woken since it last looked, each pushed by a
-/// waker or by [`Wakers::wake`] ([`Wakers::queue_on`]): the task takes them all at once, so one
-/// change fanned out to many of its streams wakes it once. A key may be pushed twice (by the
-/// hub and by another waker of the same stream); its owner polls it once.
-///
-/// Each [`swap`](Self::swap) starts a new round ([`round`](Self::round)): a key pushed after it
-/// is in a later round, so a stream that looked for changes in the current round need not look
-/// again before the next.
-#[derive(Debug, Default)]
-pub(crate) struct ReadyQueue {
-    keys: Mutex<Vec<usize>>,
-    /// The owning task.
-    task: AtomicWaker,
-    round: AtomicU64,
-}
-
-impl ReadyQueue {
-    /// Queues `key`, and wakes the owner if the queue was empty.
-    pub(crate) fn push(&self, key: usize) {
-        let first = {
-            let mut keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
-            keys.push(key);
-            keys.len() == 1
-        };
-        if first {
-            self.task.wake();
-        }
-    }
-
-    /// Swaps the queued keys with `keys` (empty), so both vectors keep their capacity, and
-    /// starts a new round.
-    pub(crate) fn swap(&self, keys: &mut Vec<usize>) {
-        let mut queued = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
-        std::mem::swap(keys, &mut queued);
-        // Under the lock: a push after the swap belongs to the new round.
-        self.round.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// The current round: how many times the owner took the queue. Read by the owner's task
-    /// only, which also takes it.
-    pub(crate) fn round(&self) -> u64 {
-        self.round.load(Ordering::Relaxed)
-    }
-
-    /// The owning task, woken by the next push to an empty queue.
-    pub(crate) fn register(&self, waker: &Waker) {
-        self.task.register(waker);
-    }
-}
-
-/// A live stream's place on the ready queue of the task that polls it, once its subscriber's
-/// changes put its key there ([`Wakers::queue_on`]), and the last round of that queue in which
-/// the stream looked for changes.
-#[derive(Debug)]
-pub(crate) struct QueuedOn {
-    queue: Arc<ReadyQueue>,
-    key: usize,
-    looked_in: u64,
-}
-
-impl QueuedOn {
-    /// Points `subscriber`'s wake-ups at `key` on `queue`. A change before this reached the
-    /// subscriber's earlier wake-up only: the stream's first poll, in a later round, looks.
-    pub(crate) fn new(
-        wakers: &Wakers,
-        subscriber: SubscriberId,
-        queue: &Arc<ReadyQueue>,
-        key: usize,
-    ) -> QueuedOn {
-        wakers.queue_on(subscriber, queue, key);
-        QueuedOn {
-            queue: Arc::clone(queue),
-            key,
-            looked_in: queue.round(),
-        }
-    }
-
-    /// Gives `subscriber`'s wake-ups back to `wake`, if they still come to this place
-    /// ([`Wakers::unqueue`]).
-    pub(crate) fn give_back(&self, wakers: &Wakers, subscriber: SubscriberId, wake: Wake) {
-        wakers.unqueue(subscriber, &self.queue, self.key, wake);
-    }
-}
-
-/// Whether a live stream is to look for changes in this poll: at its first poll in each round of
-/// its queue once `queued_on` is set (the owner of the queue polls it in the round after a change
-/// put it there), otherwise when `signal` was raised.
-pub(crate) fn poll_changed(
-    queued_on: &mut Option<QueuedOn>,
-    signal: &Signal,
-    context: &Context<'_>,
-) -> bool {
-    match queued_on {
-        Some(queued_on) => {
-            let round = queued_on.queue.round();
-            std::mem::replace(&mut queued_on.looked_in, round) != round
-        }
-        None => signal.poll_take(context).is_ready(),
-    }
-}
-
 thread_local! {
     /// The buffer drained changes pass through ([`deliver_drained`]), kept by the thread.
     static DRAINED: RefCell<Vec<Change>> = const { RefCell::new(Vec::new()) };
-    /// The time of the round of polls running on this thread ([`Round`]), if any.
-    static ROUND_NOW: Cell<Option<Instant>> = const { Cell::new(None) };
 }
 
 /// The buffer of [`DRAINED`] is given back to the allocator when a drain grew it past this.
@@ -314,29 +167,6 @@ pub(crate) fn deliver_drained(
         // Called again from inside `deliver`, which no caller does: a buffer of its own.
         Err(_) => run(&mut Vec::new()),
     })
-}
-
-/// The time for what a stream does in this poll: the start of the round of polls it is part of
-/// ([`Round`]), or the clock's. A connection that polls many streams reads the clock once per
-/// round, not once or twice per stream.
-pub(crate) fn now() -> Instant {
-    ROUND_NOW.with(Cell::get).unwrap_or_else(Instant::now)
-}
-
-/// A round of polls on this thread: while it lives, [`now`] answers the time it started.
-pub(crate) struct Round(());
-
-impl Round {
-    pub(crate) fn start() -> Round {
-        ROUND_NOW.with(|now| now.set(Some(Instant::now())));
-        Round(())
-    }
-}
-
-impl Drop for Round {
-    fn drop(&mut self) {
-        ROUND_NOW.with(|now| now.set(None));
-    }
 }
 
 /// A one-way flag many tasks wait on: once [`Latch::set`], it stays set and every waiter is woken.
@@ -465,8 +295,7 @@ impl KeepAlive {
     }
 
     /// Ready when a keep-alive is due at `now` (and the next one then starts its period);
-    /// otherwise the task of `context` is woken when it is. `now` may lag the clock a little
-    /// ([`now`]): the timer itself still wakes the task at the deadline.
+    /// otherwise the task of `context` is woken when it is.
     pub(crate) fn poll_due(&mut self, now: Instant, context: &mut Context<'_>) -> Poll<()> {
         let now = tokio::time::Instant::from_std(now);
         if self
@@ -638,65 +467,6 @@ mod tests {
     }
 
     #[test]
-    fn a_subscriber_queued_on_a_ready_queue_is_woken_there_until_unregistered() {
-        let mut hub = mcp_resources_core::subscription::SubscriptionHub::default();
-        let (queued_one, called_one, unknown) = (
-            hub.add_subscriber(),
-            hub.add_subscriber(),
-            hub.add_subscriber(),
-        );
-        let wakers = Wakers::default();
-        let signal = Arc::new(Signal::default());
-        let context = Context::from_waker(Waker::noop());
-        wakers.register(queued_one, signal.wake_function());
-        wakers.register(called_one, signal.wake_function());
-        let queue = Arc::new(ReadyQueue::default());
-        wakers.queue_on(queued_one, &queue, 7);
-        wakers.queue_on(unknown, &queue, 8);
-        let taken = |queue: &ReadyQueue| {
-            let mut keys = Vec::new();
-            queue.swap(&mut keys);
-            keys
-        };
-
-        wakers.wake(&[queued_one, unknown]);
-        assert_eq!(taken(&queue), [7], "queued, the unregistered one not");
-        assert!(
-            signal.poll_take(&context).is_pending(),
-            "its signal left alone"
-        );
-        wakers.wake(&[called_one]);
-        assert!(taken(&queue).is_empty());
-        assert!(
-            signal.poll_take(&context).is_ready(),
-            "the other still called"
-        );
-
-        // Undone for another place: nothing changes; for its own: called again.
-        wakers.unqueue(queued_one, &queue, 8, signal.wake_function());
-        wakers.unqueue(
-            queued_one,
-            &Arc::new(ReadyQueue::default()),
-            7,
-            signal.wake_function(),
-        );
-        wakers.wake(&[queued_one]);
-        assert_eq!(taken(&queue), [7], "still queued");
-        wakers.unqueue(queued_one, &queue, 7, signal.wake_function());
-        wakers.wake(&[queued_one]);
-        assert!(taken(&queue).is_empty());
-        assert!(signal.poll_take(&context).is_ready(), "called again");
-        wakers.queue_on(queued_one, &queue, 9);
-
-        wakers.unregister(queued_one);
-        wakers.wake(&[queued_one]);
-        assert!(taken(&queue).is_empty(), "unregistered");
-        wakers.queue_on(queued_one, &queue, 10);
-        wakers.wake(&[queued_one]);
-        assert!(taken(&queue).is_empty(), "not registered again by queue_on");
-    }
-
-    #[test]
     fn drained_changes_are_delivered_through_the_threads_buffer() {
         let server = crate::Server::builder().build().unwrap();
         let service = server.service();
@@ -741,33 +511,5 @@ mod tests {
             });
             assert!(inner);
         });
-    }
-
-    #[test]
-    fn a_round_answers_its_start_time_until_it_ends() {
-        let before = Instant::now();
-        assert!(now() >= before, "no round: the clock");
-        let round = Round::start();
-        let started = now();
-        std::thread::sleep(std::time::Duration::from_millis(2));
-        assert_eq!(now(), started, "the round's time");
-        drop(round);
-        assert!(now() > started, "the clock again");
-    }
-
-    #[test]
-    fn each_take_of_a_ready_queue_starts_a_round() {
-        let queue = ReadyQueue::default();
-        let mut keys = Vec::new();
-        let first = queue.round();
-        queue.push(3);
-        assert_eq!(queue.round(), first, "a push is in the current round");
-        queue.swap(&mut keys);
-        assert_eq!(keys, [3]);
-        assert_eq!(queue.round(), first + 1);
-        keys.clear();
-        queue.swap(&mut keys);
-        assert!(keys.is_empty());
-        assert_eq!(queue.round(), first + 2, "an empty take is a round too");
     }
 }

@@ -809,8 +809,6 @@ pub(crate) struct GetStream {
     frames: VecDeque<Bytes>,
     shutdown: LatchWait,
     keep_alive: KeepAlive,
-    /// Once attached: its place on the ready queue the session's changes put it on.
-    queued_on: Option<driver::QueuedOn>,
 }
 
 impl GetStream {
@@ -826,30 +824,6 @@ impl GetStream {
             frames: VecDeque::new(),
             shutdown: shutdown.wait(),
             keep_alive: KeepAlive::new(keep_alive),
-            queued_on: None,
-        }
-    }
-
-    /// From now on, the session's changes put `key` on `queue` ([`driver::Wakers::queue_on`])
-    /// instead of raising its signal, and the stream looks for changes at its first poll in each
-    /// round of the queue. When the stream ends, the changes raise the session's signal again,
-    /// for the session's next stream, wherever it is served.
-    pub(crate) fn attach(&mut self, key: usize, queue: &Arc<driver::ReadyQueue>) {
-        // Under the session's lock, as the end of the stream is: the session's next stream
-        // cannot start in between.
-        let state = self.session.lock();
-        let ours = state
-            .stream
-            .as_ref()
-            .is_some_and(|slot| slot.generation == self.generation);
-        if ours {
-            let session = &self.session;
-            self.queued_on = Some(driver::QueuedOn::new(
-                &session.shared.wakers,
-                session.subscriber.id(),
-                queue,
-                key,
-            ));
         }
     }
 
@@ -881,7 +855,7 @@ impl GetStream {
             &session.shared.service,
             session.subscriber.id(),
             |changes| {
-                legacy.handle_changes_with(changes, driver::now(), |bytes| {
+                legacy.handle_changes_with(changes, Instant::now(), |bytes| {
                     sse::message_first_in(&mut first, frames, bytes);
                 });
             },
@@ -919,7 +893,7 @@ impl futures_util::Stream for GetStream {
             if let Some(frame) = stream.frames.pop_front() {
                 return Poll::Ready(Some(Ok(frame)));
             }
-            if driver::poll_changed(&mut stream.queued_on, &stream.session.changes, context) {
+            if stream.session.changes.poll_take(context).is_ready() {
                 match stream.look() {
                     None => return Poll::Ready(None),
                     Some(Some(frame)) => return Poll::Ready(Some(Ok(frame))),
@@ -929,7 +903,7 @@ impl futures_util::Stream for GetStream {
             }
             if stream
                 .keep_alive
-                .poll_due(driver::now(), context)
+                .poll_due(Instant::now(), context)
                 .is_ready()
             {
                 // The stream lives no longer than the latest token its session was named with.
@@ -947,14 +921,6 @@ impl futures_util::Stream for GetStream {
 impl Drop for GetStream {
     fn drop(&mut self) {
         let mut state = self.session.lock();
-        if let Some(queued_on) = &self.queued_on {
-            let session = &self.session;
-            queued_on.give_back(
-                &session.shared.wakers,
-                session.subscriber.id(),
-                session.changes.wake_function(),
-            );
-        }
         if state
             .stream
             .as_ref()

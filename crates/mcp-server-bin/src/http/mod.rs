@@ -1,9 +1,13 @@
 //! The Streamable HTTP transport: one MCP endpoint (`/mcp` by default) serving both protocol
 //! eras, as an axum [`Router`] to mount into any app ([`Server::router`]) or served on its own
 //! ([`Server::serve_http`], which runs the same handler without the router and without a
-//! per-request service clone: HTTP/1.1 on hyper's connections, and HTTP/2, for a client that
-//! opens with its preface (h2c with prior knowledge), on `h2`'s, whose task writes their live
-//! streams itself ([`h2`])).
+//! per-request service clone, on hyper's connections: HTTP/1.1, and HTTP/2 for a client that
+//! opens with its preface (h2c with prior knowledge)).
+//!
+//! [`Server::serve_http`] bounds every connection before anyone is authorized
+//! ([`HttpOptions`]): how many are open (in all and per peer address), how long headers, a
+//! body and an idle connection may take, HTTP/2 keep-alive pings; and, on every path, how many
+//! response bytes are held at once, in all and per client ([`limits`]).
 //!
 //! **Layer:** server, HTTP transport. Every request goes through the same checks, in the order
 //! of DIGEST §5.3:
@@ -42,8 +46,8 @@
 
 pub mod auth;
 mod guard;
-mod h2;
 mod legacy;
+mod limits;
 mod modern;
 mod reply;
 mod sse;
@@ -110,6 +114,35 @@ pub struct HttpOptions {
     /// (default 200; [`Server::serve_http`] only, which speaks HTTP/2 to clients that open
     /// with its preface). A client past it waits for a stream to end.
     pub max_streams_per_connection: u32,
+    /// How many connections may be open at once (default 1,024; [`Server::serve_http`] only).
+    /// Lowered at start to leave room below the process's open-files limit. Past it, or past
+    /// [`HttpOptions::max_connections_per_peer`], a new connection is closed at once.
+    pub max_connections: usize,
+    /// How many connections one peer address may have open at once (default 256;
+    /// [`Server::serve_http`] only).
+    pub max_connections_per_peer: usize,
+    /// How long a client may take to send a request's headers, and how long an HTTP/1.1
+    /// connection may wait for its next request (default 10 s; [`Server::serve_http`] only).
+    pub header_read_timeout: Duration,
+    /// How long a connection may stay open with no request in progress (default 60 s;
+    /// [`Server::serve_http`] only). Live streams are requests in progress.
+    pub idle_timeout: Duration,
+    /// How long a client may take to send a POST body once its headers are in (default
+    /// 30 s); past it the answer is `408`.
+    pub body_read_timeout: Duration,
+    /// How often an HTTP/2 connection is pinged, and how long the client has to answer before
+    /// the connection is closed (default 20 s; [`Server::serve_http`] only).
+    pub http2_keep_alive: Duration,
+    /// The largest request header block, in bytes (default 64 KiB; [`Server::serve_http`]
+    /// only); a larger one gets `431` (HTTP/1.1) or a stream error (HTTP/2).
+    pub max_header_bytes: usize,
+    /// How many bytes of responses may be held at once, sent or waiting for the client to
+    /// take them (default 512 MiB). A response that would go past it, or past
+    /// [`HttpOptions::max_response_bytes_per_client`], is answered `503` instead.
+    pub max_response_bytes: usize,
+    /// How many bytes of responses one client (its token's subject, or its peer address when
+    /// anonymous) may hold at once (default 64 MiB).
+    pub max_response_bytes_per_client: usize,
     /// Bearer-token authorization of every request ([`auth`]; default `None`: none, for a
     /// local server). With it, the metadata document is served at its well-known paths.
     pub authorization: Option<auth::Authorization>,
@@ -127,6 +160,15 @@ impl Default for HttpOptions {
             session_idle_timeout: Duration::from_secs(3600),
             max_listen_streams: 10_000,
             max_streams_per_connection: 200,
+            max_connections: 1024,
+            max_connections_per_peer: 256,
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            body_read_timeout: Duration::from_secs(30),
+            http2_keep_alive: Duration::from_secs(20),
+            max_header_bytes: 64 * 1024,
+            max_response_bytes: 512 * 1024 * 1024,
+            max_response_bytes_per_client: 64 * 1024 * 1024,
             authorization: None,
         }
     }
@@ -140,6 +182,8 @@ pub(crate) struct HttpState {
     sessions: Arc<legacy::Sessions>,
     /// How many modern listen streams are open (see [`HttpOptions::max_listen_streams`]).
     listen_streams: Arc<AtomicUsize>,
+    /// The bytes of responses held (see [`HttpOptions::max_response_bytes`]).
+    response_bytes: Arc<limits::Quota>,
     principal: Arc<Principal>,
 }
 
@@ -210,29 +254,38 @@ impl Server {
             tracing::info!(%addr, path = %options.path, "serving MCP over Streamable HTTP");
         }
         let protocols = Arc::new(Protocols::new(&options));
+        let connections = limits::Quota::new(
+            "connections",
+            limits::connection_cap(options.max_connections),
+            options.max_connections_per_peer,
+        );
         let state = Arc::new(self.http_state(options));
         let shutdown = self.shared.shutdown.clone();
         // Every connection task holds a sender; once they are all gone, `recv` says so.
         let (open, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
         loop {
-            let stream = tokio::select! {
+            let (stream, peer) = tokio::select! {
                 biased;
                 () = shutdown.cancelled() => break,
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => stream,
+                    Ok(accepted) => accepted,
                     Err(error) => {
                         accept_failed(&error).await;
                         continue;
                     }
                 },
             };
+            // Over the cap, the connection is closed at once: accepted only to learn its peer.
+            let Ok(held) = connections.take(&limits::Client::Peer(peer.ip()), 1) else {
+                continue;
+            };
             // Replies are written whole; waiting for more to coalesce only adds latency.
             let _ = stream.set_nodelay(true);
             let (state, protocols) = (Arc::clone(&state), Arc::clone(&protocols));
             let open = open.clone();
             tokio::spawn(async move {
-                serve_connection(state, protocols, stream).await;
-                drop(open);
+                serve_connection(state, protocols, stream, peer).await;
+                drop((held, open));
             });
         }
         drop(listener);
@@ -244,10 +297,15 @@ impl Server {
     fn http_state(&self, options: HttpOptions) -> HttpState {
         HttpState {
             shared: Arc::clone(&self.shared),
-            options: Arc::new(options),
             sessions: Arc::default(),
             listen_streams: Arc::default(),
+            response_bytes: limits::Quota::new(
+                "response bytes",
+                options.max_response_bytes,
+                options.max_response_bytes_per_client,
+            ),
             principal: Arc::new(Principal::anonymous()),
+            options: Arc::new(options),
         }
     }
 }
@@ -270,36 +328,66 @@ async fn accept_failed(error: &std::io::Error) {
 /// prior knowledge sends first.
 const HTTP2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
-/// How connections are served by hyper: HTTP/1.1, or, for a connection whose first bytes were
-/// only the start of the HTTP/2 preface, hyper-util's builder, which reads on until it can tell.
-/// A connection that opens with the whole preface is served by [`h2::serve`]. Made once by
-/// [`Server::serve_http_on`].
+/// How connections are served by hyper: HTTP/1.1, HTTP/2 for a connection that opens with its
+/// preface, or, for a connection whose first bytes were only the start of that preface,
+/// hyper-util's builder, which reads on until it can tell. Made once by
+/// [`Server::serve_http_on`], with the timeouts and sizes of [`HttpOptions`].
 struct Protocols {
     http1: hyper::server::conn::http1::Builder,
+    http2: hyper::server::conn::http2::Builder<hyper_util::rt::TokioExecutor>,
     undecided: hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>,
+    idle_timeout: Duration,
 }
 
 impl Protocols {
     fn new(options: &HttpOptions) -> Protocols {
+        let timer = hyper_util::rt::TokioTimer::new;
+        // hyper's smallest read buffer; headers past it get `431`.
+        let header_bytes = options.max_header_bytes.max(8192);
+        let mut http1 = hyper::server::conn::http1::Builder::new();
+        http1
+            .timer(timer())
+            .header_read_timeout(options.header_read_timeout)
+            .max_buf_size(header_bytes);
         // Flow control is hyper's default: how much the server may send on a connection is the
         // client's to grant, and its own window only paces request bodies.
+        let mut http2 =
+            hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
+        http2
+            .timer(timer())
+            .max_concurrent_streams(options.max_streams_per_connection)
+            .max_header_list_size(u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX))
+            .keep_alive_interval(options.http2_keep_alive)
+            .keep_alive_timeout(options.http2_keep_alive);
         let mut undecided =
             hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
         undecided
+            .http1()
+            .timer(timer())
+            .header_read_timeout(options.header_read_timeout)
+            .max_buf_size(header_bytes);
+        undecided
             .http2()
-            .max_concurrent_streams(options.max_streams_per_connection);
+            .timer(timer())
+            .max_concurrent_streams(options.max_streams_per_connection)
+            .max_header_list_size(u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX))
+            .keep_alive_interval(options.http2_keep_alive)
+            .keep_alive_timeout(options.http2_keep_alive);
         Protocols {
-            http1: hyper::server::conn::http1::Builder::new(),
+            http1,
+            http2,
             undecided,
+            idle_timeout: options.idle_timeout,
         }
     }
 }
 
 /// Drives a hyper connection until it ends, or, once `$shutdown` is ready, shuts it down
-/// gracefully and lets its requests in progress finish (the two connection types share the
+/// gracefully and lets its requests in progress finish; once it has been idle for too long
+/// (`$idle`), shuts it down and gives it `$grace` to close (the connection types share the
 /// shape, not a trait).
 macro_rules! serve_until_shutdown {
-    ($connection:expr, $shutdown:expr) => {{
+    ($connection:expr, $shutdown:expr, $idle:expr, $grace:expr) => {{
         let connection = $connection;
         tokio::pin!(connection);
         let result = tokio::select! {
@@ -308,6 +396,16 @@ macro_rules! serve_until_shutdown {
                 connection.as_mut().graceful_shutdown();
                 connection.await
             }
+            () = $idle => {
+                tracing::debug!("idle connection closed");
+                connection.as_mut().graceful_shutdown();
+                // An HTTP/2 client has a moment to acknowledge the shutdown; one that does not
+                // is dropped.
+                match tokio::time::timeout($grace, connection).await {
+                    Ok(result) => result,
+                    Err(_) => Ok(()),
+                }
+            }
         };
         if let Err(error) = result {
             tracing::debug!(%error, "connection ended with an error");
@@ -315,60 +413,150 @@ macro_rules! serve_until_shutdown {
     }};
 }
 
-/// Serves one connection until the client closes it, or, once the server shuts down, until
-/// its requests in progress are answered.
+/// How many requests of one connection are in progress (their responses not yet sent whole),
+/// for its idle timeout.
+type InProgress = Arc<tokio::sync::watch::Sender<usize>>;
+
+/// One request in progress on its connection, until its response is sent or dropped.
+struct Open(InProgress);
+
+impl Open {
+    fn start(in_progress: &InProgress) -> Open {
+        in_progress.send_modify(|open| *open += 1);
+        Open(Arc::clone(in_progress))
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.send_modify(|open| *open -= 1);
+    }
+}
+
+/// A response body that keeps its request counted as in progress until hyper is done with it
+/// (a live stream is in progress for as long as it is open).
+struct InProgressBody {
+    body: reply::Body,
+    _open: Open,
+}
+
+impl hyper::body::Body for InProgressBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.get_mut().body).poll_frame(context)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// Ready once the connection has had no request in progress for `timeout`.
+async fn idle_for(mut in_progress: tokio::sync::watch::Receiver<usize>, timeout: Duration) {
+    loop {
+        if in_progress.wait_for(|open| *open == 0).await.is_err() {
+            return std::future::pending().await;
+        }
+        let busy = tokio::time::timeout(timeout, in_progress.wait_for(|open| *open > 0)).await;
+        if busy.is_err() {
+            return;
+        }
+    }
+}
+
+/// Serves one connection until the client closes it, or, once the server shuts down or the
+/// connection idled for [`HttpOptions::idle_timeout`], until its requests in progress are
+/// answered.
 ///
 /// The protocol is told from the first bytes, peeked, not read: a connection that opens with
-/// the HTTP/2 preface is served as HTTP/2 by [`h2::serve`], any other as HTTP/1.1 by hyper's
-/// own connection, each over the socket itself (hyper-util's builder would put a wrapper on
-/// every read). An HTTP/1.1 connection is served by this task; on an HTTP/2 one, each request
-/// runs as a task of its own, and this task reads and writes the frames of them all and writes
-/// its live streams itself, so one change notified to many streams of a connection wakes this
-/// task once and goes out in a few large writes.
+/// the HTTP/2 preface is served as HTTP/2, any other as HTTP/1.1, each by hyper over the socket
+/// itself (hyper-util's builder, which puts a wrapper on every read, only serves a connection
+/// whose first bytes could be either). The peek waits at most
+/// [`HttpOptions::header_read_timeout`]. Every request carries the peer's address (axum's
+/// `ConnectInfo`), which names its client when it is anonymous.
 async fn serve_connection(
     state: Arc<HttpState>,
     protocols: Arc<Protocols>,
     stream: tokio::net::TcpStream,
+    peer: SocketAddr,
 ) {
     // Polled at every wake-up of the connection (each notification of a stream it carries):
     // a latch wait, not a token's, which takes two locks per poll.
     let mut shutdown = state.shared.closing.wait();
     let mut head = [0_u8; HTTP2_PREFACE.len()];
     let peeked = tokio::select! {
-        peeked = stream.peek(&mut head) => peeked,
+        peeked = tokio::time::timeout(state.options.header_read_timeout, stream.peek(&mut head)) => peeked,
         // Nothing was asked yet: nothing to finish.
         () = &mut shutdown => return,
     };
     let seen = match peeked {
-        Ok(0) => return,
-        Ok(seen) => seen,
-        Err(error) => {
+        Ok(Ok(0)) => return,
+        Ok(Ok(seen)) => seen,
+        Ok(Err(error)) => {
             tracing::debug!(%error, "connection ended before its first request");
             return;
         }
+        Err(_) => {
+            tracing::debug!(%peer, "connection closed: nothing sent in time");
+            return;
+        }
     };
-    if head[..seen] == *HTTP2_PREFACE {
-        return h2::serve(state, stream, &mut shutdown).await;
-    }
+    let in_progress: InProgress = Arc::new(tokio::sync::watch::channel(0).0);
+    let idle = idle_for(in_progress.subscribe(), protocols.idle_timeout);
+    let grace = state.options.header_read_timeout;
     let service =
-        hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+        hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
             let state = Arc::clone(&state);
+            let open = Open::start(&in_progress);
+            request
+                .extensions_mut()
+                .insert(axum::extract::ConnectInfo(peer));
             async move {
                 // The one route (and the metadata document's): anything else is `404`, as
                 // from the router.
-                if request.uri().path() != state.options.path {
-                    return Ok(elsewhere(&state, request.method(), request.uri().path()));
-                }
-                // Hyper's body as it is: boxing it into axum's would cost an allocation and a
-                // dynamic call per frame.
-                Ok::<_, std::convert::Infallible>(handle(&state, request).await)
+                let response = if request.uri().path() != state.options.path {
+                    elsewhere(&state, request.method(), request.uri().path())
+                } else {
+                    // Hyper's body as it is: boxing it into axum's would cost an allocation
+                    // and a dynamic call per frame.
+                    handle(&state, request).await
+                };
+                Ok::<_, std::convert::Infallible>(
+                    response.map(|body| InProgressBody { body, _open: open }),
+                )
             }
         });
     let io = hyper_util::rt::TokioIo::new(stream);
-    if head[..seen] != HTTP2_PREFACE[..seen] {
-        serve_until_shutdown!(protocols.http1.serve_connection(io, service), shutdown);
+    if head[..seen] == *HTTP2_PREFACE {
+        serve_until_shutdown!(
+            protocols.http2.serve_connection(io, service),
+            shutdown,
+            idle,
+            grace
+        );
+    } else if head[..seen] != HTTP2_PREFACE[..seen] {
+        serve_until_shutdown!(
+            protocols.http1.serve_connection(io, service),
+            shutdown,
+            idle,
+            grace
+        );
     } else {
-        serve_until_shutdown!(protocols.undecided.serve_connection(io, service), shutdown);
+        serve_until_shutdown!(
+            protocols.undecided.serve_connection(io, service),
+            shutdown,
+            idle,
+            grace
+        );
     }
 }
 
@@ -404,16 +592,55 @@ async fn endpoint(
 }
 
 /// Answers one request to the endpoint (whichever path it came by: axum's body from the
-/// router, hyper's from [`Server::serve_http`]).
+/// router, hyper's from [`Server::serve_http`]), and charges its body to the bytes its client
+/// may hold: over that, the answer is `503` (the client is holding too much unread already).
+/// The charge rides in the body's bytes, so it is given back when the last of them is
+/// dropped, wherever the connection keeps them meanwhile.
 async fn handle<B>(state: &HttpState, request: axum::http::Request<B>) -> Response
 where
     B: hyper::body::Body<Data = Bytes> + Unpin,
 {
+    let peer = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
+    let (principal, mut response) = answer(state, request).await;
+    let Some(length) = response.body().whole_len().filter(|length| *length > 0) else {
+        return response;
+    };
+    let client = limits::Client::of(&principal, peer);
+    match state.response_bytes.take(&client, length) {
+        Ok(held) => {
+            response.body_mut().charge(held);
+            response
+        }
+        Err(refused) => {
+            tracing::warn!(
+                ?client,
+                length,
+                ?refused,
+                "response refused: too many bytes in flight"
+            );
+            let mut busy = reply::status(StatusCode::SERVICE_UNAVAILABLE);
+            busy.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+            busy
+        }
+    }
+}
+
+/// The answer to one request, and the principal it ran as.
+async fn answer<B>(state: &HttpState, request: axum::http::Request<B>) -> (Arc<Principal>, Response)
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+{
+    let anonymous = Arc::clone(&state.principal);
+    let refused = |response: Response| (Arc::clone(&anonymous), response);
     let (parts, body) = request.into_parts();
     if let Some(origin) = parts.headers.get(header::ORIGIN) {
         if !guard::origin_allowed(origin.as_bytes(), &state.options.allowed_origins) {
             tracing::warn!(origin = ?origin, "request from a disallowed origin refused");
-            return forbidden("origin not allowed");
+            return refused(forbidden("origin not allowed"));
         }
     }
     let host = parts
@@ -429,7 +656,7 @@ where
     if let Some(host) = host {
         if !guard::host_allowed(host, &state.options.allowed_hosts) {
             tracing::warn!(host = %String::from_utf8_lossy(host), "request for a disallowed host refused");
-            return forbidden("host not allowed");
+            return refused(forbidden("host not allowed"));
         }
     }
     // With authorization, the request runs as its token's principal: a state of its own.
@@ -444,15 +671,16 @@ where
                 };
                 &authorized
             }
-            Err(refused) => return refused.response(),
+            Err(refusal) => return refused(refusal.response()),
         },
     };
-    match parts.method {
+    let response = match parts.method {
         Method::POST => post(state, &parts.headers, body).await,
         Method::GET => get(state, &parts.headers),
         Method::DELETE => delete(state, &parts.headers),
         _ => method_not_allowed(),
-    }
+    };
+    (Arc::clone(&state.principal), response)
 }
 
 async fn post<B>(state: &HttpState, headers: &HeaderMap, body: B) -> Response
@@ -467,8 +695,14 @@ where
     if declared.is_some_and(|length| length > limit as u64) {
         return reply::status(StatusCode::PAYLOAD_TOO_LARGE);
     }
-    let Some(bytes) = read_body(body, limit).await else {
-        return reply::status(StatusCode::PAYLOAD_TOO_LARGE);
+    let read = tokio::time::timeout(state.options.body_read_timeout, read_body(body, limit));
+    let bytes = match read.await {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return reply::status(StatusCode::PAYLOAD_TOO_LARGE),
+        Err(_) => {
+            tracing::debug!("request body not sent in time");
+            return reply::status(StatusCode::REQUEST_TIMEOUT);
+        }
     };
     let header_version = headers
         .get(PROTOCOL_VERSION)

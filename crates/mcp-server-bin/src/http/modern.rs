@@ -167,7 +167,6 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
         shut_down: false,
         keep_alive: KeepAlive::new(period),
         frames,
-        queued_on: None,
     };
     reply::live(reply::Live::Listen(stream))
 }
@@ -187,23 +186,9 @@ pub(crate) struct ListenStream {
     shut_down: bool,
     keep_alive: KeepAlive,
     frames: VecDeque<Bytes>,
-    /// Once attached: its place on the ready queue its changes put it on.
-    queued_on: Option<driver::QueuedOn>,
 }
 
 impl ListenStream {
-    /// From now on, its changes put `key` on `queue` ([`driver::QueuedOn`]) instead of raising
-    /// its signal.
-    pub(crate) fn attach(&mut self, key: usize, queue: &Arc<driver::ReadyQueue>) {
-        let wakers = &self.state.shared.wakers;
-        self.queued_on = Some(driver::QueuedOn::new(
-            wakers,
-            self.subscriber.id(),
-            queue,
-            key,
-        ));
-    }
-
     /// Takes what the exchange queued to send: the first frame is returned when this stream's
     /// queue is empty, the rest queued.
     fn collect(&mut self) -> Option<Bytes> {
@@ -230,7 +215,7 @@ impl ListenStream {
         } = self;
         let mut first = None;
         driver::deliver_drained(&state.shared.service, subscriber.id(), |changes| {
-            exchange.handle_changes_with(changes, driver::now(), |bytes| {
+            exchange.handle_changes_with(changes, Instant::now(), |bytes| {
                 sse::message_first_in(&mut first, frames, bytes);
             });
         });
@@ -260,7 +245,7 @@ impl futures_util::Stream for ListenStream {
                 }
                 continue;
             }
-            if driver::poll_changed(&mut stream.queued_on, &stream.changes, context) {
+            if stream.changes.poll_take(context).is_ready() {
                 if let Some(frame) = stream.take_changes() {
                     return Poll::Ready(Some(Ok(frame)));
                 }
@@ -268,7 +253,7 @@ impl futures_util::Stream for ListenStream {
             }
             if stream
                 .keep_alive
-                .poll_due(driver::now(), context)
+                .poll_due(Instant::now(), context)
                 .is_ready()
             {
                 // The stream lives no longer than the token it was opened with.

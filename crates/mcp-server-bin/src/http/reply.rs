@@ -5,7 +5,6 @@
 //! to answer, only how it looks on the wire.
 
 use std::pin::Pin;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::body::Bytes;
@@ -14,15 +13,13 @@ use futures_util::Stream as _;
 use hyper::body::{Frame, SizeHint};
 use mcp_types::jsonrpc::{self, ErrorObject, RequestId};
 
-use crate::driver::ReadyQueue;
-use crate::http::{legacy, modern, sse};
+use crate::http::{legacy, limits, modern, sse};
 
 /// A response of the endpoint.
 pub(crate) type Response = axum::http::Response<Body>;
 
 /// The body of a [`Response`]: whole, or a live SSE stream. One type rather than a boxed
-/// one, so that hyper serves it without an allocation or a dynamic call per frame, and so that
-/// HTTP/2 connections can carry a live stream themselves ([`crate::http::h2`]).
+/// one, so that hyper serves it without an allocation or a dynamic call per frame.
 pub(crate) enum Body {
     /// The whole body, sent as one frame; `None` once sent, or for an empty body.
     Whole(Option<Bytes>),
@@ -30,12 +27,10 @@ pub(crate) enum Body {
     Live(Box<Live>),
 }
 
-/// The live SSE streams of either era. Neither is boxed: an HTTP/2 connection keeps its live
-/// streams in a table, where a boxed one would cost every poll one more place to fetch, and a
-/// GET stream's unused room is the price (there are as many of either as the client opens).
+/// The live SSE streams of either era (boxed once, in [`Body::Live`]).
 #[expect(
     clippy::large_enum_variant,
-    reason = "kept unboxed in the connection's table on purpose"
+    reason = "the whole enum is boxed in `Body::Live`"
 )]
 pub(crate) enum Live {
     /// A modern `subscriptions/listen` stream.
@@ -54,20 +49,29 @@ impl Live {
         };
         next.map(|frame| frame.and_then(Result::ok))
     }
-
-    /// The stream is polled from now on by the owner of `queue`, under `key`: its changes queue
-    /// it there directly. A listen stream's changes are its own; a legacy GET stream's belong
-    /// to its session, which outlives it: they go back to the session's signal when the stream
-    /// ends.
-    pub(crate) fn attach(&mut self, key: usize, queue: &Arc<ReadyQueue>) {
-        match self {
-            Live::Listen(stream) => stream.attach(key, queue),
-            Live::Get(stream) => stream.attach(key, queue),
-        }
-    }
 }
 
 impl Body {
+    /// The length of a whole body; `None` for a live stream.
+    pub(crate) fn whole_len(&self) -> Option<usize> {
+        match self {
+            Body::Whole(bytes) => Some(bytes.as_ref().map_or(0, Bytes::len)),
+            Body::Live(_) => None,
+        }
+    }
+
+    /// Makes the bytes of a whole body hold `held` until the last of them is dropped (sent, or
+    /// dropped with the connection): the bytes a client holds are counted for as long as they
+    /// take memory.
+    pub(crate) fn charge(&mut self, held: limits::Held) {
+        if let Body::Whole(Some(bytes)) = self {
+            *bytes = Bytes::from_owner(Charged {
+                bytes: std::mem::take(bytes),
+                _held: held,
+            });
+        }
+    }
+
     /// A whole body of `bytes` (a message an adapter wrote), whose buffer goes back to the
     /// thread's spare ([`jsonrpc::buffer::give_back`]) once the body is sent and dropped: the
     /// next message written on the thread starts in it, instead of taking the allocator's slow
@@ -77,6 +81,18 @@ impl Body {
             return Body::Whole(None);
         }
         Body::Whole(Some(Bytes::from_owner(Lent(bytes))))
+    }
+}
+
+/// A body's bytes and the quota they hold ([`Body::charge`]).
+struct Charged {
+    bytes: Bytes,
+    _held: limits::Held,
+}
+
+impl AsRef<[u8]> for Charged {
+    fn as_ref(&self) -> &[u8] {
+        &self.bytes
     }
 }
 

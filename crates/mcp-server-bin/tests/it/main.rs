@@ -5,5 +5,6 @@ mod era;
 mod example;
 mod filesystem;
 mod http;
+mod limits;
 mod lines;
 mod stdio;

@@ -1,0 +1,188 @@
+//! What clients of the HTTP endpoint may hold at once: connections, response bytes in flight,
+//! live streams and sessions, each bounded in all and for each client, so that no client, and
+//! no crowd of anonymous connections, can take what the others need.
+//!
+//! **Layer:** server, HTTP transport. Bookkeeping only: counters under a lock, and guards that
+//! give back what they hold when dropped. This module never knows either era, JSON-RPC or the
+//! service; the transport asks it before it opens, answers or keeps something.
+//!
+//! A client is who the request runs as: the subject of its bearer token when authorization is
+//! on, else the address of the peer it came from ([`Client`]). Quotas are per client so that
+//! one client at its limit is refused (`503`) while others go on; nothing is ever taken from
+//! one client to make room for another.
+
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use mcp_resources_core::policy::Principal;
+
+/// Who a quota counts against.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Client {
+    /// The subject of an authorized request.
+    Subject(String),
+    /// The address of an anonymous request's peer.
+    Peer(IpAddr),
+    /// A request whose peer is not known (a [`Router`](axum::Router) served without connect
+    /// info): all of them count as one client.
+    Unknown,
+}
+
+impl Client {
+    /// The client of a request running as `principal`, from `peer`.
+    pub(crate) fn of(principal: &Principal, peer: Option<SocketAddr>) -> Client {
+        match (&principal.subject, peer) {
+            (Some(subject), _) => Client::Subject(subject.clone()),
+            (None, Some(peer)) => Client::Peer(peer.ip()),
+            (None, None) => Client::Unknown,
+        }
+    }
+}
+
+/// A bounded amount (connections, bytes, streams), in all and for each client.
+#[derive(Debug)]
+pub(crate) struct Quota {
+    /// What it counts, for the log.
+    what: &'static str,
+    total: usize,
+    each: usize,
+    state: Mutex<Usage>,
+}
+
+#[derive(Debug, Default)]
+struct Usage {
+    total: usize,
+    by_client: HashMap<Client, usize>,
+}
+
+/// Why a quota refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// The client holds its share already.
+    Client,
+    /// Every client together holds all there is.
+    Total,
+}
+
+impl Quota {
+    /// A quota of `total` in all and `each` for one client.
+    pub(crate) fn new(what: &'static str, total: usize, each: usize) -> Arc<Quota> {
+        Arc::new(Quota {
+            what,
+            total,
+            each: each.min(total),
+            state: Mutex::default(),
+        })
+    }
+
+    /// Takes `amount` for `client`, held until the guard is dropped; refused (and logged at
+    /// debug level) when it would go over the client's share or the total.
+    pub(crate) fn take(self: &Arc<Self>, client: &Client, amount: usize) -> Result<Held, Refused> {
+        let mut usage = self.lock();
+        let held = usage.by_client.get(client).copied().unwrap_or(0);
+        let refused = if held.saturating_add(amount) > self.each {
+            Some(Refused::Client)
+        } else if usage.total.saturating_add(amount) > self.total {
+            Some(Refused::Total)
+        } else {
+            None
+        };
+        if let Some(refused) = refused {
+            drop(usage);
+            tracing::debug!(what = self.what, ?client, amount, ?refused, "over a quota");
+            return Err(refused);
+        }
+        usage.total += amount;
+        *usage.by_client.entry(client.clone()).or_insert(0) += amount;
+        Ok(Held {
+            quota: Arc::clone(self),
+            client: client.clone(),
+            amount,
+        })
+    }
+
+    /// What `client` holds now.
+    #[cfg(test)]
+    pub(crate) fn held_by(&self, client: &Client) -> usize {
+        self.lock().by_client.get(client).copied().unwrap_or(0)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Usage> {
+        // Every update leaves the counts whole, so a poisoned lock holds consistent data.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Part of a [`Quota`], given back when dropped.
+#[derive(Debug)]
+pub(crate) struct Held {
+    quota: Arc<Quota>,
+    client: Client,
+    amount: usize,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut usage = self.quota.lock();
+        usage.total -= self.amount;
+        if let Some(held) = usage.by_client.get_mut(&self.client) {
+            *held -= self.amount;
+            if *held == 0 {
+                usage.by_client.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// The most connections this process can keep open: `wanted`, lowered to leave room below the
+/// open-files limit for the listener, the files being read and the log (a server out of file
+/// descriptors can accept no one, not even to refuse them).
+pub(crate) fn connection_cap(wanted: usize) -> usize {
+    /// Descriptors kept for everything but connections.
+    const RESERVED: u64 = 64;
+    #[cfg(unix)]
+    {
+        let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile);
+        if let Some(soft) = limit.current {
+            let room = usize::try_from(soft.saturating_sub(RESERVED)).unwrap_or(usize::MAX);
+            if room < wanted {
+                tracing::warn!(
+                    wanted,
+                    open_files_limit = soft,
+                    max_connections = room.max(1),
+                    "max_connections lowered below the open-files limit (raise it with ulimit -n)"
+                );
+                return room.max(1);
+            }
+        }
+    }
+    wanted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_client_at_its_share_is_refused_while_others_go_on() {
+        let quota = Quota::new("things", 5, 3);
+        let alice = Client::Subject("alice".into());
+        let bob = Client::Peer("127.0.0.2".parse().unwrap());
+        let first = quota.take(&alice, 2).unwrap();
+        let second = quota.take(&alice, 1).unwrap();
+        assert_eq!(quota.take(&alice, 1).unwrap_err(), Refused::Client);
+        let bobs = quota.take(&bob, 2).unwrap();
+        assert_eq!(quota.take(&bob, 1).unwrap_err(), Refused::Total);
+        drop(first);
+        assert_eq!(quota.held_by(&alice), 1);
+        let third = quota.take(&bob, 1).unwrap();
+        drop((second, bobs, third));
+        assert_eq!(quota.held_by(&alice) + quota.held_by(&bob), 0);
+        assert!(
+            quota.lock().by_client.is_empty(),
+            "no client is remembered at zero"
+        );
+        assert_eq!(quota.lock().total, 0);
+    }
+}
