@@ -1697,7 +1697,12 @@ fn bearer_from(issuer: &str, subject: &str, scope: &str, lifetime: u64) -> Strin
         "exp": jsonwebtoken::get_current_timestamp() + lifetime,
     });
     let key = jsonwebtoken::EncodingKey::from_secret(SECRET).unwrap();
-    let token = jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &key).unwrap();
+    // An access token's header (RFC 9068): `typ` is `at+jwt`.
+    let header = jsonwebtoken::Header {
+        typ: Some("at+jwt".to_owned()),
+        ..jsonwebtoken::Header::default()
+    };
+    let token = jsonwebtoken::encode(&header, &claims, &key).unwrap();
     format!("Bearer {token}")
 }
 
