@@ -5,7 +5,8 @@
 //! malformed `_meta` field is `-32602` (HTTP 400), an unsupported version `-32022` (400), a
 //! header that disagrees with the body `-32020` (400), a missing client capability `-32021`
 //! (400), an unknown or unoffered method `-32601` (404). Application errors (resource not found
-//! `-32602` with `data.uri`, bad cursor `-32602`, provider failure `-32603`) keep HTTP 200, so
+//! `-32602` with `data.uri`, bad cursor `-32602`, a request a provider cannot serve as asked
+//! `-32602`, provider failure `-32603`) keep HTTP 200, so
 //! that a dual-era client does not mistake them for a legacy server (DIGEST §5.6). It must never
 //! know the legacy era's codes (`-32002` is never sent here) or how a status reaches the wire.
 //!
@@ -15,6 +16,7 @@
 
 use mcp_resources_core::error::{CompleteError, ListError, ReadError};
 use mcp_resources_core::pagination::CursorError;
+use mcp_resources_core::provider::ProviderError;
 use mcp_types::ProtocolVersion;
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::meta::RequestMetaError;
@@ -99,6 +101,16 @@ pub enum RequestError {
     /// The completion names a template or variable the server does not have.
     #[error("{0}")]
     UnknownCompletionTarget(String),
+    /// The request cannot be served as asked, through the client's fault: a provider said so
+    /// (`ProviderError::invalid_params`: a bad number in a ranged read's URI, a range or a
+    /// whole file over its read limit), or a byte range cuts a character.
+    #[error("{message}")]
+    Rejected {
+        /// What was wrong with the request.
+        message: String,
+        /// The URI as the client sent it, for a read.
+        uri: Option<String>,
+    },
     /// A provider failed; the message is shown only when the provider made it public.
     #[error("internal error: {public_message}")]
     Internal {
@@ -129,8 +141,13 @@ impl RequestError {
             }
             RequestError::MethodNotFound { method } => ErrorObject::method_not_found(method),
             RequestError::ResourceNotFound { uri } => ErrorObject::resource_not_found(uri),
-            RequestError::InvalidUri { uri, .. } | RequestError::ResourceDenied { uri } => {
+            RequestError::InvalidUri { uri, .. }
+            | RequestError::ResourceDenied { uri }
+            | RequestError::Rejected { uri: Some(uri), .. } => {
                 ErrorObject::invalid_params(self.to_string()).with_data(uri_data(uri))
+            }
+            RequestError::Rejected { uri: None, .. } => {
+                ErrorObject::invalid_params(self.to_string())
             }
             RequestError::TooLarge { .. } | RequestError::Internal { .. } => {
                 ErrorObject::internal_error(self.to_string())
@@ -156,6 +173,7 @@ impl RequestError {
             | RequestError::InvalidCursor(_)
             | RequestError::TooLarge { .. }
             | RequestError::UnknownCompletionTarget(_)
+            | RequestError::Rejected { .. }
             | RequestError::Internal { .. } => 200,
         }
     }
@@ -164,7 +182,7 @@ impl RequestError {
     pub(crate) fn from_list(error: ListError) -> RequestError {
         match error {
             ListError::InvalidCursor(cursor) => RequestError::InvalidCursor(cursor),
-            ListError::Provider { error, .. } => internal(error.is_public(), error.message()),
+            ListError::Provider { error, .. } => provider(&error, None),
         }
     }
 
@@ -177,9 +195,12 @@ impl RequestError {
             ReadError::TooLarge { limit, actual, .. } => {
                 RequestError::TooLarge { uri, limit, actual }
             }
-            // Whole reads never ask for a range; a provider reporting one failed internally.
-            ReadError::InvalidRange { reason, .. } => internal(false, reason),
-            ReadError::Provider(error) => internal(error.is_public(), error.message()),
+            // Only a ranged read of the engine meets one; the range is at fault.
+            ReadError::InvalidRange { .. } => RequestError::Rejected {
+                message: error.to_string(),
+                uri: Some(uri),
+            },
+            ReadError::Provider(error) => provider(&error, Some(uri)),
         }
     }
 
@@ -189,8 +210,21 @@ impl RequestError {
             CompleteError::UnknownTemplate { .. } | CompleteError::UnknownVariable { .. } => {
                 RequestError::UnknownCompletionTarget(error.to_string())
             }
-            CompleteError::Provider(error) => internal(error.is_public(), error.message()),
+            CompleteError::Provider(error) => provider(&error, None),
         }
+    }
+}
+
+/// A provider's error: rejected when the request was at fault (about `uri`, for a read), else
+/// internal.
+fn provider(error: &ProviderError, uri: Option<String>) -> RequestError {
+    if error.is_invalid_params() {
+        RequestError::Rejected {
+            message: error.message().to_owned(),
+            uri,
+        }
+    } else {
+        internal(error.is_public(), error.message())
     }
 }
 
@@ -274,6 +308,14 @@ mod tests {
             200,
         );
         check(
+            RequestError::Rejected {
+                message: "x".into(),
+                uri: None,
+            },
+            -32602,
+            200,
+        );
+        check(
             RequestError::Internal {
                 public_message: "x".into(),
             },
@@ -316,6 +358,48 @@ mod tests {
             too_large.to_error_object().message,
             "contents of test://a are 2 bytes, over the limit of 1 bytes per read"
         );
+    }
+
+    #[test]
+    fn requests_a_provider_or_the_engine_rejects_are_invalid_params() {
+        let bad_offset = "offset \"abc\" is not a whole number of bytes";
+        let read = RequestError::from_read(
+            ReadError::Provider(ProviderError::invalid_params(bad_offset)),
+            "file:///x.txt?offset=abc",
+        );
+        let object = read.to_error_object();
+        assert_eq!((object.code.0, read.http_status()), (-32602, 200));
+        assert_eq!(object.message, bad_offset);
+        assert_eq!(
+            object.data,
+            Some(serde_json::json!({"uri": "file:///x.txt?offset=abc"}))
+        );
+        let range = RequestError::from_read(
+            ReadError::InvalidRange {
+                uri: "test://a".into(),
+                offset: 1,
+                length: 1,
+                reason: "it splits a utf-8 character",
+            },
+            "test://a",
+        );
+        assert_eq!(range.to_error_object().code.0, -32602, "{range:?}");
+        let list = RequestError::from_list(ListError::Provider {
+            source_index: 0,
+            error: ProviderError::invalid_params("bad filter"),
+        });
+        assert_eq!(list.to_error_object().code.0, -32602, "{list:?}");
+        let complete = RequestError::from_complete(CompleteError::Provider(
+            ProviderError::invalid_params("bad prefix"),
+        ));
+        assert_eq!(complete.to_error_object().code.0, -32602, "{complete:?}");
+        // A failure stays internal, its message shown only when public.
+        let failed = RequestError::from_read(
+            ReadError::Provider(ProviderError::public("backend is down")),
+            "test://a",
+        );
+        assert_eq!(failed.to_error_object().code.0, -32603);
+        assert!(failed.to_string().contains("backend is down"));
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! | resource not found (also: not readable by the principal, the two are not told apart; also: subscribe to such a resource) | `-32002` with `data: {uri}` |
 //! | access denied, when the engine is configured to reveal denials | `-32602` with `data: {uri}` (the legacy era has no access-denied code) |
 //! | contents over the engine's read limit | `-32603` with `data: {uri}` and both sizes in the message (the request is valid; the server cannot serve it in one read) |
+//! | a request a provider cannot serve as asked (`ProviderError::invalid_params`: a bad number in a ranged read's URI, a range or a whole file over its read limit), a byte range that cuts a character | `-32602` with the provider's message (and `data: {uri}` for a read) |
 //! | a provider failure | `-32603` with the generic message `internal error`, or the provider's message when it is marked public |
 //! | the subscription hub refused (too many subscriptions, unknown subscriber) | `-32603` with the hub's message |
 //!
@@ -90,9 +91,12 @@ impl RequestError {
     }
 }
 
-/// A provider failure: generic unless the provider marked its message public.
+/// A provider's error: invalid params when the request was at fault, else a failure, generic
+/// unless the provider marked its message public.
 fn provider(error: &ProviderError) -> ErrorObject {
-    if error.is_public() {
+    if error.is_invalid_params() {
+        ErrorObject::invalid_params(error.message())
+    } else if error.is_public() {
         ErrorObject::internal_error(error.message())
     } else {
         ErrorObject::internal_error("internal error")
@@ -120,6 +124,9 @@ pub(crate) fn read(error: &ReadError, uri: &str) -> ErrorObject {
         ))
         .with_data(json!({ "uri": uri })),
         ReadError::InvalidRange { .. } => ErrorObject::invalid_params(error.to_string()),
+        ReadError::Provider(error) if error.is_invalid_params() => {
+            provider(error).with_data(json!({ "uri": uri }))
+        }
         ReadError::Provider(error) => provider(error),
     }
 }
@@ -185,6 +192,28 @@ mod tests {
         assert!(!list(&provider_error).message.contains("password"));
         let public = ReadError::Provider(ProviderError::public("backend is down"));
         check(read(&public, "x:/a"), -32603, "backend is down");
+        let invalid = ReadError::Provider(ProviderError::invalid_params("offset \"abc\" is bad"));
+        check(
+            read(&invalid, "x:/a?offset=abc"),
+            -32602,
+            "offset \"abc\" is bad",
+        );
+        assert_eq!(
+            read(&invalid, "x:/a?offset=abc").data,
+            Some(json!({ "uri": "x:/a?offset=abc" }))
+        );
+        let invalid_list = ListError::Provider {
+            source_index: 0,
+            error: ProviderError::invalid_params("bad filter"),
+        };
+        check(list(&invalid_list), -32602, "bad filter");
+        check(
+            complete(&CompleteError::Provider(ProviderError::invalid_params(
+                "bad prefix",
+            ))),
+            -32602,
+            "bad prefix",
+        );
         let not_found = read(&ReadError::NotFound { uri: "x:/a".into() }, "x:/a");
         check(not_found.clone(), -32002, "Resource not found");
         assert_eq!(not_found.data, Some(json!({ "uri": "x:/a" })));

@@ -80,6 +80,11 @@
 //! - An error answering a message whose id could not be read (`-32700`, some `-32600`) has no
 //!   `id` member, as [`mcp_types::jsonrpc::Response`] writes it (valid in 2025-11-25's schema;
 //!   the older schemas have no valid shape for such an error).
+//! - Only requests are answered. A notification is never answered, even one that does not
+//!   decode (a `method` without an `id`, with bad params or a bad `jsonrpc`); nor is a response
+//!   (this server sends no requests, so every one is unsolicited and dropped), even a malformed
+//!   one ([`mcp_types::jsonrpc::DecodeError::is_answered`]). Inside a batch, such elements are
+//!   left out of the responses.
 //!
 //! # Batches
 //!

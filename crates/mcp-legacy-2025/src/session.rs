@@ -399,9 +399,13 @@ impl Session {
         });
     }
 
-    /// Feeds the result of decoding one stdio line or one POST body.
+    /// Feeds the result of decoding one stdio line or one POST body. Only requests are
+    /// answered: a notification or a response, even one that did not decode
+    /// ([`DecodeError::is_answered`]), never is; this server sends no requests, so every
+    /// response is unsolicited and ignored.
     pub fn handle_incoming(&mut self, incoming: Result<Incoming, DecodeError>, _now: Instant) {
         match incoming {
+            Err(error) if !error.is_answered() => {}
             Err(error) => {
                 self.send_response(error.id().cloned(), Err::<(), _>(error.to_error_object()))
             }
@@ -613,6 +617,8 @@ impl Session {
             let slot = Slot { batch, index };
             match element {
                 Ok(message) => self.handle_message(message, Some(slot)),
+                // A would-be notification or response has no place among the responses.
+                Err(error) if !error.is_answered() => {}
                 Err(error) => {
                     let response = Response::<Box<RawValue>>::error(
                         error.id().cloned(),

@@ -128,7 +128,7 @@ impl MemoryProvider {
         let mut parts = Vec::with_capacity(entry.contents.len());
         for contents in &entry.contents {
             let body = contents.body.slice(range).ok_or_else(|| {
-                ProviderError::public(format!(
+                ProviderError::invalid_params(format!(
                     "range {}+{} of {} splits a utf-8 character",
                     range.offset, range.length, request.uri
                 ))

@@ -12,7 +12,8 @@
 //!   at most `limit` of them, so that one page out of a million costs one page.
 //! - [`Provider::claims`] is cheap and synchronous (a scheme, authority or prefix check); the
 //!   engine asks only claiming providers to read.
-//! - [`Provider::read`] answers `Ok(None)` for "no such resource"; errors are for failures.
+//! - [`Provider::read`] answers `Ok(None)` for "no such resource"; errors are for failures,
+//!   and for requests it cannot serve as asked ([`ProviderError::invalid_params`]).
 //! - [`Provider::complete`] proposes values for one template variable.
 //! - [`Provider::cache_policy`] tells how long answers stay fresh and whether they depend on the
 //!   principal.
@@ -132,31 +133,54 @@ pub struct CompletionRequest<'a> {
 }
 
 /// A provider failure. Opaque: its message is for logs; adapters show clients a generic
-/// "internal error" unless the error was made with [`ProviderError::public`].
+/// "internal error" unless the error was made with [`ProviderError::public`], and answer one
+/// made with [`ProviderError::invalid_params`] as the client's mistake (invalid params), not
+/// the server's.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct ProviderError {
     message: String,
-    public: bool,
+    kind: ProviderErrorKind,
     #[source]
     source: Option<Box<dyn Error + Send + Sync>>,
+}
+
+/// Whose fault a [`ProviderError`] is, and whether its message may be shown: what an adapter
+/// needs to choose the error it answers with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ProviderErrorKind {
+    /// The provider failed (I/O, a backend); the message is for logs only.
+    Internal,
+    /// The provider failed, and the message is safe to show to clients.
+    PublicInternal,
+    /// The request cannot be served as asked, and asking again the same way will not help: an
+    /// argument in the URI that is not a number, a range over the read limit, a whole read of
+    /// a resource too large for one. The client's mistake; the message is shown to it.
+    InvalidParams,
 }
 
 impl ProviderError {
     /// An error whose message is for logs only.
     pub fn new(message: impl Into<String>) -> ProviderError {
-        ProviderError {
-            message: message.into(),
-            public: false,
-            source: None,
-        }
+        ProviderError::of_kind(ProviderErrorKind::Internal, message)
     }
 
     /// An error whose message is safe to show to clients.
     pub fn public(message: impl Into<String>) -> ProviderError {
+        ProviderError::of_kind(ProviderErrorKind::PublicInternal, message)
+    }
+
+    /// The request was invalid (see [`ProviderErrorKind::InvalidParams`]); the message, shown
+    /// to the client, says what was wrong with it.
+    pub fn invalid_params(message: impl Into<String>) -> ProviderError {
+        ProviderError::of_kind(ProviderErrorKind::InvalidParams, message)
+    }
+
+    fn of_kind(kind: ProviderErrorKind, message: impl Into<String>) -> ProviderError {
         ProviderError {
             message: message.into(),
-            public: true,
+            kind,
             source: None,
         }
     }
@@ -173,8 +197,51 @@ impl ProviderError {
         &self.message
     }
 
-    /// Whether the message may be shown to clients.
+    /// Whose fault the error is, and whether its message may be shown.
+    pub fn kind(&self) -> ProviderErrorKind {
+        self.kind
+    }
+
+    /// Whether the message may be shown to clients (true of every kind but
+    /// [`ProviderErrorKind::Internal`]).
     pub fn is_public(&self) -> bool {
-        self.public
+        self.kind != ProviderErrorKind::Internal
+    }
+
+    /// Whether the request was invalid ([`ProviderErrorKind::InvalidParams`]).
+    pub fn is_invalid_params(&self) -> bool {
+        self.kind == ProviderErrorKind::InvalidParams
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_constructor_says_whose_fault_and_whether_it_may_be_shown() {
+        let check = |error: ProviderError, kind, public, invalid_params| {
+            assert_eq!(error.kind(), kind, "{error:?}");
+            assert_eq!(error.is_public(), public, "{error:?}");
+            assert_eq!(error.is_invalid_params(), invalid_params, "{error:?}");
+        };
+        check(
+            ProviderError::new("db password wrong"),
+            ProviderErrorKind::Internal,
+            false,
+            false,
+        );
+        check(
+            ProviderError::public("backend is down"),
+            ProviderErrorKind::PublicInternal,
+            true,
+            false,
+        );
+        check(
+            ProviderError::invalid_params("offset \"x\" is not a number"),
+            ProviderErrorKind::InvalidParams,
+            true,
+            true,
+        );
     }
 }

@@ -18,7 +18,8 @@
 //!    there is one and are ignored otherwise.
 //! 5. A batch goes to the legacy session (which accepts it only under 2025-03-26); without one
 //!    it is rejected with `-32600`. A line that does not decode is answered `-32700`/`-32600`
-//!    by the transport itself.
+//!    by the transport itself, unless it was meant as a notification or a response, which
+//!    JSON-RPC never answers (`DecodeError::is_answered`): it is dropped.
 //!
 //! # Streamable HTTP (DIGEST §5.3, after the `Origin` check and authorization)
 //!

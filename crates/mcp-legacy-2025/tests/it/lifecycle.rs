@@ -415,3 +415,55 @@ fn a_cancelled_subscribe_still_applies_and_its_id_can_be_reused() {
     driver.resource_updated("mem:///docs/notes.txt");
     assert!(driver.run().is_empty());
 }
+
+/// Responses (well-formed or not) and notifications (however malformed) the client may send.
+const NEVER_ANSWERED: &[&str] = &[
+    // Responses to requests this server never made.
+    r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no such method"}}"#,
+    r#"{"jsonrpc":"2.0","id":"s1","result":{}}"#,
+    r#"{"jsonrpc":"2.0","id":3,"error":{"code":"bad"}}"#,
+    r#"{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"x"}}"#,
+    r#"{"jsonrpc":"2.0","result":{}}"#,
+    r#"{"id":5,"result":{}}"#,
+    // Notifications with bad params or a bad shape.
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}"#,
+    r#"{"jsonrpc":"2.0","method":7}"#,
+    r#"{"jsonrpc":"1.0","method":"notifications/initialized"}"#,
+    r#"{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"mem:///docs/notes.txt"}}"#,
+];
+
+#[test]
+fn responses_and_notifications_are_never_answered_however_malformed() {
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let mut fresh = Driver::new(Offer::default());
+        let mut ready = ready(version, Offer::default());
+        for message in NEVER_ANSWERED {
+            for driver in [&mut fresh, &mut ready] {
+                feed(driver, message);
+                assert_eq!(driver.run(), Vec::<String>::new(), "{version}: {message}");
+            }
+        }
+        assert_eq!(fresh.session.state(), LifecycleState::Uninitialized);
+        assert_eq!(ready.session.state(), LifecycleState::Ready);
+    }
+}
+
+#[test]
+fn a_batch_answers_its_requests_only() {
+    let mut driver = ready("2025-03-26", Offer::default());
+    let batch = format!(
+        "[{},{},{{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}}]",
+        NEVER_ANSWERED[2], NEVER_ANSWERED[6]
+    );
+    feed(&mut driver, &batch);
+    assert_eq!(
+        driver.run(),
+        vec![r#"[{"jsonrpc":"2.0","id":9,"result":{}}]"#]
+    );
+    // Nothing at all for a batch of notifications and responses only.
+    let batch = format!("[{}]", NEVER_ANSWERED.join(","));
+    feed(&mut driver, &batch);
+    assert_eq!(driver.run(), Vec::<String>::new());
+}

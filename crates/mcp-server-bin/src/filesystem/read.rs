@@ -65,7 +65,9 @@ pub(crate) fn parse_query(query: Option<&str>) -> Result<Option<Part>, ProviderE
             .ok()
             .filter(|_| value.bytes().all(|byte| byte.is_ascii_digit()))
             .ok_or_else(|| {
-                ProviderError::public(format!("{name} {value:?} is not a whole number of bytes"))
+                ProviderError::invalid_params(format!(
+                    "{name} {value:?} is not a whole number of bytes"
+                ))
             })?;
         *slot = Some(number);
     }
@@ -168,7 +170,7 @@ pub(crate) fn read_file(
     let size = stat.len;
     let too_large = |size: u64| {
         let whole = format!("file://{}", uri.path());
-        ProviderError::public(format!(
+        ProviderError::invalid_params(format!(
             "{whole} is {size} bytes, over the read limit of {limit} bytes: read it in parts \
              with the template {template}, for example {whole}?offset=0&length={limit}",
             template = resolved.root.template.uri_template
@@ -186,7 +188,7 @@ pub(crate) fn read_file(
             length: Some(length),
         } => {
             if length > limit {
-                return Err(ProviderError::public(format!(
+                return Err(ProviderError::invalid_params(format!(
                     "length {length} is over the read limit of {limit} bytes"
                 )));
             }

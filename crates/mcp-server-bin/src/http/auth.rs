@@ -23,7 +23,10 @@
 //!
 //! Why a token was refused is logged at debug level and never told to the client.
 //!
-//! A token must carry `sub`, `iss` (one string), `aud` and `exp`. A legacy session is bound to
+//! A JSON Web Token must carry a non-empty `sub`, `iss` (one string), `aud` and `exp`, and a
+//! `typ` header, when it has one, of `at+jwt` or `application/at+jwt` (RFC 9068 §4, in any
+//! case), so that an ID token or another JWT signed by the same issuer is not taken for an
+//! access token. A legacy session is bound to
 //! the `sub` and `iss` of the token that opened it and runs each request with the principal of
 //! the token that came with it; a live stream (a legacy GET stream, a modern listen stream)
 //! ends at the first keep-alive after its token's `exp` (for a GET stream, the latest token
@@ -438,10 +441,11 @@ fn bearer_token(value: &[u8]) -> Bearer<'_> {
     Bearer::Token(token)
 }
 
-/// Checks JSON Web Tokens (RFC 7519) signed with given keys: the signature (by the key the
-/// token's `kid` names, or any key of its algorithm), `exp` (required, with a minute of leeway
-/// for clock skew), `nbf` when present, `iss` among the issuers, and `aud` holding the
-/// audience. The principal's subject is `sub`; its scopes come from `scope` (a space-separated
+/// Checks JSON Web Tokens (RFC 7519) signed with given keys: the `typ` header, when present
+/// (`at+jwt` or `application/at+jwt`, RFC 9068), the signature (by the key the token's `kid`
+/// names, or any key of its algorithm), `exp` (required, with a minute of leeway for clock
+/// skew), `nbf` when present, `iss` among the issuers, `aud` holding the audience, and `sub`
+/// (required, not empty). The principal's subject is `sub`; its scopes come from `scope` (a space-separated
 /// string) or `scp` (a list or a string); its claims are the other claims whose values are
 /// strings.
 #[derive(Clone)]
@@ -595,6 +599,15 @@ impl TokenVerifier for JwtVerifier {
     fn verify(&self, token: &str) -> Result<Principal, TokenRejected> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|error| TokenRejected(format!("unreadable header: {error}")))?;
+        if let Some(typ) = header
+            .typ
+            .as_deref()
+            .filter(|typ| !is_access_token_type(typ))
+        {
+            return Err(TokenRejected(format!(
+                "typ {typ:?} is not that of an access token (at+jwt)"
+            )));
+        }
         let mut validation = Validation::new(header.alg);
         validation.set_audience(&[&self.audience]);
         validation.set_issuer(&self.issuers);
@@ -609,6 +622,10 @@ impl TokenVerifier for JwtVerifier {
         });
         for key in candidates {
             match jsonwebtoken::decode::<Claims>(token, &key.key, &validation) {
+                // An empty subject would bind a legacy session to nobody in particular.
+                Ok(data) if data.claims.sub.is_empty() => {
+                    return Err(TokenRejected("the sub claim is empty".to_owned()));
+                }
                 Ok(data) => return Ok(principal(data.claims)),
                 Err(error) => {
                     // Claims are looked at once the signature checked out: such a failure is
@@ -633,6 +650,16 @@ impl TokenVerifier for JwtVerifier {
         }
         Err(last)
     }
+}
+
+/// Whether a JWT's `typ` header names an access token (RFC 9068 §4: `at+jwt`, or with the
+/// `application/` prefix RFC 7515 §4.1.9 lets it leave out; media types are case-insensitive).
+fn is_access_token_type(typ: &str) -> bool {
+    let typ = typ
+        .get(.."application/".len())
+        .filter(|prefix| prefix.eq_ignore_ascii_case("application/"))
+        .map_or(typ, |_| &typ["application/".len()..]);
+    typ.eq_ignore_ascii_case("at+jwt")
 }
 
 fn principal(claims: Claims) -> Principal {
@@ -682,9 +709,17 @@ mod tests {
         jsonwebtoken::get_current_timestamp()
     }
 
+    /// The header of an access token (RFC 9068) signed with `algorithm`.
+    fn header(algorithm: Algorithm) -> Header {
+        Header {
+            typ: Some("at+jwt".to_owned()),
+            ..Header::new(algorithm)
+        }
+    }
+
     fn token(claims: serde_json::Value, secret: &[u8]) -> String {
         jsonwebtoken::encode(
-            &Header::default(),
+            &header(Algorithm::HS256),
             &claims,
             &EncodingKey::from_secret(secret).unwrap(),
         )
@@ -790,6 +825,56 @@ mod tests {
         assert!(keyless.verify(&token(good_claims(), SECRET)).is_err());
     }
 
+    #[test]
+    fn only_access_tokens_are_taken_by_their_typ() {
+        let with_typ = |typ: Option<&str>| {
+            let header = Header {
+                typ: typ.map(str::to_owned),
+                ..Header::new(Algorithm::HS256)
+            };
+            let key = EncodingKey::from_secret(SECRET).unwrap();
+            verifier().verify(&jsonwebtoken::encode(&header, &good_claims(), &key).unwrap())
+        };
+        for typ in [
+            None,
+            Some("at+jwt"),
+            Some("AT+JWT"),
+            Some("application/at+jwt"),
+            Some("Application/At+JWT"),
+        ] {
+            assert!(with_typ(typ).is_ok(), "typ {typ:?}");
+        }
+        // An ID token, a plain JWT and anything else are not access tokens.
+        for typ in [
+            "JWT",
+            "jwt",
+            "application/jwt",
+            "id_token+jwt",
+            "at+jwt ",
+            "application/",
+            "application/application/at+jwt",
+            "",
+        ] {
+            let refused = with_typ(Some(typ)).unwrap_err();
+            assert!(refused.0.contains("typ"), "typ {typ:?}: {refused}");
+        }
+    }
+
+    #[test]
+    fn an_empty_subject_is_refused() {
+        let mut claims = good_claims();
+        claims["sub"] = serde_json::json!("");
+        let refused = verifier().verify(&token(claims, SECRET)).unwrap_err();
+        assert!(refused.0.contains("sub"), "{refused}");
+        // Through the endpoint's check too: a 401 with invalid_token.
+        let mut claims = good_claims();
+        claims["sub"] = serde_json::json!("");
+        let bearer = format!("Bearer {}", token(claims, SECRET));
+        let refused = authorization().check(&headers(&bearer)).unwrap_err();
+        assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+        assert!(challenge(&refused).contains(r#"error="invalid_token""#));
+    }
+
     fn base64_url(bytes: &[u8]) -> String {
         use base64::Engine;
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
@@ -807,7 +892,7 @@ mod tests {
         let signed = |kid: &str| {
             let header = Header {
                 kid: Some(kid.to_owned()),
-                ..Header::default()
+                ..header(Algorithm::HS256)
             };
             jsonwebtoken::encode(
                 &header,
@@ -819,7 +904,7 @@ mod tests {
         assert!(verifier.verify(&signed("one")).is_ok());
         assert!(verifier.verify(&signed("two")).is_err(), "an unknown kid");
         let hs384 = jsonwebtoken::encode(
-            &Header::new(Algorithm::HS384),
+            &header(Algorithm::HS384),
             &good_claims(),
             &EncodingKey::from_secret(SECRET).unwrap(),
         )
@@ -857,9 +942,9 @@ mod tests {
         let verifier = JwtVerifier::new(AUDIENCE, vec![ISSUER.to_owned()])
             .with_jwks(&format!(r#"{{"keys":[{EC_PUBLIC_JWK}]}}"#))
             .unwrap();
-        let mut header = Header::new(Algorithm::ES256);
-        header.kid = Some("ec-1".to_owned());
-        let signed = jsonwebtoken::encode(&header, &good_claims(), &signing).unwrap();
+        let mut es256 = header(Algorithm::ES256);
+        es256.kid = Some("ec-1".to_owned());
+        let signed = jsonwebtoken::encode(&es256, &good_claims(), &signing).unwrap();
         let principal = verifier.verify(&signed).unwrap();
         assert_eq!(principal.subject.as_deref(), Some("alice"));
         // Algorithm confusion: HS256 keyed with the public key's own bytes (the point, as a
@@ -876,7 +961,7 @@ mod tests {
         for kid in [None, Some("ec-1".to_owned())] {
             let header = Header {
                 kid,
-                ..Header::new(Algorithm::HS256)
+                ..header(Algorithm::HS256)
             };
             let key = EncodingKey::from_secret(&point).unwrap();
             let confused = jsonwebtoken::encode(&header, &good_claims(), &key).unwrap();

@@ -17,7 +17,8 @@
 //! 2. The method: `POST`, `GET` or `DELETE`; anything else `405`.
 //! 3. `POST`: the body size limit (`413`), then the body is parsed (`400` with `-32700` or
 //!    `-32600`, the latter also for a batch over
-//!    [`MAX_BATCH_MESSAGES`](crate::MAX_BATCH_MESSAGES)), then
+//!    [`MAX_BATCH_MESSAGES`](crate::MAX_BATCH_MESSAGES); a body meant as one notification or
+//!    response that does not decode is never answered: `202`), then
 //!    [`era::route_http`] picks the era from `initialize`, the
 //!    `MCP-Protocol-Version` header and the body's `_meta` (`400` with `-32020`, `-32022` or
 //!    `-32600` when it rejects).
@@ -754,6 +755,11 @@ where
             let error = ErrorObject::new(PARSE_ERROR, format!("parse error: {reason}"));
             return reply::error(StatusCode::BAD_REQUEST, None, error);
         }
+        // A would-be notification or response is never answered, however malformed.
+        Err(error) if !error.is_answered() => {
+            tracing::debug!(%error, "undecodable notification or response ignored");
+            return reply::status(StatusCode::ACCEPTED);
+        }
         Err(error) => {
             return reply::error(
                 StatusCode::BAD_REQUEST,
@@ -799,7 +805,12 @@ where
             }
             // No client notification is defined over modern HTTP; accepting one costs nothing.
             Incoming::Single(Message::Notification(_)) => reply::status(StatusCode::ACCEPTED),
-            Incoming::Single(Message::Response(_)) | Incoming::Batch(_) => {
+            // This server sends no requests, so a response is unsolicited: never answered.
+            Incoming::Single(Message::Response(response)) => {
+                tracing::debug!(id = ?response.id, "unsolicited response ignored");
+                reply::status(StatusCode::ACCEPTED)
+            }
+            Incoming::Batch(_) => {
                 let error = ErrorObject::new(
                     INVALID_REQUEST,
                     "a 2026-07-28 request body must be one request or notification",

@@ -479,6 +479,11 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         }
         let incoming = match jsonrpc::decode(bytes) {
             Ok(incoming) => incoming,
+            // A would-be notification or response is never answered, however malformed.
+            Err(error) if !error.is_answered() => {
+                tracing::debug!(%error, "undecodable notification or response ignored");
+                return Ok(());
+            }
             Err(error) => {
                 tracing::debug!(%error, "undecodable line");
                 return self.write_response(&error.to_response()).await;
@@ -510,7 +515,11 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     .params::<CancelledNotificationParams>()
                     .is_ok_and(|params| self.modern_ids.contains_key(&params.request_id)),
             },
-            Incoming::Single(Message::Response(_)) => StdioMessage::Response,
+            Incoming::Single(Message::Response(response)) => {
+                // This server sends no requests: the adapters ignore every response.
+                tracing::debug!(id = ?response.id, "unsolicited response ignored");
+                StdioMessage::Response
+            }
         };
         match era::route_stdio(summary, self.legacy.is_some()) {
             StdioRoute::Legacy => {

@@ -475,7 +475,12 @@ fn the_binary_asks_every_http_request_for_a_token() {
         });
         let key = jsonwebtoken::EncodingKey::from_secret(b"a secret of thirty-two bytes or more")
             .unwrap();
-        let token = jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &key).unwrap();
+        // An access token's header (RFC 9068): `typ` is `at+jwt`.
+        let header = jsonwebtoken::Header {
+            typ: Some("at+jwt".to_owned()),
+            ..jsonwebtoken::Header::default()
+        };
+        let token = jsonwebtoken::encode(&header, &claims, &key).unwrap();
         let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
             "params": {"uri": uri, "_meta": {
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",

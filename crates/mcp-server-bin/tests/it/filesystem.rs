@@ -616,6 +616,7 @@ async fn reads_over_the_limit_fail_and_point_to_the_ranged_form() {
     };
     let error = provider.read(request(&uri)).await.unwrap_err();
     assert!(error.is_public());
+    assert!(error.is_invalid_params(), "{error:?}");
     let message = error.message();
     assert!(message.contains("100 bytes"), "{message}");
     assert!(message.contains("limit of 64 bytes"), "{message}");
@@ -631,9 +632,89 @@ async fn reads_over_the_limit_fail_and_point_to_the_ranged_form() {
     // A part longer than the limit is refused too; a hidden big file is just absent.
     let long = ResourceUri::parse(&fixture.uri("big.bin?length=65")).unwrap();
     assert!(provider.read(request(&long)).await.unwrap_err().is_public());
+    assert!(
+        provider
+            .read(request(&long))
+            .await
+            .unwrap_err()
+            .is_invalid_params()
+    );
     fs::write(fixture.path().join("huge.pem"), vec![0u8; 100]).unwrap();
     let hidden = ResourceUri::parse(&fixture.uri("huge.pem")).unwrap();
     assert_eq!(provider.read(request(&hidden)).await.unwrap(), None);
+}
+
+/// A read the client got wrong (a bad number in the query, a part or a whole file over the read
+/// limit) is answered invalid params in both eras, never internal error; a missing file is
+/// still not found (`-32002` in the legacy era).
+#[tokio::test]
+async fn client_mistakes_in_reads_are_invalid_params_in_both_eras() {
+    let fixture = Fixture::new();
+    fs::write(fixture.path().join("big.bin"), vec![0u8; 100]).unwrap();
+    let provider = fixture.provider_with(|config| config.max_read_bytes = 64);
+    let server = mcp_server_bin::Server::builder()
+        .provider(Arc::new(provider))
+        .build()
+        .unwrap();
+    let meta = r#","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let mistakes = [
+        "README.md?offset=abc",
+        "README.md?offset=-1",
+        "README.md?length=-5",
+        "big.bin?length=65",
+        "big.bin",
+        "big.bin?offset=10",
+    ];
+    let read = |id: usize, name: &str, meta: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/read","params":{{"uri":"{}"{meta}}}}}"#,
+            fixture.uri(name)
+        )
+    };
+    let mut lines: Vec<String> = mistakes
+        .iter()
+        .enumerate()
+        .map(|(id, name)| read(id, name, meta))
+        .collect();
+    lines.push(read(100, "missing.txt", meta));
+    lines.push(
+        r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
+            .to_owned(),
+    );
+    lines.push(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned());
+    lines.extend(
+        mistakes
+            .iter()
+            .enumerate()
+            .map(|(id, name)| read(id + 200, name, "")),
+    );
+    lines.push(read(300, "missing.txt", ""));
+    let input: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    let mut output = Vec::new();
+    tokio::time::timeout(
+        Duration::from_secs(10),
+        server.serve_lines(input.as_bytes(), &mut output),
+    )
+    .await
+    .expect("served in time")
+    .unwrap();
+    let mut codes: Vec<(i64, i64)> = String::from_utf8(output)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .filter_map(|message| {
+            let id = message["id"].as_i64()?;
+            Some((id, message["error"]["code"].as_i64().unwrap_or(0)))
+        })
+        .collect();
+    codes.sort_unstable();
+    let expected: Vec<(i64, i64)> = (0..6)
+        .map(|id| (id, -32602))
+        .chain([(100, -32602)])
+        .chain((200..206).map(|id| (id, -32602)))
+        .chain([(300, -32002)])
+        .collect();
+    assert_eq!(codes, expected);
 }
 
 #[tokio::test]

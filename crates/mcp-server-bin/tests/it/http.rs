@@ -506,6 +506,59 @@ async fn legacy_session_without_version_header_is_2025_03_26_and_takes_batches()
     );
 }
 
+/// Responses (to requests this server never made) and notifications, malformed or not.
+const NEVER_ANSWERED: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no such method"}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+    r#"{"jsonrpc":"2.0","id":3,"error":{"code":"bad"}}"#,
+    r#"{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"x"}}"#,
+    r#"{"jsonrpc":"2.0","result":{}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}"#,
+    r#"{"jsonrpc":"2.0","method":7}"#,
+];
+
+/// A body of notifications and responses only gets `202` and no body, in either era, however
+/// malformed; in a legacy batch such elements get no response either.
+#[tokio::test]
+async fn responses_and_notifications_get_202_and_no_body() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let session = server.legacy_session("2025-03-26").await;
+    let legacy = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-03-26"),
+    ];
+    let modern = [("mcp-protocol-version", MODERN)];
+    for headers in [&legacy[..], &modern[..]] {
+        for body in NEVER_ANSWERED {
+            let answer = Answer::read(server.send("POST", headers, Some(body)).await).await;
+            assert_eq!(
+                (answer.status, &answer.json),
+                (202, &Value::Null),
+                "{headers:?} {body}"
+            );
+        }
+    }
+    let batch = format!("[{}]", NEVER_ANSWERED.join(","));
+    let answer = Answer::read(server.send("POST", &legacy, Some(&batch)).await).await;
+    assert_eq!(
+        (answer.status, &answer.json),
+        (202, &Value::Null),
+        "{batch}"
+    );
+    let batch = format!(
+        r#"[{},{},{{"jsonrpc":"2.0","id":9,"method":"ping"}}]"#,
+        NEVER_ANSWERED[2], NEVER_ANSWERED[5]
+    );
+    let answer = Answer::read(server.send("POST", &legacy, Some(&batch)).await).await;
+    assert_eq!(answer.status, 200);
+    assert_eq!(
+        answer.json,
+        json!([{"jsonrpc": "2.0", "id": 9, "result": {}}])
+    );
+}
+
 #[tokio::test]
 async fn modern_requests_are_stateless() {
     let server = TestServer::start(HttpOptions::default()).await;
@@ -1644,7 +1697,12 @@ fn bearer_from(issuer: &str, subject: &str, scope: &str, lifetime: u64) -> Strin
         "exp": jsonwebtoken::get_current_timestamp() + lifetime,
     });
     let key = jsonwebtoken::EncodingKey::from_secret(SECRET).unwrap();
-    let token = jsonwebtoken::encode(&jsonwebtoken::Header::default(), &claims, &key).unwrap();
+    // An access token's header (RFC 9068): `typ` is `at+jwt`.
+    let header = jsonwebtoken::Header {
+        typ: Some("at+jwt".to_owned()),
+        ..jsonwebtoken::Header::default()
+    };
+    let token = jsonwebtoken::encode(&header, &claims, &key).unwrap();
     format!("Bearer {token}")
 }
 

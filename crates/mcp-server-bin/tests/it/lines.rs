@@ -218,3 +218,36 @@ async fn a_read_asking_for_progress_has_its_notification_just_before_its_respons
         assert_eq!(messages[1]["result"], messages[3]["result"]);
     }
 }
+
+/// Responses (to requests this server never made) and notifications, malformed or not.
+const NEVER_ANSWERED: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no such method"}}"#,
+    r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+    r#"{"jsonrpc":"2.0","id":3,"error":{"code":"bad"}}"#,
+    r#"{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"x"}}"#,
+    r#"{"jsonrpc":"2.0","result":{}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{}}}"#,
+    r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}"#,
+    r#"{"jsonrpc":"2.0","method":7}"#,
+];
+
+#[tokio::test]
+async fn responses_and_notifications_are_never_answered_in_either_era() {
+    let ping = r#"{"jsonrpc":"2.0","id":"last","method":"ping"}"#.to_owned();
+    // Without a legacy session (the modern era's connection), then in one.
+    let mut modern: Vec<String> = NEVER_ANSWERED
+        .iter()
+        .map(|line| (*line).to_owned())
+        .collect();
+    modern.push(modern_read(9, "test://static-text"));
+    let answers = serve(&modern).await;
+    assert_eq!(answers.len(), 1, "{answers:#?}");
+    assert!(answers[0].contains(r#""id":9"#), "{answers:#?}");
+    let mut legacy = initialize().to_vec();
+    legacy.extend(NEVER_ANSWERED.iter().map(|line| (*line).to_owned()));
+    legacy.push(ping);
+    let answers = serve(&legacy).await;
+    assert_eq!(answers.len(), 2, "{answers:#?}");
+    assert_eq!(answers[1], r#"{"jsonrpc":"2.0","id":"last","result":{}}"#);
+}

@@ -2,8 +2,10 @@
 //!
 //! **Layer:** wire types. The decoder tells a single message from a batch and classifies every
 //! failure as `-32700` (not JSON) or `-32600` (JSON, but not a JSON-RPC message), keeping the
-//! request id whenever it can be read so the error response can echo it. Whether a batch is legal
-//! is a per-version fact ([`crate::ProtocolVersion::allows_batches`]) that adapters enforce; this
+//! request id whenever it can be read so the error response can echo it, and what the message was
+//! meant to be ([`Meant`]): JSON-RPC answers an invalid request but never a notification or a
+//! response, however malformed ([`DecodeError::is_answered`]). Whether a batch is legal is a
+//! per-version fact ([`crate::ProtocolVersion::allows_batches`]) that adapters enforce; this
 //! module never knows versions or methods.
 
 use serde::Deserialize;
@@ -38,7 +40,25 @@ pub enum DecodeError {
         id: Option<RequestId>,
         /// What is wrong.
         reason: InvalidMessage,
+        /// What the message was meant to be, as its members tell.
+        meant: Meant,
     },
+}
+
+/// What an invalid message was meant to be, as far as the members it has tell (their values
+/// may be wrong). JSON-RPC 2.0 answers a request, even an invalid one, but never a
+/// notification or a response: an invalid one of those is dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Meant {
+    /// A `method` member with an `id` member (`null` or invalid included): answered.
+    Request,
+    /// A `method` member without an `id` member, and no `result` or `error`: never answered.
+    Notification,
+    /// A `result` or an `error` member without a `method` member: never answered.
+    Response,
+    /// Nothing tells (not an object, no envelope, or members of more than one kind): answered,
+    /// as an invalid request.
+    Unknown,
 }
 
 /// What makes valid JSON not a JSON-RPC message.
@@ -89,7 +109,22 @@ pub enum InvalidMessage {
 
 impl DecodeError {
     fn invalid(id: Option<RequestId>, reason: InvalidMessage) -> Self {
-        DecodeError::InvalidMessage { id, reason }
+        DecodeError::invalid_as(id, reason, Meant::Unknown)
+    }
+
+    fn invalid_as(id: Option<RequestId>, reason: InvalidMessage, meant: Meant) -> Self {
+        DecodeError::InvalidMessage { id, reason, meant }
+    }
+
+    /// Whether the error is to be answered: `false` for a would-be notification or response
+    /// ([`Meant`]), which JSON-RPC never answers; `true` for invalid JSON and anything else.
+    pub fn is_answered(&self) -> bool {
+        match self {
+            DecodeError::InvalidJson(_) => true,
+            DecodeError::InvalidMessage { meant, .. } => {
+                !matches!(meant, Meant::Notification | Meant::Response)
+            }
+        }
     }
 
     /// The JSON-RPC code to answer with: `-32700` or `-32600`.
@@ -292,19 +327,32 @@ fn decode_object_str(input: &str) -> Result<Message, DecodeError> {
     from_envelope(envelope)
 }
 
+impl Meant {
+    /// What the members an envelope has tell.
+    fn of(envelope: &Envelope<'_>) -> Meant {
+        let answer = envelope.result.is_some() || envelope.error.is_some();
+        match (envelope.method.is_some(), envelope.id.is_some(), answer) {
+            (true, true, false) => Meant::Request,
+            (true, false, false) => Meant::Notification,
+            (false, _, true) => Meant::Response,
+            (true, _, true) | (false, _, false) => Meant::Unknown,
+        }
+    }
+}
+
 /// The message an envelope holds, or what keeps it from being one.
 fn from_envelope(envelope: Envelope<'_>) -> Result<Message, DecodeError> {
+    let meant = Meant::of(&envelope);
     // An `id: null` is only tolerated on an error response; everywhere else it is invalid.
     let id_is_null = envelope.id.is_some_and(|id| id.get() == "null");
     let id = match envelope.id {
         Some(_) if id_is_null => None,
-        Some(id) => Some(
-            RequestId::from_json(id.get())
-                .map_err(|error| DecodeError::invalid(None, InvalidMessage::InvalidId(error)))?,
-        ),
+        Some(id) => Some(RequestId::from_json(id.get()).map_err(|error| {
+            DecodeError::invalid_as(None, InvalidMessage::InvalidId(error), meant)
+        })?),
         None => None,
     };
-    let invalid = |reason| DecodeError::invalid(id.clone(), reason);
+    let invalid = |reason| DecodeError::invalid_as(id.clone(), reason, meant);
 
     match envelope.jsonrpc {
         None => return Err(invalid(InvalidMessage::MissingVersion)),

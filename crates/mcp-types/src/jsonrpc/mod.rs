@@ -23,7 +23,9 @@ use serde_json::Value;
 pub use serde_json::value::RawValue;
 
 pub use self::compact::{Cursor, compact_request};
-pub use self::decode::{DecodeError, Incoming, InvalidMessage, decode, decode_request, decode_str};
+pub use self::decode::{
+    DecodeError, Incoming, InvalidMessage, Meant, decode, decode_request, decode_str,
+};
 pub use self::id::{RequestId, RequestIdError};
 pub use self::write::{string_room, write_string};
 

@@ -5,7 +5,8 @@
 use mcp_types::RequestId;
 use mcp_types::error;
 use mcp_types::jsonrpc::{
-    self, DecodeError, ErrorObject, Incoming, InvalidMessage, Message, RequestIdError, Response,
+    self, DecodeError, ErrorObject, Incoming, InvalidMessage, Meant, Message, RequestIdError,
+    Response,
 };
 use proptest::prelude::*;
 use serde_json::Value;
@@ -187,6 +188,92 @@ fn rejects_valid_json_that_is_not_a_message_with_invalid_request() {
         r#"{"jsonrpc":"2.0","id":11,"id":12,"method":"ping"}"#,
         "-32600 id=- invalid json-rpc message: malformed message: duplicate field `id` at line 1 column 29",
     );
+}
+
+/// Whether the error decoding `input` is to be answered, and what the message was meant to be.
+fn check_answered(input: &str, meant: Meant, answered: bool) {
+    let error = match jsonrpc::decode_str(input) {
+        Err(error) => error,
+        Ok(message) => panic!("{input} must not decode, got {message:?}"),
+    };
+    assert!(
+        matches!(&error, DecodeError::InvalidMessage { meant: found, .. } if *found == meant),
+        "{input}: {error:?}"
+    );
+    assert_eq!(error.is_answered(), answered, "{input}: {error:?}");
+}
+
+#[test]
+fn invalid_notifications_and_responses_are_never_answered() {
+    // Would-be responses: a `result` or `error`, no `method`, whatever else is wrong.
+    check_answered(r#"{"jsonrpc":"2.0","result":{}}"#, Meant::Response, false);
+    check_answered(
+        r#"{"jsonrpc":"2.0","id":3,"error":{"code":"bad"}}"#,
+        Meant::Response,
+        false,
+    );
+    check_answered(
+        r#"{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"x"}}"#,
+        Meant::Response,
+        false,
+    );
+    check_answered(r#"{"id":5,"result":{}}"#, Meant::Response, false);
+    check_answered(
+        r#"{"jsonrpc":"2.0","id":{},"result":{}}"#,
+        Meant::Response,
+        false,
+    );
+    // Would-be notifications: a `method`, no `id` member.
+    check_answered(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#,
+        Meant::Notification,
+        false,
+    );
+    check_answered(
+        r#"{"jsonrpc":"2.0","method":7}"#,
+        Meant::Notification,
+        false,
+    );
+    check_answered(
+        r#"{"jsonrpc":"1.0","method":"notifications/initialized"}"#,
+        Meant::Notification,
+        false,
+    );
+    // Requests, even invalid ones, and messages nothing tells are answered.
+    check_answered(
+        r#"{"jsonrpc":"2.0","id":6,"method":"ping","params":"x"}"#,
+        Meant::Request,
+        true,
+    );
+    check_answered(
+        r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+        Meant::Request,
+        true,
+    );
+    check_answered(
+        r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#,
+        Meant::Request,
+        true,
+    );
+    check_answered(r#"{"jsonrpc":"2.0","id":9}"#, Meant::Unknown, true);
+    check_answered(
+        r#"{"jsonrpc":"2.0","id":7,"method":"ping","result":{}}"#,
+        Meant::Unknown,
+        true,
+    );
+    check_answered("42", Meant::Unknown, true);
+    assert!(jsonrpc::decode_str("{").unwrap_err().is_answered());
+    // Inside a batch, each element is told apart on its own.
+    let Ok(Incoming::Batch(elements)) = jsonrpc::decode_str(
+        r#"[{"jsonrpc":"2.0","result":{}},{"jsonrpc":"2.0","method":7},{"jsonrpc":"2.0","id":1,"method":7}]"#,
+    ) else {
+        panic!("a batch");
+    };
+    let answered: Vec<bool> = elements
+        .iter()
+        .map(|element| element.as_ref().unwrap_err().is_answered())
+        .collect();
+    assert_eq!(answered, [false, false, true]);
 }
 
 #[test]
