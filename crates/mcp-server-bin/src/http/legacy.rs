@@ -35,6 +35,7 @@ use mcp_types::method;
 use mcp_types::notifications::CancelledNotificationParams;
 
 use crate::driver::{self, KeepAlive, Latch, LatchWait, Signal, SubscriberGuard};
+use crate::http::limits::Client;
 use crate::http::reply::{self, Response};
 use crate::http::{HttpState, sse};
 use crate::server::Shared;
@@ -46,15 +47,89 @@ const _: () = assert!(mcp_legacy_2025::Outgoing::FRAMING_ROOM == sse::FRAMING);
 /// (session ids and request ids come from the client).
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-/// The sessions of one router, by id.
+/// The sessions of one router, by id, and how many each client has open.
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
-    table: Mutex<FastMap<String, Arc<LegacyHttpSession>>>,
+    table: Mutex<Table>,
+}
+
+#[derive(Debug, Default)]
+struct Table {
+    by_id: FastMap<String, Arc<LegacyHttpSession>>,
+    per_client: HashMap<Client, usize>,
+}
+
+impl Table {
+    fn insert(&mut self, session: Arc<LegacyHttpSession>) {
+        *self.per_client.entry(session.client.clone()).or_insert(0) += 1;
+        if let Some(replaced) = self.by_id.insert(session.id.clone(), session) {
+            self.forget(&replaced);
+        }
+    }
+
+    /// Takes the session `id` out of the table and closes it.
+    fn end(&mut self, id: &str) -> bool {
+        match self.by_id.remove(id) {
+            Some(session) => {
+                self.forget(&session);
+                session.close();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn forget(&mut self, session: &LegacyHttpSession) {
+        if let Some(count) = self.per_client.get_mut(&session.client) {
+            *count -= 1;
+            if *count == 0 {
+                self.per_client.remove(&session.client);
+            }
+        }
+    }
+
+    fn open_for(&self, client: &Client) -> usize {
+        self.per_client.get(client).copied().unwrap_or(0)
+    }
+
+    /// Ends the expired sessions of every client (they are gone already: their ids get `404`).
+    fn end_expired(&mut self, idle_timeout: Duration) {
+        let expired: Vec<String> = self
+            .by_id
+            .iter()
+            .filter(|(_, session)| session.expired(idle_timeout))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in expired {
+            self.end(&id);
+        }
+    }
+
+    /// Ends up to `batch` of `client`'s least recently used sessions without an open GET
+    /// stream; returns how many.
+    fn end_idle_of(&mut self, client: &Client, batch: usize) -> usize {
+        let mut idle: Vec<(Instant, String)> = self
+            .by_id
+            .iter()
+            .filter(|(_, session)| session.client == *client)
+            .filter_map(|(id, session)| Some((session.idle_since()?, id.clone())))
+            .collect();
+        let batch = batch.max(1).min(idle.len());
+        if batch == 0 {
+            return 0;
+        }
+        idle.select_nth_unstable(batch - 1);
+        for (_, id) in &idle[..batch] {
+            self.end(id);
+        }
+        batch
+    }
 }
 
 impl Sessions {
-    fn lock(&self) -> MutexGuard<'_, FastMap<String, Arc<LegacyHttpSession>>> {
-        // Inserts and removes leave the map whole, so a poisoned lock holds consistent data.
+    fn lock(&self) -> MutexGuard<'_, Table> {
+        // Every method leaves the table and its counts whole, so a poisoned lock holds
+        // consistent data.
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -70,6 +145,7 @@ impl Sessions {
     ) -> Option<Arc<LegacyHttpSession>> {
         let session = self
             .lock()
+            .by_id
             .get(id)
             .cloned()
             .filter(|session| owned(session))?;
@@ -82,72 +158,48 @@ impl Sessions {
         Some(session)
     }
 
-    /// Whether one more session may open. When the table is full, expired sessions are ended
-    /// first; if it is still full, the least recently used sessions without an open GET stream
-    /// are ended too (one in a hundred of `max_sessions`, at least one, so that a client
-    /// opening sessions at the limit does not make every `initialize` scan the table). Their
-    /// clients get `404` on their next request and open a new session, as the specification
-    /// has them do: clients that never end their sessions cannot lock new ones out. Only when
-    /// every session has an open GET stream is the new one refused.
-    fn make_room(&self, max_sessions: usize, idle_timeout: Duration) -> bool {
+    /// Whether `client` may open one more session. A client at its own limit first ends its
+    /// least recently used sessions without an open GET stream (one in a hundred of its limit,
+    /// at least one, so that a client opening sessions at the limit does not make every
+    /// `initialize` scan the table): their clients get `404` on their next request and open a
+    /// new session, as the specification has them do, so a client that never ends its
+    /// sessions cannot lock itself out. A full table ends expired sessions, then that client's
+    /// own idle ones; another client's live session is never ended to make room.
+    fn make_room(&self, client: &Client, options: &crate::HttpOptions) -> bool {
         let mut table = self.lock();
-        if table.len() < max_sessions {
-            return true;
-        }
-        table.retain(|_, session| {
-            let keep = !session.expired(idle_timeout);
-            if !keep {
-                session.close();
-            }
-            keep
-        });
-        if table.len() < max_sessions {
-            return true;
-        }
-        let mut idle: Vec<(Instant, &String)> = table
-            .iter()
-            .filter_map(|(id, session)| Some((session.idle_since()?, id)))
-            .collect();
-        let batch = (max_sessions / 100).max(1).min(idle.len());
-        if batch == 0 {
-            return false;
-        }
-        idle.select_nth_unstable(batch - 1);
-        let oldest: Vec<String> = idle[..batch].iter().map(|(_, id)| (*id).clone()).collect();
-        for id in &oldest {
-            if let Some(session) = table.remove(id) {
-                session.close();
+        let own_limit = options.max_sessions_per_client.min(options.max_sessions);
+        let batch = own_limit / 100;
+        if table.open_for(client) >= own_limit {
+            table.end_idle_of(client, batch);
+            if table.open_for(client) >= own_limit {
+                return false;
             }
         }
-        tracing::info!(
-            ended = batch,
-            max = max_sessions,
-            "session limit reached: ended the least recently used sessions without a GET stream"
-        );
-        table.len() < max_sessions
+        if table.by_id.len() >= options.max_sessions {
+            table.end_expired(options.session_idle_timeout);
+        }
+        if table.by_id.len() >= options.max_sessions {
+            table.end_idle_of(client, batch);
+        }
+        table.by_id.len() < options.max_sessions
     }
 
     fn insert(&self, session: Arc<LegacyHttpSession>) {
-        self.lock().insert(session.id.clone(), session);
+        self.lock().insert(session);
     }
 
     /// Ends the session with this id: its GET stream closes, and its subscriber goes once the
     /// last POST still using it is done. Returns whether it existed.
     pub(crate) fn remove(&self, id: &str) -> bool {
-        let removed = self.lock().remove(id);
-        match removed {
-            Some(session) => {
-                session.close();
-                true
-            }
-            None => false,
-        }
+        self.lock().end(id)
     }
 }
 
 /// One legacy session over HTTP.
 pub(crate) struct LegacyHttpSession {
     id: String,
+    /// Whose quota of sessions it counts against.
+    client: Client,
     shared: Arc<Shared>,
     principal: Arc<Principal>,
     subscriber: SubscriberGuard,
@@ -272,11 +324,16 @@ pub(crate) fn classify(incoming: &Incoming) -> PostKind {
 }
 
 impl LegacyHttpSession {
-    fn new(shared: &Arc<Shared>, principal: Arc<Principal>) -> Result<Arc<Self>, getrandom::Error> {
+    fn new(
+        shared: &Arc<Shared>,
+        principal: Arc<Principal>,
+        client: Client,
+    ) -> Result<Arc<Self>, getrandom::Error> {
         let id = mint_session_id()?;
         let changes = Arc::new(Signal::default());
         Ok(Arc::new(LegacyHttpSession {
             id,
+            client,
             shared: Arc::clone(shared),
             subscriber: SubscriberGuard::new(shared, changes.wake_function()),
             changes,
@@ -624,18 +681,20 @@ fn mint_session_id() -> Result<String, getrandom::Error> {
 /// POST `initialize`: a new session; its id goes out in `Mcp-Session-Id` when the handshake
 /// succeeded.
 pub(crate) async fn initialize(state: &HttpState, incoming: Incoming, id: RequestId) -> Response {
-    let options = &state.options;
-    if !state
-        .sessions
-        .make_room(options.max_sessions, options.session_idle_timeout)
-    {
+    if !state.sessions.make_room(&state.client, &state.options) {
         tracing::warn!(
+            client = ?state.client,
             max = state.options.max_sessions,
+            max_per_client = state.options.max_sessions_per_client,
             "session limit reached; initialize refused"
         );
         return reply::status(axum::http::StatusCode::SERVICE_UNAVAILABLE);
     }
-    let session = match LegacyHttpSession::new(&state.shared, Arc::clone(&state.principal)) {
+    let session = match LegacyHttpSession::new(
+        &state.shared,
+        Arc::clone(&state.principal),
+        state.client.clone(),
+    ) {
         Ok(session) => session,
         Err(error) => {
             tracing::error!(%error, "cannot draw a session id from the operating system");
@@ -941,8 +1000,12 @@ mod tests {
     /// A session last named by a request long ago, with its GET stream open.
     fn streaming_session(idle: Duration) -> (Arc<LegacyHttpSession>, GetStream) {
         let server = crate::Server::builder().build().unwrap();
-        let session =
-            LegacyHttpSession::new(&server.shared, Arc::new(Principal::anonymous())).unwrap();
+        let session = LegacyHttpSession::new(
+            &server.shared,
+            Arc::new(Principal::anonymous()),
+            Client::Unknown,
+        )
+        .unwrap();
         let long_ago = Instant::now().checked_sub(idle * 2).unwrap();
         *session.last_used.lock().unwrap() = long_ago;
         session.lock().stream = Some(StreamSlot {
@@ -958,18 +1021,33 @@ mod tests {
         (session, stream)
     }
 
+    fn options(max_sessions: usize, max_sessions_per_client: usize) -> crate::HttpOptions {
+        crate::HttpOptions {
+            max_sessions,
+            max_sessions_per_client,
+            ..crate::HttpOptions::default()
+        }
+    }
+
     #[test]
-    fn a_full_table_ends_its_least_recently_used_idle_sessions() {
+    fn a_full_table_ends_only_the_asking_clients_least_recently_used_idle_sessions() {
         let server = crate::Server::builder().build().unwrap();
         let sessions = Sessions::default();
         let start = Instant::now()
             .checked_sub(Duration::from_secs(1000))
             .unwrap();
+        let alice = Client::Subject("alice".into());
+        let victim = Client::Subject("victim".into());
         let mut ids = Vec::new();
-        // 300 sessions, the `n`th last used `n` seconds after `start`; the oldest one streams.
+        // 300 sessions of alice, the `n`th last used `n` seconds after `start`; the oldest one
+        // streams. The victim's one session is the least recently used of all.
         for n in 0..300_u64 {
-            let session =
-                LegacyHttpSession::new(&server.shared, Arc::new(Principal::anonymous())).unwrap();
+            let session = LegacyHttpSession::new(
+                &server.shared,
+                Arc::new(Principal::anonymous()),
+                alice.clone(),
+            )
+            .unwrap();
             *session.last_used.lock().unwrap() = start + Duration::from_secs(n);
             if n == 0 {
                 session.lock().stream = Some(StreamSlot {
@@ -980,18 +1058,51 @@ mod tests {
             ids.push(session.id.clone());
             sessions.insert(session);
         }
-        let idle_timeout = Duration::from_secs(3600);
-        assert!(sessions.make_room(301, idle_timeout));
-        assert_eq!(sessions.lock().len(), 300);
-        // Full: one in a hundred of the limit goes, the least recently used without a stream.
-        assert!(sessions.make_room(300, idle_timeout));
+        let victims = LegacyHttpSession::new(
+            &server.shared,
+            Arc::new(Principal::anonymous()),
+            victim.clone(),
+        )
+        .unwrap();
+        *victims.last_used.lock().unwrap() = start.checked_sub(Duration::from_secs(1)).unwrap();
+        let victim_id = victims.id.clone();
+        sessions.insert(victims);
+        assert!(sessions.make_room(&alice, &options(302, 1000)));
+        assert_eq!(sessions.lock().by_id.len(), 301);
+        // Full: one in a hundred of the client's limit goes, its least recently used without a
+        // stream; never the victim's.
+        assert!(sessions.make_room(&alice, &options(301, 300)));
         let table = sessions.lock();
-        assert_eq!(table.len(), 297);
-        assert!(table.contains_key(&ids[0]), "a streaming session stays");
+        assert_eq!(table.by_id.len(), 298);
+        assert!(
+            table.by_id.contains_key(&victim_id),
+            "another client's session stays"
+        );
+        assert!(
+            table.by_id.contains_key(&ids[0]),
+            "a streaming session stays"
+        );
         for id in &ids[1..4] {
-            assert!(!table.contains_key(id));
+            assert!(!table.by_id.contains_key(id));
         }
-        assert!(ids[4..].iter().all(|id| table.contains_key(id)));
+        assert!(ids[4..].iter().all(|id| table.by_id.contains_key(id)));
+        assert_eq!(table.open_for(&alice), 297);
+        assert_eq!(table.open_for(&victim), 1);
+        drop(table);
+        // A third client at a full table has nothing of its own to end: refused.
+        let newcomer = Client::Peer("127.0.0.9".parse().unwrap());
+        assert!(!sessions.make_room(&newcomer, &options(298, 1000)));
+        assert_eq!(sessions.lock().by_id.len(), 298);
+        // A client at its own limit ends its own idle sessions, whatever the table holds.
+        assert!(sessions.make_room(&alice, &options(10_000, 297)));
+        assert_eq!(
+            sessions.lock().open_for(&alice),
+            295,
+            "one in a hundred of 297"
+        );
+        assert!(sessions.remove(&victim_id));
+        assert_eq!(sessions.lock().open_for(&victim), 0);
+        assert!(!sessions.lock().per_client.contains_key(&victim));
     }
 
     /// Counts the wake-ups of the task it stands for.

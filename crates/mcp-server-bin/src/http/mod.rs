@@ -56,7 +56,6 @@ mod sse;
 use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 use axum::Router;
@@ -101,16 +100,23 @@ pub struct HttpOptions {
     /// How often a live SSE stream sends a `:` keep-alive comment (default 15 s).
     pub keep_alive: Duration,
     /// How many legacy sessions may be open at once (default 10,000). At the limit, expired
-    /// sessions are ended, then the least recently used ones without an open GET stream (their
-    /// clients get `404` and open a new session); `initialize` gets `503` only when every
-    /// session has an open GET stream.
+    /// sessions are ended; past it, `initialize` gets `503`. No client's live session is ever
+    /// ended to make room for another client's.
     pub max_sessions: usize,
+    /// How many legacy sessions one client (its token's subject, or its peer address when
+    /// anonymous) may have open at once (default 1,000). At its limit, the client's own least
+    /// recently used sessions without an open GET stream are ended (their clients get `404` and
+    /// open a new session, as the specification has them do), so a client that never ends its
+    /// sessions cannot lock itself out; `503` when all of them have an open GET stream.
+    pub max_sessions_per_client: usize,
     /// How long a legacy session may go without a request (and without an open GET stream)
     /// before it expires and its id gets `404` (default one hour).
     pub session_idle_timeout: Duration,
     /// How many modern `subscriptions/listen` streams may be open at once (default 10,000);
     /// beyond it a listen request gets `503`, until a stream closes.
     pub max_listen_streams: usize,
+    /// How many listen streams one client may have open at once (default 1,000).
+    pub max_listen_streams_per_client: usize,
     /// How many requests one HTTP/2 connection may have open at once, live streams included
     /// (default 200; [`Server::serve_http`] only, which speaks HTTP/2 to clients that open
     /// with its preface). A client past it waits for a stream to end.
@@ -158,8 +164,10 @@ impl Default for HttpOptions {
             max_body_bytes: 4 * 1024 * 1024,
             keep_alive: Duration::from_secs(15),
             max_sessions: 10_000,
+            max_sessions_per_client: 1_000,
             session_idle_timeout: Duration::from_secs(3600),
             max_listen_streams: 10_000,
+            max_listen_streams_per_client: 1_000,
             max_streams_per_connection: 200,
             max_connections: 1024,
             max_connections_per_peer: 256,
@@ -181,11 +189,13 @@ pub(crate) struct HttpState {
     shared: Arc<Shared>,
     options: Arc<HttpOptions>,
     sessions: Arc<legacy::Sessions>,
-    /// How many modern listen streams are open (see [`HttpOptions::max_listen_streams`]).
-    listen_streams: Arc<AtomicUsize>,
+    /// The modern listen streams open (see [`HttpOptions::max_listen_streams`]).
+    listen_streams: Arc<limits::Quota>,
     /// The bytes of responses held (see [`HttpOptions::max_response_bytes`]).
     response_bytes: Arc<limits::Quota>,
     principal: Arc<Principal>,
+    /// Whom the request counts against ([`limits::Client`]).
+    client: limits::Client,
 }
 
 impl Server {
@@ -299,13 +309,18 @@ impl Server {
         HttpState {
             shared: Arc::clone(&self.shared),
             sessions: Arc::default(),
-            listen_streams: Arc::default(),
+            listen_streams: limits::Quota::new(
+                "listen streams",
+                options.max_listen_streams,
+                options.max_listen_streams_per_client,
+            ),
             response_bytes: limits::Quota::new(
                 "response bytes",
                 options.max_response_bytes,
                 options.max_response_bytes_per_client,
             ),
             principal: Arc::new(Principal::anonymous()),
+            client: limits::Client::Unknown,
             options: Arc::new(options),
         }
     }
@@ -605,11 +620,10 @@ where
         .extensions()
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
         .map(|info| info.0);
-    let (principal, mut response) = answer(state, request).await;
+    let (client, mut response) = answer(state, peer, request).await;
     let Some(length) = response.body().whole_len().filter(|length| *length > 0) else {
         return response;
     };
-    let client = limits::Client::of(&principal, peer);
     match state.response_bytes.take(&client, length) {
         Ok(held) => {
             response.body_mut().charge(held);
@@ -630,13 +644,16 @@ where
     }
 }
 
-/// The answer to one request, and the principal it ran as.
-async fn answer<B>(state: &HttpState, request: axum::http::Request<B>) -> (Arc<Principal>, Response)
+/// The answer to one request from `peer`, and the client it ran for.
+async fn answer<B>(
+    state: &HttpState,
+    peer: Option<SocketAddr>,
+    request: axum::http::Request<B>,
+) -> (limits::Client, Response)
 where
     B: hyper::body::Body<Data = Bytes> + Unpin,
 {
-    let anonymous = Arc::clone(&state.principal);
-    let refused = |response: Response| (Arc::clone(&anonymous), response);
+    let refused = |response: Response| (limits::Client::of(&state.principal, peer), response);
     let (parts, body) = request.into_parts();
     if let Some(origin) = parts.headers.get(header::ORIGIN) {
         if !guard::origin_allowed(origin.as_bytes(), &state.options.allowed_origins) {
@@ -660,20 +677,20 @@ where
             return refused(forbidden("host not allowed"));
         }
     }
-    // With authorization, the request runs as its token's principal: a state of its own.
-    let authorized;
-    let state = match &state.options.authorization {
-        None => state,
+    // The request runs as its principal (with authorization, its token's) and counts against
+    // its client's quotas: a state of its own.
+    let principal = match &state.options.authorization {
+        None => Arc::clone(&state.principal),
         Some(authorization) => match authorization.check(&parts.headers) {
-            Ok(principal) => {
-                authorized = HttpState {
-                    principal: Arc::new(principal),
-                    ..state.clone()
-                };
-                &authorized
-            }
+            Ok(principal) => Arc::new(principal),
             Err(refusal) => return refused(refusal.response()),
         },
+    };
+    let client = limits::Client::of(&principal, peer);
+    let state = &HttpState {
+        principal,
+        client: client.clone(),
+        ..state.clone()
     };
     let response = match parts.method {
         Method::POST => post(state, &parts.headers, body).await,
@@ -681,7 +698,7 @@ where
         Method::DELETE => delete(state, &parts.headers),
         _ => method_not_allowed(),
     };
-    (Arc::clone(&state.principal), response)
+    (client, response)
 }
 
 async fn post<B>(state: &HttpState, headers: &HeaderMap, body: B) -> Response

@@ -8,13 +8,14 @@
 //! request's future is dropped with its query, and a listen stream's subscriber is removed.
 //! Server shutdown ends a listen stream with its graceful result. At most
 //! [`HttpOptions::max_listen_streams`](crate::HttpOptions::max_listen_streams) listen streams
-//! are open at once; a listen request beyond them gets `503`. This module never decides an
+//! are open at once, and at most
+//! [`HttpOptions::max_listen_streams_per_client`](crate::HttpOptions::max_listen_streams_per_client)
+//! for one client; a listen request beyond them gets `503`. This module never decides an
 //! era and never looks at `Mcp-Session-Id` or `Last-Event-ID`.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -24,6 +25,7 @@ use mcp_2026::{Exchange, Output, ReadLine, ReadStart, RequestHeaders};
 use mcp_types::jsonrpc::Request;
 
 use crate::driver::{self, KeepAlive, LatchWait, Signal, SubscriberGuard};
+use crate::http::limits::Held;
 use crate::http::reply::{self, Response};
 use crate::http::{HttpState, sse};
 
@@ -128,12 +130,16 @@ async fn serve(state: &HttpState, mut exchange: Exchange) -> Response {
 /// `subscriptions/listen`: a subscriber of its own, the acknowledgment first, then the tagged
 /// notifications, keep-alive comments in between, the graceful result at shutdown.
 async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
-    let Some(slot) = ListenSlot::take(state) else {
-        tracing::warn!(
-            max = state.options.max_listen_streams,
-            "listen stream limit reached; subscriptions/listen refused"
-        );
-        return reply::status(axum::http::StatusCode::SERVICE_UNAVAILABLE);
+    let slot = match state.listen_streams.take(&state.client, 1) {
+        Ok(slot) => slot,
+        Err(refused) => {
+            tracing::warn!(
+                client = ?state.client,
+                ?refused,
+                "listen stream limit reached; subscriptions/listen refused"
+            );
+            return reply::status(axum::http::StatusCode::SERVICE_UNAVAILABLE);
+        }
     };
     let changes = Arc::new(Signal::default());
     let subscriber = SubscriberGuard::new(&state.shared, changes.wake_function());
@@ -177,7 +183,7 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
 pub(crate) struct ListenStream {
     state: HttpState,
     /// Its place among the open listen streams, given back when the stream is dropped.
-    _slot: ListenSlot,
+    _slot: Held,
     exchange: Exchange,
     subscriber: SubscriberGuard,
     changes: Arc<Signal>,
@@ -265,30 +271,6 @@ impl futures_util::Stream for ListenStream {
             }
             return Poll::Pending;
         }
-    }
-}
-
-/// One of the [`HttpOptions::max_listen_streams`](crate::HttpOptions::max_listen_streams)
-/// places for open listen streams, held for as long as the stream lives.
-struct ListenSlot(Arc<AtomicUsize>);
-
-impl ListenSlot {
-    /// A free place, or `None` when every place is taken.
-    fn take(state: &HttpState) -> Option<ListenSlot> {
-        let max = state.options.max_listen_streams;
-        state
-            .listen_streams
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
-                (open < max).then_some(open + 1)
-            })
-            .ok()
-            .map(|_| ListenSlot(Arc::clone(&state.listen_streams)))
-    }
-}
-
-impl Drop for ListenSlot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

@@ -265,3 +265,91 @@ async fn response_bytes_left_unread_are_bounded_per_client() {
     }
     assert!(served, "the share comes back");
 }
+
+/// A modern `subscriptions/listen` as an HTTP/1.1 request.
+fn listen_request(server: SocketAddr) -> Vec<u8> {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"resourcesListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}}}"#;
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {server}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+/// Opens a listen stream from `from`: the connection (kept open) and the response's status.
+async fn listen_from(server: SocketAddr, from: &str) -> (TcpStream, u16) {
+    let mut stream = connect_from(server, from, false).await;
+    stream.write_all(&listen_request(server)).await.unwrap();
+    let status = status_of(&mut stream).await;
+    (stream, status)
+}
+
+#[tokio::test]
+async fn listen_streams_and_sessions_are_bounded_per_client() {
+    let server = start(HttpOptions {
+        max_listen_streams_per_client: 2,
+        max_sessions_per_client: 2,
+        ..HttpOptions::default()
+    })
+    .await;
+    let (_one, first) = listen_from(server, "127.0.0.2").await;
+    let (_two, second) = listen_from(server, "127.0.0.2").await;
+    assert_eq!((first, second), (200, 200));
+    let (_three, third) = listen_from(server, "127.0.0.2").await;
+    assert_eq!(third, 503, "a client past its listen streams");
+    let (_other, other) = listen_from(server, "127.0.0.1").await;
+    assert_eq!(other, 200, "another client's stream opens meanwhile");
+
+    // Legacy sessions: a client at its limit ends its own oldest idle session, never another
+    // client's.
+    let initialize = |from: &'static str| async move {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let mut stream = connect_from(server, from, false).await;
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {server}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut response = Vec::new();
+        let mut buffer = [0_u8; 4096];
+        while !String::from_utf8_lossy(&response).contains("\r\n\r\n") {
+            let read = bounded(stream.read(&mut buffer)).await.unwrap();
+            assert!(read > 0, "the connection ended before the headers");
+            response.extend_from_slice(&buffer[..read]);
+        }
+        let text = String::from_utf8_lossy(&response).to_lowercase();
+        text.lines()
+            .find_map(|line| line.strip_prefix("mcp-session-id: "))
+            .map(|id| id.trim().to_owned())
+            .expect("a session id")
+    };
+    let session_status = |id: String, from: &'static str| async move {
+        let body = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+        let mut stream = connect_from(server, from, false).await;
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {server}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMcp-Session-Id: {id}\r\n\
+             MCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        status_of(&mut stream).await
+    };
+    let victim = initialize("127.0.0.1").await;
+    let oldest = initialize("127.0.0.2").await;
+    let _newer = initialize("127.0.0.2").await;
+    let _newest = initialize("127.0.0.2").await;
+    assert_eq!(
+        session_status(oldest, "127.0.0.2").await,
+        404,
+        "its own oldest ended"
+    );
+    assert_eq!(
+        session_status(victim, "127.0.0.1").await,
+        200,
+        "another client's kept"
+    );
+}
