@@ -60,6 +60,22 @@ CONFIGURATION FILE (TOML):
         scope = \"files:read\"                   # or subject = \"alice\"; neither: everyone
         actions = [\"list\", \"read\"]             # default: list, read, subscribe, complete
         uris = \"file:///srv/docs/**\"           # * within a segment, ** across them
+    What HTTP clients may hold and how long they may take (a client is a token's subject,
+    else the peer address; past a limit: closed, 408 or 503). The defaults:
+        [http_limits]
+        max_connections = 1024          # lowered below the open-files limit
+        max_connections_per_peer = 256
+        header_read_timeout_ms = 10000  # also an idle HTTP/1.1 connection's wait
+        idle_timeout_ms = 60000         # no request in progress (live streams count)
+        body_read_timeout_ms = 30000
+        http2_keep_alive_ms = 20000
+        max_header_bytes = 65536
+        max_response_bytes = 536870912  # held at once, sent or waiting for their client
+        max_response_bytes_per_client = 67108864
+        max_sessions = 10000
+        max_sessions_per_client = 1000
+        max_listen_streams = 10000
+        max_listen_streams_per_client = 1000
 
 LOGGING:
     Logs go to stderr only (stdout carries the protocol). The filter is, first found:
@@ -194,6 +210,7 @@ impl ServeArgs {
             http_threads: self.http_threads,
             resources: None,
             authorization: None,
+            http_limits: None,
             grants: None,
         }
     }

@@ -90,11 +90,86 @@ pub struct RawConfig {
     /// HTTP: bearer-token authorization (the `[authorization]` table; no flag). Without it,
     /// every HTTP request is served anonymously, which suits a server on a loopback address.
     pub authorization: Option<RawAuthorization>,
+    /// HTTP: what clients may hold at once and how long they may take (the `[http_limits]`
+    /// table; no flag). Every key has a default that suits a server on a loopback address.
+    pub http_limits: Option<RawHttpLimits>,
     /// Who may do what on which URIs (`[[grants]]` entries; no flag). Without any, everyone
     /// may do everything; with some, whatever no grant allows is refused (as not found), on
     /// every transport: stdio and tokenless requests run as the anonymous principal, whom only
     /// grants without `subject` and `scope` reach.
     pub grants: Option<Vec<RawGrant>>,
+}
+
+/// The `[http_limits]` table: bounds on what HTTP clients may hold at once and how long they
+/// may take, before and after authorization. A client is a token's subject, or the peer's
+/// address for requests without a token. Each key left out keeps its default.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawHttpLimits {
+    /// Connections open at once (lowered below the open-files limit). Default 1024.
+    pub max_connections: Option<usize>,
+    /// Connections open at once from one peer address. Default 256.
+    pub max_connections_per_peer: Option<usize>,
+    /// Milliseconds a client may take to send a request's headers; also how long an idle
+    /// HTTP/1.1 connection waits for its next request. Default 10000.
+    pub header_read_timeout_ms: Option<u64>,
+    /// Milliseconds a connection may stay open with no request in progress. Default 60000.
+    pub idle_timeout_ms: Option<u64>,
+    /// Milliseconds a client may take to send a POST body (then `408`). Default 30000.
+    pub body_read_timeout_ms: Option<u64>,
+    /// Milliseconds between HTTP/2 keep-alive pings, and to answer one. Default 20000.
+    pub http2_keep_alive_ms: Option<u64>,
+    /// The largest request header block in bytes. Default 65536.
+    pub max_header_bytes: Option<usize>,
+    /// Bytes of responses held at once, sent or waiting for their clients (then `503`).
+    /// Default 536870912 (512 MiB).
+    pub max_response_bytes: Option<usize>,
+    /// Bytes of responses one client may hold at once. Default 67108864 (64 MiB).
+    pub max_response_bytes_per_client: Option<usize>,
+    /// Legacy sessions open at once. Default 10000.
+    pub max_sessions: Option<usize>,
+    /// Legacy sessions one client may have open at once. Default 1000.
+    pub max_sessions_per_client: Option<usize>,
+    /// Modern `subscriptions/listen` streams open at once. Default 10000.
+    pub max_listen_streams: Option<usize>,
+    /// Listen streams one client may have open at once. Default 1000.
+    pub max_listen_streams_per_client: Option<usize>,
+}
+
+impl RawHttpLimits {
+    /// `options` with every limit this table sets.
+    pub fn apply(&self, mut options: crate::HttpOptions) -> crate::HttpOptions {
+        let millis = std::time::Duration::from_millis;
+        macro_rules! set {
+            ($($field:ident),*) => { $(if let Some(value) = self.$field { options.$field = value; })* };
+        }
+        set!(
+            max_connections,
+            max_connections_per_peer,
+            max_header_bytes,
+            max_response_bytes,
+            max_response_bytes_per_client,
+            max_sessions,
+            max_sessions_per_client,
+            max_listen_streams,
+            max_listen_streams_per_client
+        );
+        let durations = [
+            (
+                self.header_read_timeout_ms,
+                &mut options.header_read_timeout,
+            ),
+            (self.idle_timeout_ms, &mut options.idle_timeout),
+            (self.body_read_timeout_ms, &mut options.body_read_timeout),
+            (self.http2_keep_alive_ms, &mut options.http2_keep_alive),
+        ];
+        for (value, slot) in durations {
+            if let Some(value) = value {
+                *slot = millis(value);
+            }
+        }
+        options
+    }
 }
 
 /// One `[[grants]]` entry: `actions` on the URIs matching `uris`, for the principals it names.
@@ -392,6 +467,7 @@ impl RawConfig {
             http_threads: over.http_threads.or(self.http_threads),
             resources: over.resources.or(self.resources),
             authorization: over.authorization.or(self.authorization),
+            http_limits: over.http_limits.or(self.http_limits),
             grants: over.grants.or(self.grants),
         }
     }
@@ -564,6 +640,8 @@ pub struct Config {
     /// HTTP: bearer-token authorization, as configured (keys are read when the server starts:
     /// [`RawAuthorization::authorization`]).
     pub authorization: Option<RawAuthorization>,
+    /// HTTP: the limits of the `[http_limits]` table.
+    pub http_limits: RawHttpLimits,
     /// The access policy of the `[[grants]]`; `None`: everyone may do everything.
     pub policy: Option<PatternPolicy>,
 }
@@ -716,6 +794,7 @@ impl Config {
                 .ok_or(ConfigError::ZeroHttpThreads)?,
             resources: raw.resources.unwrap_or_default(),
             authorization: raw.authorization,
+            http_limits: raw.http_limits.unwrap_or_default(),
             policy,
         })
     }

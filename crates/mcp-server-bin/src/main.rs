@@ -261,12 +261,12 @@ async fn run(
                     "every request needs a bearer token"
                 );
             }
-            let options = HttpOptions {
+            let options = config.http_limits.apply(HttpOptions {
                 allowed_hosts: config.allowed_hosts.clone(),
                 allowed_origins: config.allowed_origins.clone(),
                 authorization,
                 ..HttpOptions::default()
-            };
+            });
             tracing::info!(%addr, "serving Streamable HTTP at /mcp");
             server.serve_http(addr, options).await?;
         }

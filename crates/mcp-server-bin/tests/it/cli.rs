@@ -519,3 +519,30 @@ fn the_binary_asks_every_http_request_for_a_token() {
         "{metadata}"
     );
 }
+
+#[test]
+fn the_http_limits_table_sets_each_limit_it_names() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("conf.toml");
+    std::fs::write(
+        &file,
+        "[http_limits]\nmax_connections_per_peer = 7\nidle_timeout_ms = 1500\n\
+         max_response_bytes_per_client = 1024\n",
+    )
+    .expect("write");
+    let config = Config::from_raw(RawConfig::from_file(&file).expect("valid")).expect("valid");
+    let options = config
+        .http_limits
+        .apply(mcp_server_bin::HttpOptions::default());
+    let defaults = mcp_server_bin::HttpOptions::default();
+    assert_eq!(options.max_connections_per_peer, 7);
+    assert_eq!(options.idle_timeout, std::time::Duration::from_millis(1500));
+    assert_eq!(options.max_response_bytes_per_client, 1024);
+    assert_eq!(options.max_connections, defaults.max_connections);
+    assert_eq!(options.header_read_timeout, defaults.header_read_timeout);
+    std::fs::write(&file, "[http_limits]\nmax_conections = 7\n").expect("write");
+    assert!(
+        RawConfig::from_file(&file).is_err(),
+        "a misspelt key is an error"
+    );
+}
