@@ -59,8 +59,10 @@
 //!
 //! The `path` variable of a root's template is completed with the relative paths in the index
 //! that start with the typed prefix (at most [`MAX_COMPLETION_CANDIDATES`], in URI order; the
-//! engine then filters them by policy and caps them). Paths holding `?`, `#`, `[`, `]` or `%`
-//! are not proposed, because the template's reserved expansion would not give their URI back.
+//! engine then filters them by policy and caps them). Paths holding `?`, `#` or `%` are not
+//! proposed, because the template's reserved expansion would not give their URI back. Paths
+//! holding `[` or `]` are: the expansion leaves them raw, and [`ResourceUri`] takes them as the
+//! `%5B` and `%5D` the listed URI has.
 //!
 //! # Ignore files and secret patterns
 //!
@@ -762,9 +764,7 @@ impl Provider for FilesystemProvider {
             .range::<str, _>((Bound::Included(start.as_str()), Bound::Unbounded))
             .take_while(|(uri, _)| uri.as_str().starts_with(&start))
             .map(|(_, meta)| &meta.title)
-            .filter(|title| {
-                title.starts_with(request.prefix) && !title.contains(['?', '#', '[', ']', '%'])
-            })
+            .filter(|title| title.starts_with(request.prefix) && !title.contains(['?', '#', '%']))
             .take(MAX_COMPLETION_CANDIDATES)
             .cloned()
             .collect())
