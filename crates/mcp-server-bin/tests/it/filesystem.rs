@@ -811,6 +811,75 @@ async fn bracketed_names_read_the_same_through_the_listing_and_the_template() {
     );
 }
 
+/// Finding 18: completion proposes only values whose expansion reads the file they name. A
+/// name that is not UTF-8 (titled with U+FFFD), or that holds `?`, `#` or a literal `%XX`, is
+/// left out, and stays readable by its listed URI.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn completion_proposes_only_names_that_read_back() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    let fixture = Fixture::new();
+    let dir = fixture.path().join("names");
+    fs::create_dir(&dir).unwrap();
+    let unreachable: [(&[u8], &str); 5] = [
+        (b"caf\xe9.txt", "caf%E9.txt"),
+        (b"\xff\xfe", "%FF%FE"),
+        (b"what?.txt", "what%3F.txt"),
+        (b"hash#1.txt", "hash%231.txt"),
+        (b"%41.txt", "%2541.txt"),
+    ];
+    let reachable = [
+        "plain.txt",
+        "50%.txt",
+        "[id].txt",
+        "real \u{fffd} replacement.txt",
+    ];
+    for (name, _) in unreachable {
+        fs::write(dir.join(OsStr::from_bytes(name)), name).unwrap();
+    }
+    for name in reachable {
+        fs::write(dir.join(name), name).unwrap();
+    }
+    let provider = fixture.provider();
+    let engine = engine(&provider);
+
+    // Every file is listed, and readable by its listed URI.
+    let listed = list_all(&provider, 1000).await;
+    for (name, encoded) in unreachable {
+        let uri = fixture.uri(&format!("names/{encoded}"));
+        assert!(
+            listed.iter().any(|resource| resource.uri == uri.as_str()),
+            "{uri} is listed"
+        );
+        assert_eq!(engine_read(&engine, &uri).await.0.len(), name.len() as u64);
+    }
+
+    let mut expected: Vec<String> = reachable
+        .iter()
+        .map(|name| format!("names/{name}"))
+        .collect();
+    // In the order of their URIs.
+    expected.sort_by_key(|title| ResourceUri::parse(&expand(&fixture, title, None)).unwrap());
+    let values = complete_path(&engine, &fixture, "names/").await;
+    assert_eq!(values, expected);
+    assert_eq!(
+        complete_path(&engine, &fixture, "names/caf").await,
+        Vec::<String>::new()
+    );
+    // Every value proposed, put in the template, reads the file whose title it is.
+    for value in complete_path(&engine, &fixture, "").await {
+        let (body, uri) = engine_read(&engine, &expand(&fixture, &value, None)).await;
+        let resource = listed
+            .iter()
+            .find(|resource| resource.uri == uri.as_str())
+            .unwrap_or_else(|| panic!("{value} read {uri}, which is not listed"));
+        assert_eq!(resource.title.as_deref(), Some(value.as_str()));
+        assert_eq!(Some(body.len()), resource.size);
+    }
+}
+
 #[tokio::test]
 async fn nested_and_repeated_roots_serve_each_file_once() {
     let fixture = Fixture::new();
