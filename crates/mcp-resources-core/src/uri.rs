@@ -20,7 +20,12 @@
 //! - dot segments are removed from absolute (hierarchical) paths, percent-encoded dots included
 //!   (`/a/%2E%2E/b` becomes `/b`); a path whose `..` segments would climb above its root is
 //!   rejected with [`UriError::PathAboveRoot`] instead of being silently clamped;
-//! - an empty port, or the default port of a known scheme (`http://h:80/`), is removed.
+//! - an empty port, or the default port of a known scheme (`http://h:80/`), is removed;
+//! - a `[` or `]` in the path or the query is percent-encoded (`%5B`, `%5D`). RFC 3986 allows
+//!   them only around an IP literal in the host, but RFC 6570 reserved expansion (`{+path}`)
+//!   leaves them as they are, so a template's own expansion of `app/[slug]/page.tsx` would
+//!   otherwise be refused. Taken as what they can only mean, they name the same resource as
+//!   `%5B` and `%5D` do. Brackets in the host and in a fragment are judged by RFC 3986 alone.
 //!
 //! Rootless paths (`urn:isbn:0451450523`, `mailto:a@example.com`) are left as they are apart from
 //! the percent-encoding rules. The canonical form of a canonical URI is itself.
@@ -287,6 +292,7 @@ impl ResourceUri {
 
     /// [`ResourceUri::parse_with`] past the length checks, through the parser.
     fn parse_general(input: &str) -> Result<ResourceUri, UriError> {
+        let mut brackets = false;
         for (index, character) in input.char_indices() {
             if character.is_ascii_control() {
                 return Err(UriError::ControlCharacter {
@@ -297,29 +303,46 @@ impl ResourceUri {
             if !character.is_ascii() {
                 return Err(UriError::NonAscii { index, character });
             }
+            brackets |= matches!(character, '[' | ']');
         }
         if !has_scheme(input) {
             return Err(UriError::NoScheme);
         }
-        let parsed = Uri::parse(input).map_err(|error| {
+        match brackets.then(|| BracketsEncoded::new(input)).flatten() {
+            Some(encoded) => {
+                ResourceUri::parse_ascii(&encoded.text, |index| encoded.input_index(index))
+            }
+            None => ResourceUri::parse_ascii(input, |index| index),
+        }
+    }
+
+    /// [`ResourceUri::parse_general`] past the checks of single characters and of the scheme:
+    /// `text` is ASCII without control characters. Errors name the byte `input_index` gives
+    /// for their offset in `text`, the offset in what the caller was given.
+    fn parse_ascii(
+        text: &str,
+        input_index: impl Fn(usize) -> usize,
+    ) -> Result<ResourceUri, UriError> {
+        let parsed = Uri::parse(text).map_err(|error| {
             let index = error.index();
+            let character = text[index..].chars().next().unwrap_or('\u{0}');
+            let index = input_index(index);
             match error.kind() {
                 ParseErrorKind::InvalidPctEncodedOctet => {
                     UriError::InvalidPercentEncoding { index }
                 }
                 ParseErrorKind::InvalidIpv6Addr => UriError::InvalidIpv6 { index },
-                _ => UriError::InvalidCharacter {
-                    index,
-                    character: input[index..].chars().next().unwrap_or('\u{0}'),
-                },
+                _ => UriError::InvalidCharacter { index, character },
             }
         })?;
         if parsed.has_fragment() {
-            let index = parsed.strip_fragment().as_str().len();
+            let index = input_index(parsed.strip_fragment().as_str().len());
             return Err(UriError::Fragment { index });
         }
-        if let Some(index) = find_encoded_nul(input) {
-            return Err(UriError::EncodedNul { index });
+        if let Some(index) = find_encoded_nul(text) {
+            return Err(UriError::EncodedNul {
+                index: input_index(index),
+            });
         }
         if is_canonical(&parsed) {
             // Most URIs a client sends are already canonical (they were listed so): the
@@ -415,6 +438,58 @@ impl ResourceUri {
     /// The query without the leading `?`, percent-encoded, if the URI has one.
     pub fn query(&self) -> Option<&str> {
         self.query.map(|span| span.of(&self.text))
+    }
+}
+
+/// A URI whose raw `[` and `]` in the path and query are written `%5B` and `%5D`, with the
+/// way back to the offsets of the text it was made from.
+struct BracketsEncoded {
+    text: String,
+    /// The offset in `text` of each triplet written for a bracket, ascending.
+    triplets: Vec<usize>,
+}
+
+impl BracketsEncoded {
+    /// `input` (which has a scheme) with the brackets of its path and query encoded, or `None`
+    /// when they hold none. The path starts after `scheme:`, or after the authority when
+    /// `//` follows it (the authority ends at the first `/`, `?` or `#`: none can be inside an
+    /// IP literal); the query ends at the first `#`.
+    fn new(input: &str) -> Option<BracketsEncoded> {
+        let after_scheme = input.find(':')? + 1;
+        let start = match input[after_scheme..].strip_prefix("//") {
+            Some(authority) => {
+                let authority_start = after_scheme + 2;
+                authority_start + authority.find(['/', '?', '#']).unwrap_or(authority.len())
+            }
+            None => after_scheme,
+        };
+        let end = input[start..]
+            .find('#')
+            .map_or(input.len(), |end| start + end);
+        if !input[start..end].contains(['[', ']']) {
+            return None;
+        }
+        let mut text = String::with_capacity(input.len() + 8);
+        let mut triplets = Vec::new();
+        text.push_str(&input[..start]);
+        for character in input[start..end].chars() {
+            match character {
+                '[' | ']' => {
+                    triplets.push(text.len());
+                    text.push_str(if character == '[' { "%5B" } else { "%5D" });
+                }
+                _ => text.push(character),
+            }
+        }
+        text.push_str(&input[end..]);
+        Some(BracketsEncoded { text, triplets })
+    }
+
+    /// The offset in the input of the byte at `index` in `text` (which is never inside a
+    /// triplet written here: those are valid, and nothing is wrong inside them).
+    fn input_index(&self, index: usize) -> usize {
+        let written_before = self.triplets.partition_point(|&triplet| triplet < index);
+        index - 2 * written_before
     }
 }
 

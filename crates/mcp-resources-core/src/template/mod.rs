@@ -11,6 +11,9 @@
 //! [`UriTemplate::expand`] follows RFC 6570 section 3 exactly: operators none, `+`, `#`, `.`,
 //! `/`, `;`, `?`, `&`; prefix modifiers `:n`; explode `*`; strings, lists and associative arrays.
 //! Literal text is copied, with characters outside the URI character set percent-encoded.
+//! Reserved expansion leaves `[` and `]` in a value as they are, as the RFC says; a
+//! [`ResourceUri`](crate::uri::ResourceUri) takes them in a path or query as `%5B` and `%5D`,
+//! and matching its canonical form gives the value back.
 //!
 //! # Matching
 //!

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use mcp_resources_core::template::{TemplateIndex, UriTemplate, VarValue, Variables};
+use mcp_resources_core::uri::ResourceUri;
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -592,6 +593,30 @@ fn index_of_many_templates() {
     assert!(index.find("db://table12/a/b").is_none());
 }
 
+/// Reserved expansion leaves `[` and `]` as they are (RFC 6570 section 3.2.3); the URI it
+/// gives is taken, in its canonical form with `%5B` and `%5D`, and matches back.
+#[test]
+fn reserved_expansion_with_brackets_reads_back_through_the_canonical_form() {
+    let parsed = template("file:///r/{+path}{?offset,length}");
+    let mut variables = Variables::new();
+    variables.insert("path", "app/[slug]/page.tsx");
+    let expanded = parsed.expand(&variables);
+    assert_eq!(expanded, "file:///r/app/[slug]/page.tsx");
+    let canonical = ResourceUri::parse(&expanded).unwrap();
+    assert_eq!(canonical.as_str(), "file:///r/app/%5Bslug%5D/page.tsx");
+    assert_eq!(
+        parsed.match_uri(canonical.as_str()),
+        Some(variables.clone())
+    );
+    variables.insert("offset", "2");
+    let ranged = ResourceUri::parse(&parsed.expand(&variables)).unwrap();
+    assert_eq!(
+        ranged.as_str(),
+        "file:///r/app/%5Bslug%5D/page.tsx?offset=2"
+    );
+    assert_eq!(parsed.match_uri(ranged.as_str()), Some(variables));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Properties.
 
@@ -651,6 +676,27 @@ proptest! {
         } else {
             prop_assert_eq!(matched, None);
         }
+    }
+
+    /// What the engine matches is the canonical form of what a client sends: a reserved
+    /// expansion (brackets and all) parses as a resource URI, and its canonical form gives the
+    /// value back. Values are those a URI can carry as a path: no `%` (copied as a triplet), `?`
+    /// or `#` (they start a query or a fragment), and no dot segment (canonicalization removes
+    /// it).
+    #[test]
+    fn canonical_reserved_expansion_matches_back(
+        path in value(true).prop_filter("a plain path", |text| {
+            !text.contains(['%', '?', '#'])
+                && !text.split('/').any(|segment| segment == "." || segment == "..")
+        }),
+    ) {
+        let parsed = template("file:///r/{+path}{?offset,length}");
+        let variables: Variables = [("path", path.clone())].into_iter().collect();
+        let expanded = parsed.expand(&variables);
+        let canonical = ResourceUri::parse(&expanded);
+        prop_assert!(canonical.is_ok(), "{} does not parse: {:?}", expanded, canonical);
+        let canonical = canonical.unwrap();
+        prop_assert_eq!(parsed.match_uri(canonical.as_str()), Some(variables), "{}", canonical);
     }
 
     /// Exploded lists come back as lists, for every operator.

@@ -140,6 +140,96 @@ fn rejections() {
     }
 }
 
+/// A raw `[` or `]` outside the authority is what RFC 6570 reserved expansion (`{+path}`) leaves
+/// in a URI, though RFC 3986 allows them only around an IP literal: it is taken as `%5B` or
+/// `%5D`, so both spellings are one resource with one canonical form.
+#[test]
+fn brackets_outside_the_authority_are_percent_encoded() {
+    let table = [
+        (
+            "file:///r/app/[slug]/page.tsx",
+            "file:///r/app/%5Bslug%5D/page.tsx",
+        ),
+        (
+            "file:///r/app/%5bslug%5d/page.tsx",
+            "file:///r/app/%5Bslug%5D/page.tsx",
+        ),
+        (
+            "file:///r/app/[...all]/%5Bx].md",
+            "file:///r/app/%5B...all%5D/%5Bx%5D.md",
+        ),
+        ("FILE:///a/./[b]/../[c]", "file:///a/%5Bc%5D"),
+        ("file:///[", "file:///%5B"),
+        ("file:[x]", "file:%5Bx%5D"),
+        ("urn:x:[a]", "urn:x:%5Ba%5D"),
+        (
+            "db://main/t?ids[]=1&ids[]=2",
+            "db://main/t?ids%5B%5D=1&ids%5B%5D=2",
+        ),
+        ("db://main?[", "db://main?%5B"),
+        ("http://[::1]/a[b]", "http://[::1]/a%5Bb%5D"),
+        (
+            "HTTP://[::FFFF:1.2.3.4]:80/[x]?[y]",
+            "http://[::ffff:1.2.3.4]/%5Bx%5D?%5By%5D",
+        ),
+    ];
+    for (input, expect) in table {
+        check(input, expect);
+    }
+    assert_eq!(
+        ResourceUri::parse("file:///r/app/[slug]/page.tsx").unwrap(),
+        ResourceUri::parse("file:///r/app/%5Bslug%5D/page.tsx").unwrap()
+    );
+    let uri = ResourceUri::parse("db://Main/a[1]?q=[2]").unwrap();
+    assert_eq!(
+        (uri.scheme(), uri.authority(), uri.path(), uri.query()),
+        ("db", Some("main"), "/a%5B1%5D", Some("q=%5B2%5D"))
+    );
+}
+
+/// Brackets are still refused where they cannot be data (in a host that is no IP literal, in
+/// a fragment), and errors after one name the byte of the input, not of its encoded form.
+#[test]
+fn errors_around_brackets_name_the_input_bytes() {
+    let table = [
+        (
+            "file:///[a] b",
+            "error: uri contains the character ' ' at byte 11, which rfc 3986 does not allow there",
+        ),
+        (
+            "file:///[]/[%zz",
+            "error: uri has a malformed percent-encoding at byte 12 (expected % and two hex digits)",
+        ),
+        (
+            "file:///[x]#f",
+            "error: uri has a fragment at byte 11 (resource uris must not have one)",
+        ),
+        (
+            "file:///[]%00",
+            "error: uri contains a percent-encoded nul (%00) at byte 10",
+        ),
+        (
+            "file:///[x]/../../y",
+            "error: uri path climbs above its root through `..` segments",
+        ),
+        (
+            "http://a[b]/c",
+            "error: uri contains the character '[' at byte 8, which rfc 3986 does not allow there",
+        ),
+        (
+            "http://[::1/c]",
+            "error: uri contains the character '/' at byte 11, which rfc 3986 does not allow there",
+        ),
+        (
+            "file:///a[b]#[",
+            "error: uri contains the character '[' at byte 13, which rfc 3986 does not allow there",
+        ),
+    ];
+    for (input, expect) in table {
+        check(input, expect);
+    }
+}
+
 #[test]
 fn length_limit() {
     let limits = UriLimits { max_len: 16 };
@@ -203,6 +293,8 @@ fn path_segment() -> impl Strategy<Value = String> {
         Just("".to_owned()),
         "[a-zA-Z0-9._~!$&'()*+,;=:@-]{1,6}",
         "(%[0-9a-fA-F][1-9a-fA-F]){1,2}",
+        "[a-z.\\[\\]]{1,4}",
+        "(%5[bBdD]|[\\[\\]]){1,3}",
     ]
 }
 
@@ -223,7 +315,7 @@ fn any_uri() -> impl Strategy<Value = String> {
             Just("u@H")
         ],
         prop::collection::vec(path_segment(), 0..8),
-        prop::option::of("[a-zA-Z0-9=&%/?]{0,8}"),
+        prop::option::of("[a-zA-Z0-9=&%/?\\[\\]]{0,8}"),
         any::<bool>(),
     )
         .prop_map(|(scheme, host, segments, query, has_authority)| {
@@ -251,6 +343,23 @@ proptest! {
             let again = ResourceUri::parse(uri.as_str()).expect("canonical form parses");
             prop_assert_eq!(again.as_str(), uri.as_str());
         }
+    }
+
+    /// Writing a `[` or `]` outside the authority raw or as `%5B`/`%5D` names one resource.
+    #[test]
+    fn raw_and_encoded_brackets_are_one_resource(input in any_uri()) {
+        let encoded = match input.split_once("//") {
+            Some((scheme, rest)) if scheme.ends_with(':') => {
+                let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+                format!("{scheme}//{authority}{}", tail.replace('[', "%5B").replace(']', "%5D"))
+            }
+            _ => input.replace('[', "%5B").replace(']', "%5D"),
+        };
+        prop_assert_eq!(
+            ResourceUri::parse(&input).ok(),
+            ResourceUri::parse(&encoded).ok(),
+            "{} and {}", input, encoded
+        );
     }
 
     #[test]

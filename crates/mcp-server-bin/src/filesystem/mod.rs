@@ -59,8 +59,20 @@
 //!
 //! The `path` variable of a root's template is completed with the relative paths in the index
 //! that start with the typed prefix (at most [`MAX_COMPLETION_CANDIDATES`], in URI order; the
-//! engine then filters them by policy and caps them). Paths holding `?`, `#`, `[`, `]` or `%`
-//! are not proposed, because the template's reserved expansion would not give their URI back.
+//! engine then filters them by policy and caps them). A path is proposed only when the
+//! template's reserved expansion of it, canonicalized, is the file's URI, so that reading the
+//! completed value reads that file. The template cannot reach, and completion leaves out, a
+//! path holding:
+//!
+//! - `?` or `#`, which the expansion leaves as they are, so they start a query or a fragment;
+//! - a literal `%` and two hexadecimal digits (`%41.txt`), which the expansion copies as a
+//!   percent-encoded octet (`A.txt`); a `%` without them is encoded as `%25`, and proposed;
+//! - a name that is not UTF-8 (Unix allows any bytes but `/` and NUL in one), which a
+//!   completion value, a string, cannot spell: its title has U+FFFD for the bytes that are not.
+//!
+//! Such files are listed all the same, and stay readable by their listed URI, which
+//! percent-encodes every byte of the name. `[` and `]` are proposed: the expansion leaves them
+//! raw, and [`ResourceUri`] takes them as the `%5B` and `%5D` the listed URI has.
 //!
 //! # Ignore files and secret patterns
 //!
@@ -129,7 +141,7 @@ use mcp_resources_core::provider::{
     CompletionRequest, ListRequest, Provider, ProviderError, ReadRequest,
 };
 use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
-use mcp_resources_core::template::{TemplateError, UriTemplate};
+use mcp_resources_core::template::{TemplateError, UriTemplate, Variables};
 use mcp_resources_core::uri::ResourceUri;
 
 pub use exclude::{DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS, PatternError};
@@ -428,6 +440,16 @@ fn make_root(rules: &Rules, path: PathBuf, refuse_hard_links: bool) -> Result<Ro
         uri_prefix,
         template,
     })
+}
+
+/// Whether `path`, completed as the `path` variable of `root`'s template, names the file at
+/// `uri`: the canonical form of the template's expansion of it is `uri`. See
+/// [Completion](self#completion) for the names that it does not reach.
+fn reaches(root: &Root, path: &str, uri: &ResourceUri) -> bool {
+    let mut variables = Variables::new();
+    variables.insert("path", path);
+    let expanded = root.template.uri_template.expand(&variables);
+    ResourceUri::parse(&expanded).is_ok_and(|expanded| expanded == *uri)
 }
 
 /// `paths` without those below another of them (a subtree walk covers them), sorted.
@@ -761,12 +783,11 @@ impl Provider for FilesystemProvider {
         Ok(index
             .range::<str, _>((Bound::Included(start.as_str()), Bound::Unbounded))
             .take_while(|(uri, _)| uri.as_str().starts_with(&start))
-            .map(|(_, meta)| &meta.title)
-            .filter(|title| {
-                title.starts_with(request.prefix) && !title.contains(['?', '#', '[', ']', '%'])
+            .filter(|(uri, meta)| {
+                meta.title.starts_with(request.prefix) && reaches(root, &meta.title, uri)
             })
+            .map(|(_, meta)| meta.title.clone())
             .take(MAX_COMPLETION_CANDIDATES)
-            .cloned()
             .collect())
     }
 

@@ -16,7 +16,7 @@ use mcp_resources_core::pagination::CursorKey;
 use mcp_resources_core::policy::Principal;
 use mcp_resources_core::provider::{ListRequest, Provider, ReadRequest};
 use mcp_resources_core::resource::{Body, ByteRange, Resource, Timestamp};
-use mcp_resources_core::template::Variables;
+use mcp_resources_core::template::{UriTemplate, Variables};
 use mcp_resources_core::uri::ResourceUri;
 use mcp_server_bin::filesystem::{FilesystemProvider, FsChange, FsConfig, FsWatcher};
 use tempfile::TempDir;
@@ -779,6 +779,186 @@ async fn completes_paths_relative_to_the_root() {
         .await
         .unwrap();
     assert!(offsets.values.is_empty());
+}
+
+/// The completion values of `prefix` for the fixture's template, through the engine.
+async fn complete_path(engine: &Engine, fixture: &Fixture, prefix: &str) -> Vec<String> {
+    engine
+        .complete(
+            &Principal::anonymous(),
+            &fixture.template(),
+            "path",
+            prefix,
+            &Variables::new(),
+        )
+        .await
+        .unwrap()
+        .values
+}
+
+/// The URI a client makes of `path` (and `offset`, if given) with the fixture's template, as
+/// RFC 6570 says, before anything canonicalizes it.
+fn expand(fixture: &Fixture, path: &str, offset: Option<&str>) -> String {
+    let template = UriTemplate::parse(&fixture.template()).unwrap();
+    let mut variables = Variables::new();
+    variables.insert("path", path);
+    if let Some(offset) = offset {
+        variables.insert("offset", offset);
+    }
+    template.expand(&variables)
+}
+
+/// Reads `uri` through the engine, as an adapter does with what a client sent: the body and
+/// the URI of the contents.
+async fn engine_read(engine: &Engine, uri: &str) -> (Body, String) {
+    let uri = ResourceUri::parse(uri).unwrap_or_else(|error| panic!("{uri}: {error}"));
+    let output = engine
+        .read(&Principal::anonymous(), &uri)
+        .await
+        .unwrap_or_else(|error| panic!("{uri}: {error}"));
+    assert_eq!(output.contents.len(), 1);
+    (
+        output.contents[0].body.clone(),
+        output.contents[0].uri.to_string(),
+    )
+}
+
+/// Finding 16: route files of web frameworks (`app/[slug]/page.tsx`) are listed with `%5B` and
+/// `%5D`, while the template's reserved expansion leaves the brackets raw. Both are one
+/// resource: a client reading the listed URI and one reading the expansion get the same file,
+/// and completion proposes the name.
+#[tokio::test]
+async fn bracketed_names_read_the_same_through_the_listing_and_the_template() {
+    let fixture = Fixture::new();
+    for (relative, contents) in [
+        ("app/[slug]/page.tsx", "slug page"),
+        ("app/[...all]/page.tsx", "catch-all"),
+        ("app/(group)/[[opt]]/x].md", "odd brackets"),
+    ] {
+        let path = fixture.path().join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, contents).unwrap();
+    }
+    let provider = fixture.provider();
+    let engine = engine(&provider);
+    let listed = list_all(&provider, 1000).await;
+    let slug = listed
+        .iter()
+        .find(|resource| resource.title.as_deref() == Some("app/[slug]/page.tsx"))
+        .expect("listed");
+    assert_eq!(slug.uri.as_str(), fixture.uri("app/%5Bslug%5D/page.tsx"));
+
+    for (title, contents) in [
+        ("app/[slug]/page.tsx", "slug page"),
+        ("app/[...all]/page.tsx", "catch-all"),
+        ("app/(group)/[[opt]]/x].md", "odd brackets"),
+    ] {
+        let listed_uri = listed
+            .iter()
+            .find(|resource| resource.title.as_deref() == Some(title))
+            .unwrap()
+            .uri
+            .to_string();
+        let expanded = expand(&fixture, title, None);
+        assert!(
+            expanded.contains('['),
+            "reserved expansion keeps {expanded}"
+        );
+        let by_listing = engine_read(&engine, &listed_uri).await;
+        let by_template = engine_read(&engine, &expanded).await;
+        assert_eq!(
+            by_listing,
+            (Body::Text(contents.into()), listed_uri.clone())
+        );
+        assert_eq!(by_template, by_listing, "{expanded}");
+        // The ranged form of the template too.
+        let ranged = engine_read(&engine, &expand(&fixture, title, Some("5"))).await;
+        assert_eq!(ranged.0, Body::Text(contents[5..].into()));
+        assert_eq!(ranged.1, format!("{listed_uri}?offset=5"));
+    }
+
+    // In URI order: `%5B` comes before `(`.
+    assert_eq!(
+        complete_path(&engine, &fixture, "app/").await,
+        [
+            "app/[...all]/page.tsx",
+            "app/[slug]/page.tsx",
+            "app/(group)/[[opt]]/x].md",
+        ]
+    );
+    assert_eq!(
+        complete_path(&engine, &fixture, "app/[s").await,
+        ["app/[slug]/page.tsx"]
+    );
+}
+
+/// Finding 18: completion proposes only values whose expansion reads the file they name. A
+/// name that is not UTF-8 (titled with U+FFFD), or that holds `?`, `#` or a literal `%XX`, is
+/// left out, and stays readable by its listed URI.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn completion_proposes_only_names_that_read_back() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    let fixture = Fixture::new();
+    let dir = fixture.path().join("names");
+    fs::create_dir(&dir).unwrap();
+    let unreachable: [(&[u8], &str); 5] = [
+        (b"caf\xe9.txt", "caf%E9.txt"),
+        (b"\xff\xfe", "%FF%FE"),
+        (b"what?.txt", "what%3F.txt"),
+        (b"hash#1.txt", "hash%231.txt"),
+        (b"%41.txt", "%2541.txt"),
+    ];
+    let reachable = [
+        "plain.txt",
+        "50%.txt",
+        "[id].txt",
+        "real \u{fffd} replacement.txt",
+    ];
+    for (name, _) in unreachable {
+        fs::write(dir.join(OsStr::from_bytes(name)), name).unwrap();
+    }
+    for name in reachable {
+        fs::write(dir.join(name), name).unwrap();
+    }
+    let provider = fixture.provider();
+    let engine = engine(&provider);
+
+    // Every file is listed, and readable by its listed URI.
+    let listed = list_all(&provider, 1000).await;
+    for (name, encoded) in unreachable {
+        let uri = fixture.uri(&format!("names/{encoded}"));
+        assert!(
+            listed.iter().any(|resource| resource.uri == uri.as_str()),
+            "{uri} is listed"
+        );
+        assert_eq!(engine_read(&engine, &uri).await.0.len(), name.len() as u64);
+    }
+
+    let mut expected: Vec<String> = reachable
+        .iter()
+        .map(|name| format!("names/{name}"))
+        .collect();
+    // In the order of their URIs.
+    expected.sort_by_key(|title| ResourceUri::parse(&expand(&fixture, title, None)).unwrap());
+    let values = complete_path(&engine, &fixture, "names/").await;
+    assert_eq!(values, expected);
+    assert_eq!(
+        complete_path(&engine, &fixture, "names/caf").await,
+        Vec::<String>::new()
+    );
+    // Every value proposed, put in the template, reads the file whose title it is.
+    for value in complete_path(&engine, &fixture, "").await {
+        let (body, uri) = engine_read(&engine, &expand(&fixture, &value, None)).await;
+        let resource = listed
+            .iter()
+            .find(|resource| resource.uri == uri.as_str())
+            .unwrap_or_else(|| panic!("{value} read {uri}, which is not listed"));
+        assert_eq!(resource.title.as_deref(), Some(value.as_str()));
+        assert_eq!(Some(body.len()), resource.size);
+    }
 }
 
 #[tokio::test]
