@@ -9,6 +9,7 @@
 //! tokio or any I/O; the hub sits behind a `std::sync::Mutex` that is never held across an
 //! `await`.
 
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::completion::Completion;
@@ -162,6 +163,10 @@ pub struct Service {
     engine: Engine,
     hub: Mutex<SubscriptionHub>,
     offer: Offer,
+    /// The principal of each subscriber with list changes on, as it turned them on: a list
+    /// change naming its resources reaches only those who may see one of them
+    /// ([`Service::list_changed_for`]).
+    list_watchers: Mutex<HashMap<SubscriberId, Principal>>,
 }
 
 impl std::fmt::Debug for Service {
@@ -185,6 +190,7 @@ impl Service {
             engine,
             hub: Mutex::new(SubscriptionHub::new(limits)),
             offer,
+            list_watchers: Mutex::default(),
         }
     }
 
@@ -281,7 +287,24 @@ impl Service {
         }
         let subscriber = context.subscriber.ok_or(SubscriptionError::NoSubscriber)?;
         self.hub().set_list_changes(subscriber, enabled)?;
+        self.watch_as(subscriber, enabled.then_some(context.principal));
         Ok(())
+    }
+
+    /// Remembers (or forgets, with `None`) whom `subscriber` watches list changes as.
+    fn watch_as(&self, subscriber: SubscriberId, principal: Option<&Principal>) {
+        let mut watchers = self
+            .list_watchers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match principal {
+            Some(principal) => {
+                watchers.insert(subscriber, principal.clone());
+            }
+            None => {
+                watchers.remove(&subscriber);
+            }
+        }
     }
 
     fn listen(&self, context: QueryContext<'_>, uris: Vec<String>, list_changes: bool) -> Answer {
@@ -295,6 +318,9 @@ impl Service {
         let list_changes = list_changes
             && self.offer.list_changed
             && hub.set_list_changes(subscriber, true).is_ok();
+        if list_changes {
+            self.watch_as(subscriber, Some(context.principal));
+        }
         let mut accepted: Vec<String> = Vec::new();
         if self.offer.subscribe {
             for text in uris {
@@ -330,6 +356,7 @@ impl Service {
     /// Forgets a subscriber and everything it held.
     pub fn remove_subscriber(&self, subscriber: SubscriberId) {
         self.hub().remove_subscriber(subscriber);
+        self.watch_as(subscriber, None);
     }
 
     /// A resource changed. Returns the subscribers that now have something to be told.
@@ -340,10 +367,32 @@ impl Service {
     }
 
     /// The list of resources changed. Returns the subscribers that now have something to be
-    /// told.
+    /// told. Every subscriber with list changes on is told; when the resources that came and
+    /// went are known, [`Service::list_changed_for`] tells only those who may see them.
     pub fn list_changed(&self) -> Vec<SubscriberId> {
         let mut hub = self.hub();
         hub.list_changed();
+        hub.take_ready()
+    }
+
+    /// The resources `changed` appeared or disappeared: tells the subscribers with list changes
+    /// on whose principal may list at least one of them (by the policy), and no one else, so
+    /// that activity in places a principal cannot see does not reach it. Returns the
+    /// subscribers that now have something to be told.
+    pub fn list_changed_for(&self, changed: &[ResourceUri]) -> Vec<SubscriberId> {
+        // The hub first, then the watchers: the order `listen` takes them in.
+        let mut hub = self.hub();
+        let watchers = self
+            .list_watchers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        hub.list_changed_for(|subscriber| {
+            watchers.get(&subscriber).is_some_and(|principal| {
+                changed
+                    .iter()
+                    .any(|uri| self.engine.allows(principal, Action::List, uri))
+            })
+        });
         hub.take_ready()
     }
 

@@ -602,12 +602,19 @@ impl SubscriptionHub {
     ///
     /// This visits every subscriber; list changes are rare next to resource updates.
     pub fn list_changed(&mut self) -> usize {
+        self.list_changed_for(|_| true)
+    }
+
+    /// Like [`list_changed`](Self::list_changed), for the subscribers `concerns` says the
+    /// change is for only (those allowed to see a resource that came or went): the others are
+    /// not told.
+    pub fn list_changed_for(&mut self, mut concerns: impl FnMut(SubscriberId) -> bool) -> usize {
         if self.list_subscriber_total == 0 {
             return 0;
         }
         let mut newly_pending = 0;
         for (&id, subscriber) in &mut self.subscribers {
-            if subscriber.list_changes && !subscriber.list_pending {
+            if subscriber.list_changes && !subscriber.list_pending && concerns(id) {
                 subscriber.list_pending = true;
                 newly_pending += 1;
                 if !subscriber.queued {

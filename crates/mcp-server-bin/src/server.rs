@@ -342,9 +342,18 @@ impl Server {
         self.shared.wakers.wake(&ready);
     }
 
-    /// Tells subscribers of list changes that the list of resources changed.
+    /// Tells subscribers of list changes that the list of resources changed. When the
+    /// resources that came or went are known, prefer [`Server::list_changed_for`].
     pub fn list_changed(&self) {
         let ready = self.shared.service.list_changed();
+        self.shared.wakers.wake(&ready);
+    }
+
+    /// Tells subscribers of list changes that the resources `changed` came or went, those
+    /// allowed to list one of them only: activity where a principal cannot see is not told to
+    /// it.
+    pub fn list_changed_for(&self, changed: &[ResourceUri]) {
+        let ready = self.shared.service.list_changed_for(changed);
         self.shared.wakers.wake(&ready);
     }
 
@@ -392,7 +401,9 @@ impl Server {
                         for uri in &removed {
                             server.resource_updated(uri.as_str());
                         }
-                        server.list_changed();
+                        let changed: Vec<ResourceUri> =
+                            created.into_iter().chain(removed).collect();
+                        server.list_changed_for(&changed);
                     }
                 }
             }

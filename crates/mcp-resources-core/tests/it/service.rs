@@ -294,3 +294,67 @@ fn listen_without_the_offer_accepts_nothing() {
     assert!(uris.is_empty());
     assert!(!list_changes);
 }
+
+/// A list change naming its resources reaches the watchers who may list one of them, in both
+/// ways of watching (a legacy session's, a listen stream's), and no one else.
+#[test]
+fn list_changes_reach_only_those_who_may_see_what_changed() {
+    let service = service(Offer::default(), SubscriptionLimits::default());
+    let alice = Principal::subject("alice");
+    let anyone = Principal::anonymous();
+    let watch = |principal: &Principal, legacy: bool| {
+        let subscriber = service.add_subscriber();
+        let context = QueryContext {
+            principal,
+            subscriber: Some(subscriber),
+        };
+        let query = if legacy {
+            Query::WatchListChanges { enabled: true }
+        } else {
+            Query::Listen {
+                uris: Vec::new(),
+                list_changes: true,
+            }
+        };
+        run(service.answer(context, query));
+        subscriber
+    };
+    let (alice_legacy, alice_listen) = (watch(&alice, true), watch(&alice, false));
+    let (anyone_legacy, anyone_listen) = (watch(&anyone, true), watch(&anyone, false));
+    let sorted = |mut ids: Vec<_>| {
+        ids.sort();
+        ids
+    };
+
+    let secret = [uri("secret://new-plan")];
+    assert_eq!(
+        sorted(service.list_changed_for(&secret)),
+        sorted(vec![alice_legacy, alice_listen]),
+        "only alice may list secret://"
+    );
+    for subscriber in [alice_legacy, alice_listen] {
+        assert_eq!(service.drain_changes(subscriber), [Change::ListChanged]);
+    }
+    assert!(service.drain_changes(anyone_legacy).is_empty());
+
+    let both = [uri("secret://gone"), uri("docs://new")];
+    assert_eq!(service.list_changed_for(&both).len(), 4);
+    // Without the resources, everyone watching is told.
+    for subscriber in [alice_legacy, alice_listen, anyone_legacy, anyone_listen] {
+        service.drain_changes(subscriber);
+    }
+    assert_eq!(service.list_changed().len(), 4);
+    // A watcher that turned list changes off, or went away, is not told.
+    for subscriber in [alice_legacy, alice_listen, anyone_legacy, anyone_listen] {
+        service.drain_changes(subscriber);
+    }
+    run(service.answer(
+        QueryContext {
+            principal: &alice,
+            subscriber: Some(alice_legacy),
+        },
+        Query::WatchListChanges { enabled: false },
+    ));
+    service.remove_subscriber(alice_listen);
+    assert!(service.list_changed_for(&secret).is_empty());
+}
