@@ -136,7 +136,8 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "N")]
     pub(crate) page_size: Option<usize>,
 
-    /// The largest read in bytes; larger files are read in ranges [default: 8388608].
+    /// The largest read in bytes, counted as sent (base64 for binary files), so every answer
+    /// fits a 10 MiB message; larger files are read in ranges [default: 8388608].
     #[arg(long, value_name = "BYTES")]
     pub(crate) max_read_bytes: Option<u64>,
 

@@ -48,8 +48,9 @@ pub struct RawConfig {
     pub log_level: Option<String>,
     /// The most items one list page holds. Default 100.
     pub page_size: Option<usize>,
-    /// The largest read in bytes; larger files are read in ranges through the
-    /// `file://…{?offset,length}` template. Default 8388608 (8 MiB).
+    /// The largest read in bytes, counted as sent (base64 for binary files, escaped for
+    /// text), so that every answer fits a 10 MiB message; larger files are read in ranges
+    /// through the `file://…{?offset,length}` template. Default 8388608 (8 MiB).
     pub max_read_bytes: Option<u64>,
     /// How many bytes of files' contents are kept after a read, and served again without
     /// opening the file while its size, times and inode are unchanged. A file changed in the

@@ -51,7 +51,8 @@
 //! without NUL and as bytes otherwise. The engine's own byte range, when it asks for one, is
 //! applied within that part.
 //!
-//! A read of more than [`FsConfig::max_read_bytes`] (default 8 MiB) fails with a public error
+//! A read of more than [`FsConfig::max_read_bytes`] (default 8 MiB, counted as sent: base64
+//! for binary, escaped for text) fails with an invalid-params error
 //! that names the template and gives an example ranged URI; keep that limit no larger than the
 //! engine's.
 //!
@@ -177,7 +178,10 @@ pub struct FsConfig {
     /// from that file; refusing every file with another link closes that door, at the price
     /// of tools that link files on purpose (some package managers' stores). Default `false`.
     pub refuse_hard_links: bool,
-    /// The largest read in bytes, whole or ranged. Default 8 MiB.
+    /// The largest read in bytes, whole or ranged, counted as sent: base64 for binary files,
+    /// JSON-escaped for text (so a binary part is at most three quarters of it raw). Default
+    /// 8 MiB, so that every answer fits a 10 MiB message, the most some clients take on one
+    /// stdio line.
     pub max_read_bytes: u64,
     /// Files whose indexed size is at most this many bytes are read on the task that asks
     /// (a few system calls on a local disk), with no future at all ([`Provider::read_now`]);

@@ -172,8 +172,10 @@ pub(crate) fn read_file(
         let whole = format!("file://{}", uri.path());
         ProviderError::invalid_params(format!(
             "{whole} is {size} bytes, over the read limit of {limit} bytes: read it in parts \
-             with the template {template}, for example {whole}?offset=0&length={limit}",
-            template = resolved.root.template.uri_template
+             with the template {template}, for example {whole}?offset=0&length={part}",
+            template = resolved.root.template.uri_template,
+            // A part that fits once encoded, binary or not.
+            part = (limit / 4 * 3).max(1),
         ))
     };
     let (offset, length) = match part {
@@ -237,13 +239,55 @@ pub(crate) fn read_file(
     } else {
         Err(bytes)
     };
-    Ok(match text {
+    let contents = match text {
         Ok(text) => {
             Contents::text(uri.clone(), text).with_mime_type(guessed.unwrap_or("text/plain"))
         }
         Err(bytes) => Contents::bytes(uri.clone(), bytes)
             .with_mime_type(guessed.unwrap_or("application/octet-stream")),
-    })
+    };
+    let raw = contents.body.len() as u64;
+    let encoded = encoded_len(&contents.body, limit);
+    if encoded > limit {
+        // The raw length whose encoding fits, for the suggestion (at least one byte).
+        let fits = (u128::from(limit) * u128::from(raw) / u128::from(encoded.max(1))) as u64;
+        let whole = format!("file://{}", uri.path());
+        return Err(ProviderError::invalid_params(format!(
+            "{whole}: these {raw} bytes are {encoded} bytes once encoded for the wire (base64 \
+             for binary, escaped for text), over the read limit of {limit} bytes: read it in \
+             parts with the template {template}, for example \
+             {whole}?offset={offset}&length={length}",
+            template = resolved.root.template.uri_template,
+            length = fits.max(1),
+        )));
+    }
+    Ok(contents)
+}
+
+/// The length of `body` as the adapters put it on the wire, the quotes left out: base64 for
+/// bytes, JSON-escaped text (serde_json's escapes: two bytes for `"`, a backslash and the short control
+/// escapes, six for the other control characters). Text is scanned only when its escapes
+/// could take it past `limit`.
+pub(crate) fn encoded_len(body: &mcp_resources_core::resource::Body, limit: u64) -> u64 {
+    use mcp_resources_core::resource::Body;
+    match body {
+        Body::Bytes(bytes) => (bytes.len() as u64).div_ceil(3) * 4,
+        Body::Text(text) => {
+            let raw = text.len() as u64;
+            if raw.saturating_mul(6) <= limit {
+                return raw;
+            }
+            let extra: u64 = text
+                .bytes()
+                .map(|byte| match byte {
+                    b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+                    0x00..=0x1f => 5,
+                    _ => 0,
+                })
+                .sum();
+            raw + extra
+        }
+    }
 }
 
 /// Reads at most `take` bytes of `file` from where it stands into `bytes`, `expected` of them

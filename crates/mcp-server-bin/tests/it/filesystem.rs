@@ -622,13 +622,13 @@ async fn reads_over_the_limit_fail_and_point_to_the_ranged_form() {
     assert!(message.contains("limit of 64 bytes"), "{message}");
     assert!(message.contains(&fixture.template()), "{message}");
     assert!(
-        message.contains(&format!("{}?offset=0&length=64", fixture.uri("big.bin"))),
+        message.contains(&format!("{}?offset=0&length=48", fixture.uri("big.bin"))),
         "{message}"
     );
-    // The ranged form it names works.
-    let part = ResourceUri::parse(&fixture.uri("big.bin?offset=0&length=64")).unwrap();
+    // The ranged form it names works: three quarters of the limit, which fits in base64.
+    let part = ResourceUri::parse(&fixture.uri("big.bin?offset=0&length=48")).unwrap();
     let contents = provider.read(request(&part)).await.unwrap().unwrap();
-    assert_eq!(contents[0].body, Body::Bytes(vec![0u8; 64].into()));
+    assert_eq!(contents[0].body, Body::Bytes(vec![0u8; 48].into()));
     // A part longer than the limit is refused too; a hidden big file is just absent.
     let long = ResourceUri::parse(&fixture.uri("big.bin?length=65")).unwrap();
     assert!(provider.read(request(&long)).await.unwrap_err().is_public());
@@ -1188,4 +1188,43 @@ async fn small_files_are_read_inline_and_large_ones_on_the_pool() {
         first_poll(&pooled, &principal, &ranged).await.1,
         Body::Text("file".into())
     );
+}
+
+/// The read limit counts bytes as sent: a binary file under it raw but over it in base64, or
+/// text whose escapes take it over, is refused with invalid params naming the template and a
+/// ranged URI that fits; that ranged URI then reads.
+#[tokio::test]
+async fn the_read_limit_counts_the_encoded_size() {
+    let fixture = Fixture::new();
+    // 90 raw bytes: 120 in base64, over a limit of 100.
+    fs::write(fixture.path().join("blob.bin"), vec![0u8; 90]).unwrap();
+    // 40 raw bytes of control characters: 240 once escaped.
+    fs::write(fixture.path().join("controls.txt"), vec![1u8; 40]).unwrap();
+    fs::write(fixture.path().join("plain.txt"), vec![b'a'; 100]).unwrap();
+    let provider = fixture.provider_with(|config| config.max_read_bytes = 100);
+    let principal = Principal::anonymous();
+    for (name, fits) in [("blob.bin", 75), ("controls.txt", 16)] {
+        let uri = ResourceUri::parse(&fixture.uri(name)).unwrap();
+        let error = provider
+            .read(ReadRequest {
+                principal: &principal,
+                uri: &uri,
+                template: None,
+                variables: None,
+                range: None,
+            })
+            .await
+            .unwrap_err();
+        assert!(error.is_invalid_params(), "{name}: {error}");
+        let message = error.message();
+        assert!(message.contains(&fixture.template()), "{message}");
+        let suggested = format!("{}?offset=0&length={fits}", fixture.uri(name));
+        assert!(message.contains(&suggested), "{message}");
+        let part = read(&provider, &suggested)
+            .await
+            .expect("the suggested part reads");
+        assert_eq!(part.len(), fits);
+    }
+    // Text with nothing to escape is its own size: exactly the limit reads.
+    assert!(read(&provider, &fixture.uri("plain.txt")).await.is_some());
 }
