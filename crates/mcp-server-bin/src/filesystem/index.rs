@@ -53,6 +53,8 @@ pub(crate) struct FileMeta {
     pub(crate) size: u64,
     pub(crate) modified: Option<SystemTime>,
     pub(crate) mime: Option<&'static str>,
+    /// Its directory could not be watched: its changes are not seen until a rescan.
+    pub(crate) unwatched: bool,
 }
 
 impl FileMeta {
@@ -64,6 +66,9 @@ impl FileMeta {
         if let Some(mime) = self.mime {
             resource = resource.with_mime_type(mime);
         }
+        if self.unwatched {
+            resource = resource.with_description(UNWATCHED);
+        }
         if let Some(modified) = self.modified {
             resource = resource.with_annotations(Annotations {
                 last_modified: Some(timestamp(modified)),
@@ -71,6 +76,28 @@ impl FileMeta {
             });
         }
         resource
+    }
+}
+
+/// The description of a file whose directory could not be watched.
+pub(crate) const UNWATCHED: &str = "Not watched: the server reached the system's limit on \
+    watched directories, so changes to this file are not notified and its listing may be out \
+    of date (on Linux, raise fs.inotify.max_user_watches).";
+
+/// Marks the files of `files` that lie directly in one of the directories `failed` (which
+/// could not be watched) as unwatched.
+pub(crate) fn mark_unwatched(files: &mut [(ResourceUri, FileMeta)], failed: &[PathBuf]) {
+    if failed.is_empty() {
+        return;
+    }
+    let failed: std::collections::HashSet<String> =
+        failed.iter().map(|directory| file_uri(directory)).collect();
+    for (uri, meta) in files {
+        let parent = uri
+            .as_str()
+            .rsplit_once('/')
+            .map_or("", |(parent, _)| parent);
+        meta.unwatched = failed.contains(parent);
     }
 }
 
@@ -211,6 +238,7 @@ fn file_meta(path: &Path, relative: &Path, stat: &FileStat) -> Option<(ResourceU
         name,
         size: stat.len,
         modified: stat.modified,
+        unwatched: false,
     };
     Some((uri, meta))
 }
@@ -238,4 +266,38 @@ pub(crate) fn remove_subtree(index: &mut Index, key: &str) -> Index {
         }
     }
     removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_of_unwatched_directories_say_so_in_their_listing() {
+        let meta = |title: &str| FileMeta {
+            title: title.to_owned(),
+            name: title.rsplit('/').next().unwrap().to_owned(),
+            size: 1,
+            modified: None,
+            mime: None,
+            unwatched: false,
+        };
+        let mut files: Vec<(ResourceUri, FileMeta)> = ["a/x.txt", "a/b/y.txt", "z.txt"]
+            .iter()
+            .map(|title| {
+                let uri = ResourceUri::parse(&format!("file:///r/{title}")).unwrap();
+                (uri, meta(title))
+            })
+            .collect();
+        mark_unwatched(&mut files, &[PathBuf::from("/r/a")]);
+        let marked: Vec<bool> = files.iter().map(|(_, meta)| meta.unwatched).collect();
+        assert_eq!(
+            marked,
+            [true, false, false],
+            "only the directory's own files"
+        );
+        let (uri, meta) = &files[0];
+        assert_eq!(meta.resource(uri).description.as_deref(), Some(UNWATCHED));
+        assert_eq!(files[2].1.resource(&files[2].0).description, None);
+    }
 }

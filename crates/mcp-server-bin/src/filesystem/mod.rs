@@ -107,6 +107,11 @@
 //!   enter it (reported as created). A rescan walks each changed subtree once, however many of
 //!   its directories the events named (a renamed deep tree is walked once, not once a level). Ignore files above the root, `.git/info/exclude` and
 //!   secret-pattern changes are not watched (they are read at start).
+//! - A directory the system refuses to watch (on Linux, past `fs.inotify.max_user_watches`,
+//!   often 8,192 or 65,536 per user; raise it with `sysctl fs.inotify.max_user_watches=524288`)
+//!   is logged with that advice, and the files directly in it are listed with a description
+//!   that says they are not watched, so that clients know their listing may be stale. Such a
+//!   directory is watched at its next rescan if room was made.
 //! - A listed file whose size or modification time changed is reported as
 //!   [`FsChange::Updated`]; files that appeared or disappeared come in one
 //!   [`FsChange::ListChanged`] per batch, with their URIs. Opens and reads are not changes.
@@ -152,7 +157,7 @@ pub use watch::{FsChange, FsWatcher, MAX_BATCH_DELAY, WatchError};
 pub const DEFAULT_READ_CACHE_BYTES: u64 = 8 * 1024 * 1024;
 
 use exclude::{NotNow, Rules, SecretMatcher};
-use index::{Index, Root, remove_subtree, scan_path};
+use index::{Index, Root, mark_unwatched, remove_subtree, scan_path};
 use uri::{encode_segment, file_uri, root_path_prefix};
 use watch::{Batch, RawEvents, WatchState};
 
@@ -314,7 +319,7 @@ impl FilesystemProvider {
         };
         let mut index = Index::new();
         for root in &roots {
-            let scan = scan_path(&rules, root, &root.path);
+            let mut scan = scan_path(&rules, root, &root.path);
             tracing::info!(
                 root = %root.path.display(),
                 files = scan.files.len(),
@@ -322,7 +327,8 @@ impl FilesystemProvider {
                 "indexed"
             );
             if let Some(state) = watch_state.as_mut() {
-                state.replace_below(&root.path, &scan.directories);
+                let (_, failed) = state.replace_below(&root.path, &scan.directories);
+                mark_unwatched(&mut scan.files, &failed);
             }
             index.extend(scan.files);
         }
@@ -500,7 +506,13 @@ impl Shared {
         for _ in 0..3 {
             let mut again = Vec::new();
             for (root, path) in targets {
-                let scan = scan_path(&self.rules, root, &path);
+                let mut scan = scan_path(&self.rules, root, &path);
+                // Watched before the index changes, so that its files say whether they are.
+                if let Some(state) = lock(&self.watch_state).as_mut() {
+                    let (added, failed) = state.replace_below(&path, &scan.directories);
+                    mark_unwatched(&mut scan.files, &failed);
+                    again.extend(added.into_iter().map(|directory| (root, directory)));
+                }
                 let key = file_uri(&path);
                 {
                     let mut index = self
@@ -530,10 +542,6 @@ impl Shared {
                             removed.insert(uri);
                         }
                     }
-                }
-                if let Some(state) = lock(&self.watch_state).as_mut() {
-                    let added = state.replace_below(&path, &scan.directories);
-                    again.extend(added.into_iter().map(|directory| (root, directory)));
                 }
             }
             if again.is_empty() {
@@ -898,6 +906,18 @@ mod tests {
         assert_eq!(read(&provider, "a.txt"), None);
         fs::remove_file(dir.path().join("b.bin")).unwrap();
         assert_eq!(read(&provider, "b.bin"), None);
+    }
+
+    #[test]
+    fn a_directory_that_cannot_be_watched_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut state, _raw) = super::watch::start().unwrap();
+        let present = dir.path().join("present");
+        let gone = dir.path().join("gone");
+        fs::create_dir(&present).unwrap();
+        let (added, failed) = state.replace_below(dir.path(), &[present.clone(), gone.clone()]);
+        assert_eq!(added, [present]);
+        assert_eq!(failed, [gone]);
     }
 
     #[test]

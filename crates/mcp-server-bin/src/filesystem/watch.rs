@@ -132,8 +132,13 @@ pub(crate) fn start() -> Result<(WatchState, RawEvents), notify::Error> {
 
 impl WatchState {
     /// Brings the watches at and below `top` in line with `directories` (what a walk of `top`
-    /// entered). Returns the directories that were not watched before.
-    pub(crate) fn replace_below(&mut self, top: &Path, directories: &[PathBuf]) -> Vec<PathBuf> {
+    /// entered). Returns the directories that were not watched before, and those that could
+    /// not be watched (the system's limit on watches reached, most often).
+    pub(crate) fn replace_below(
+        &mut self,
+        top: &Path,
+        directories: &[PathBuf],
+    ) -> (Vec<PathBuf>, Vec<PathBuf>) {
         let fresh: BTreeSet<&PathBuf> = directories.iter().collect();
         let stale: Vec<PathBuf> = self
             .watched
@@ -149,7 +154,7 @@ impl WatchState {
             self.watched.remove(&directory);
         }
         let mut added = Vec::new();
-        let mut failures = 0_usize;
+        let mut failed = Vec::new();
         for directory in directories {
             if self.watched.contains(directory) {
                 continue;
@@ -162,21 +167,23 @@ impl WatchState {
                 Err(error) => {
                     // Once per call, not once per directory: running out of inotify watches
                     // fails for every directory after the first.
-                    if failures == 0 {
+                    if failed.is_empty() {
                         tracing::warn!(
                             directory = %directory.display(),
                             %error,
-                            "directory not watched; its changes will not be seen"
+                            "directory not watched; its changes will not be seen (on Linux, \
+                             raise fs.inotify.max_user_watches, for example \
+                             `sysctl fs.inotify.max_user_watches=524288`)"
                         );
                     }
-                    failures += 1;
+                    failed.push(directory.clone());
                 }
             }
         }
-        if failures > 1 {
-            tracing::warn!(directories = failures, "directories not watched");
+        if failed.len() > 1 {
+            tracing::warn!(directories = failed.len(), "directories not watched");
         }
-        added
+        (added, failed)
     }
 }
 
