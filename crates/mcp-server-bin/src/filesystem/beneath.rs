@@ -19,7 +19,8 @@
 //!
 //! Every open also carries `O_NONBLOCK` and `O_NOCTTY`, so that a FIFO or a terminal that took a
 //! checked file's place can never hold a thread; such a handle fails the `fstat` check and is
-//! closed unread. Off Unix the same checks are made path by path (`symlink_metadata` of every
+//! closed unread. A device node is opened before its `fstat` refuses it, too (making one takes
+//! root, who can read anything anyway; the walk that builds the index never lists one). Off Unix the same checks are made path by path (`symlink_metadata` of every
 //! component before the open): that leaves the race of a swap between check and open, and is
 //! documented as such in the README.
 //!

@@ -202,6 +202,12 @@ impl Server {
     /// The MCP endpoint as an axum [`Router`] serving both eras at `options.path`, to serve
     /// alone or merge into an app. Each router has its own legacy sessions.
     ///
+    /// The connection limits of [`HttpOptions`] (counts, timeouts, pings) are
+    /// [`Server::serve_http`]'s: serving a router, they are the app's to set. The per-client
+    /// quotas (response bytes, sessions, listen streams) apply here too; serve the app with
+    /// connect info, as below, so that an anonymous client is its peer's address; without it,
+    /// every anonymous request counts as one client.
+    ///
     /// ```no_run
     /// # async fn run(server: mcp_server_bin::Server) -> std::io::Result<()> {
     /// use mcp_server_bin::HttpOptions;
@@ -210,7 +216,8 @@ impl Server {
     ///     .route("/health", axum::routing::get(|| async { "ok" }))
     ///     .merge(server.router(HttpOptions::default()));
     /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
-    /// axum::serve(listener, app).await
+    /// let service = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    /// axum::serve(listener, service).await
     /// # }
     /// ```
     pub fn router(&self, options: HttpOptions) -> Router {
