@@ -29,8 +29,9 @@
 //!
 //! Ignore files are read without following a symlink and without waiting on a FIFO or device
 //! in their place (such a file counts as missing, as git does not follow a symlinked
-//! `.gitignore`), and at most [`MAX_IGNORE_FILE_BYTES`] (1 MiB) of them: a larger one hides its
-//! whole directory, with a warning in the log, rather than expose what it may have hidden.
+//! `.gitignore`), and at most [`MAX_IGNORE_FILE_BYTES`] (1 MiB) and [`MAX_IGNORE_PATTERNS`]
+//! (10,000 patterns) of them: a larger one hides its whole directory, with a warning in the
+//! log, rather than expose what it may have hidden.
 //!
 //! # Secret patterns
 //!
@@ -294,6 +295,12 @@ struct CachedLevel {
 /// [Ignore files](self#ignore-files)).
 pub(crate) const MAX_IGNORE_FILE_BYTES: u64 = 1024 * 1024;
 
+/// The most patterns one ignore file may hold; one with more hides its whole directory, as a
+/// file over [`MAX_IGNORE_FILE_BYTES`] does. Every check of a path below it matches them all:
+/// 10,000 globs with `**` take about a quarter of a millisecond per check (40,000 nearly a
+/// millisecond, and a second to compile), where usual ignore files hold a few hundred.
+pub(crate) const MAX_IGNORE_PATTERNS: usize = 10_000;
+
 /// Ignore files of at most this many bytes are read and parsed on the runtime's thread when a
 /// read there needs them: a few hundred patterns at most, which cost about what a small read
 /// costs. Larger ones only where blocking is allowed ([`NotNow`]).
@@ -308,6 +315,10 @@ pub(crate) struct NotNow;
 #[derive(Debug)]
 pub(crate) struct IgnoreCache {
     levels: Mutex<HashMap<PathBuf, CachedLevel>>,
+    /// Held while ignore files over [`INLINE_IGNORE_FILE_BYTES`] are read and parsed: many
+    /// reads that need them at once take one core between them, not one each, and the ones
+    /// that waited find the parse done.
+    parsing: Mutex<()>,
     /// [`RACY_WINDOW`], shorter in tests.
     racy_window: std::time::Duration,
 }
@@ -316,6 +327,7 @@ impl Default for IgnoreCache {
     fn default() -> IgnoreCache {
         IgnoreCache {
             levels: Mutex::default(),
+            parsing: Mutex::default(),
             racy_window: RACY_WINDOW,
         }
     }
@@ -406,15 +418,17 @@ impl Rules {
                 .map(|stat| Stamp::from_stat(&stat, window))
         });
         let racy = stamps.iter().flatten().any(Stamp::is_racy);
-        let cached_content = {
+        let cached = || {
             let cache = self.lock_cache();
             match cache.get(directory) {
-                Some(cached) if cached.stamps == stamps && !racy => {
-                    return Ok(cached.level.clone());
-                }
-                Some(cached) => Some((cached.content, cached.level.clone())),
-                None => None,
+                Some(cached) if cached.stamps == stamps && !racy => Err(cached.level.clone()),
+                Some(cached) => Ok(Some((cached.content, cached.level.clone()))),
+                None => Ok(None),
             }
+        };
+        let mut cached_content = match cached() {
+            Err(current) => return Ok(current),
+            Ok(cached) => cached,
         };
         let small = stamps
             .iter()
@@ -423,7 +437,23 @@ impl Rules {
         if !may_parse && !small {
             return Err(NotNow);
         }
-        // Read and parsed without the lock: a large file delays only the checks below it.
+        let _parsing = if small {
+            None
+        } else {
+            let gate = self
+                .ignore_cache
+                .parsing
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            // Another read may have parsed these very files while this one waited.
+            cached_content = match cached() {
+                Err(current) => return Ok(current),
+                Ok(cached) => cached,
+            };
+            Some(gate)
+        };
+        // Read and parsed without the cache's lock: a large file delays only the checks below
+        // it.
         let (content, sources) = read_ignore_files(directory);
         let level = match cached_content {
             Some((cached, level)) if cached == content => level,
@@ -483,7 +513,8 @@ enum Source {
     Missing,
     /// Its text (bytes that are not UTF-8 replaced).
     Text(String),
-    /// Over [`MAX_IGNORE_FILE_BYTES`]: its directory is hidden whole.
+    /// Over [`MAX_IGNORE_FILE_BYTES`] or [`MAX_IGNORE_PATTERNS`]: its directory is hidden
+    /// whole.
     TooLarge,
 }
 
@@ -493,7 +524,23 @@ enum Source {
 fn read_ignore_file(path: &Path) -> Source {
     match beneath::read_small_file(path, MAX_IGNORE_FILE_BYTES) {
         Ok(None) => Source::Missing,
-        Ok(Some((bytes, _))) => Source::Text(String::from_utf8_lossy(&bytes).into_owned()),
+        Ok(Some((bytes, _))) => {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let patterns = text
+                .lines()
+                .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+                .count();
+            if patterns > MAX_IGNORE_PATTERNS {
+                tracing::warn!(
+                    file = %path.display(),
+                    patterns,
+                    limit = MAX_IGNORE_PATTERNS,
+                    "ignore file holds too many patterns: everything in its directory is hidden"
+                );
+                return Source::TooLarge;
+            }
+            Source::Text(text)
+        }
         Err(SmallFileError::TooLarge { len, limit }) => {
             tracing::warn!(
                 file = %path.display(),
@@ -798,6 +845,21 @@ mod tests {
         std::fs::write(dir.path().join(".gitignore"), &large).unwrap();
         let level = rules.level(dir.path()).expect("a matcher");
         assert!(ignores(Some(&level), "anything.txt"));
+        // So does one with too many patterns, small as it is.
+        std::fs::write(
+            dir.path().join(".gitignore"),
+            "a\n".repeat(MAX_IGNORE_PATTERNS + 1),
+        )
+        .unwrap();
+        let level = rules.level(dir.path()).expect("a matcher");
+        assert!(ignores(Some(&level), "anything.txt"));
+        std::fs::write(
+            dir.path().join(".gitignore"),
+            "a\n".repeat(MAX_IGNORE_PATTERNS),
+        )
+        .unwrap();
+        let level = rules.level(dir.path()).expect("a matcher");
+        assert!(ignores(Some(&level), "a") && !ignores(Some(&level), "anything.txt"));
         // A FIFO in place of an ignore file is skipped, not opened for good.
         std::fs::remove_file(dir.path().join(".gitignore")).unwrap();
         rustix::fs::mknodat(
