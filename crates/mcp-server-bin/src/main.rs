@@ -66,6 +66,11 @@ fn serve(log_flag: Option<String>, args: &ServeArgs) -> ExitCode {
         }
         _ => tokio::runtime::Builder::new_current_thread(),
     };
+    // Large file reads run on the blocking pool, each holding up to a read's worth of bytes
+    // twice over (raw and encoded) until its answer is written: a pool of 64 bounds that to
+    // about a GiB however many requests come at once, where tokio's default of 512 threads
+    // would allow eight times more. Requests past it wait for a thread.
+    builder.max_blocking_threads(BLOCKING_THREADS);
     // Stdio's runtime has no timer: the loop needs none, and a runtime with one reads the
     // clock and looks at its timer wheel at every wake-up, a visible part of a read's cost.
     // The file watcher's debounce, which does need one, then runs on a runtime of its own.
@@ -147,6 +152,9 @@ fn install_logging(
 
 /// `off`, `error`, `warn`, `info`, `debug` or `trace` (any case) as a level filter: the same
 /// filter as those directives, without building a directive filter.
+/// The threads of the blocking pool (large file reads, rescans of the watched tree).
+const BLOCKING_THREADS: usize = 64;
+
 fn bare_level(directives: &str) -> Option<LevelFilter> {
     let directives = directives.trim();
     [
