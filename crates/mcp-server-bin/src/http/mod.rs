@@ -12,8 +12,10 @@
 //! **Layer:** server, HTTP transport. Every request goes through the same checks, in the order
 //! of DIGEST §5.3:
 //!
-//! 1. `Origin`: present and neither loopback nor configured → `403`. `Host`: neither loopback
-//!    nor configured → `403` (DNS rebinding).
+//! 1. `Origin`: present and neither loopback nor configured, or given more than once → `403`.
+//!    `Host` (and the target's authority, HTTP/2's `:authority`, when there is one): neither
+//!    loopback nor configured → `403` (DNS rebinding); given more than once, or neither it nor
+//!    an authority given → `400` (a malformed request, RFC 9112 §3.2).
 //! 2. The method: `POST`, `GET` or `DELETE`; anything else `405`.
 //! 3. `POST`: the body size limit (`413`), then the body is parsed (`400` with `-32700` or
 //!    `-32600`, the latter also for a batch over
@@ -638,24 +640,40 @@ where
     let anonymous = Arc::clone(&state.principal);
     let refused = |response: Response| (Arc::clone(&anonymous), response);
     let (parts, body) = request.into_parts();
-    if let Some(origin) = parts.headers.get(header::ORIGIN) {
-        if !guard::origin_allowed(origin.as_bytes(), &state.options.allowed_origins) {
-            tracing::warn!(origin = ?origin, "request from a disallowed origin refused");
+    let origins = parts.headers.get_all(header::ORIGIN).iter();
+    match guard::at_most_one(origins.map(HeaderValue::as_bytes)) {
+        // Two origins are no origin a browser sends: present and invalid, so refused as a
+        // disallowed one is.
+        Err(guard::Repeated) => {
+            tracing::warn!("request with more than one origin refused");
+            return refused(forbidden("more than one origin"));
+        }
+        Ok(Some(origin)) if !guard::origin_allowed(origin, &state.options.allowed_origins) => {
+            tracing::warn!(origin = %String::from_utf8_lossy(origin), "request from a disallowed origin refused");
             return refused(forbidden("origin not allowed"));
         }
+        Ok(_) => {}
     }
-    let host = parts
-        .headers
-        .get(header::HOST)
-        .map(HeaderValue::as_bytes)
-        .or_else(|| {
-            parts
-                .uri
-                .authority()
-                .map(|authority| authority.as_str().as_bytes())
-        });
-    if let Some(host) = host {
-        if !guard::host_allowed(host, &state.options.allowed_hosts) {
+    let hosts = parts.headers.get_all(header::HOST).iter();
+    let authority = parts
+        .uri
+        .authority()
+        .map(|authority| authority.as_str().as_bytes());
+    match guard::check_host(
+        hosts.map(HeaderValue::as_bytes),
+        authority,
+        &state.options.allowed_hosts,
+    ) {
+        guard::HostCheck::Allowed => {}
+        guard::HostCheck::Missing => {
+            tracing::warn!("request naming no host refused");
+            return refused(bad_request("the request names no host"));
+        }
+        guard::HostCheck::Repeated => {
+            tracing::warn!("request with more than one host refused");
+            return refused(bad_request("more than one host header"));
+        }
+        guard::HostCheck::Disallowed(host) => {
             tracing::warn!(host = %String::from_utf8_lossy(host), "request for a disallowed host refused");
             return refused(forbidden("host not allowed"));
         }
@@ -964,6 +982,15 @@ fn forbidden(reason: &str) -> Response {
         StatusCode::FORBIDDEN,
         None,
         ErrorObject::new(INVALID_REQUEST, format!("forbidden: {reason}")),
+    )
+}
+
+/// A request malformed at the HTTP level (RFC 9112 §3.2: no host, or more than one).
+fn bad_request(reason: &str) -> Response {
+    reply::error(
+        StatusCode::BAD_REQUEST,
+        None,
+        ErrorObject::new(INVALID_REQUEST, format!("bad request: {reason}")),
     )
 }
 

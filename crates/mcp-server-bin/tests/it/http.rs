@@ -888,6 +888,98 @@ async fn dns_rebinding_and_origin_are_refused() {
     assert_eq!(too_big.status(), 413);
 }
 
+/// The status code of the answer to `request`, written as it is on a fresh connection (for
+/// requests a client library would not send).
+async fn raw_status(server: &TestServer, request: &str) -> u16 {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut stream = bounded(tokio::net::TcpStream::connect(server.addr))
+        .await
+        .unwrap();
+    bounded(stream.write_all(request.as_bytes())).await.unwrap();
+    let mut answer = Vec::new();
+    let mut buffer = [0; 1024];
+    while !answer.windows(2).any(|pair| pair == b"\r\n") {
+        let read = bounded(stream.read(&mut buffer)).await.unwrap();
+        assert!(read > 0, "the connection closed before a status line");
+        answer.extend_from_slice(&buffer[..read]);
+    }
+    let status_line = String::from_utf8_lossy(&answer);
+    status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|status| status.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {status_line:?}"))
+}
+
+/// A request names one host and at most one origin: the guard reads the whole header, never
+/// just its first line, and a request that names no host at all is malformed.
+#[tokio::test]
+async fn repeated_or_missing_host_and_origin_are_refused() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                          "params": {"_meta": modern_meta()}});
+    let host = server.host();
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut headers = vec![
+            ("mcp-protocol-version", MODERN),
+            ("mcp-method", "server/discover"),
+        ];
+        headers.extend_from_slice(extra);
+        headers
+    };
+    let host_twice = [("host", "localhost"), ("host", "localhost")];
+    assert_eq!(server.post(&with(&host_twice), &discover).await.status, 400);
+    let evil_second = [("host", "localhost"), ("host", "evil.example.com")];
+    assert_eq!(
+        server.post(&with(&evil_second), &discover).await.status,
+        400
+    );
+    let origin_twice = [
+        ("origin", "http://localhost:5173"),
+        ("origin", "http://localhost:5173"),
+    ];
+    assert_eq!(
+        server.post(&with(&origin_twice), &discover).await.status,
+        403
+    );
+    let evil_origin_second = [
+        ("origin", "http://localhost:5173"),
+        ("origin", "http://evil.example.com"),
+    ];
+    let refused = server.post(&with(&evil_origin_second), &discover).await;
+    assert_eq!(refused.status, 403);
+    assert_eq!(refused.json["error"]["code"], -32600, "{:?}", refused.json);
+    // One of each is served.
+    let once = [("host", "localhost"), ("origin", "http://localhost:5173")];
+    assert_eq!(server.post(&with(&once), &discover).await.status, 200);
+
+    let body = discover.to_string();
+    let request = |target: &str, host_line: &str| {
+        format!(
+            "POST {target} HTTP/1.1\r\n{host_line}content-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\nmcp-protocol-version: {MODERN}\r\n\
+             mcp-method: server/discover\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let with_host = format!("host: {host}\r\n");
+    assert_eq!(raw_status(&server, &request("/mcp", &with_host)).await, 200);
+    // HTTP/1.1 without `Host` (and without an authority in the target) is malformed.
+    assert_eq!(raw_status(&server, &request("/mcp", "")).await, 400);
+    // A target in absolute form names its host, which the guard checks beside `Host`.
+    let absolute = format!("http://{host}/mcp");
+    assert_eq!(raw_status(&server, &request(&absolute, "")).await, 200);
+    assert_eq!(
+        raw_status(&server, &request(&absolute, &with_host)).await,
+        200
+    );
+    let rebound = "http://evil.example.com/mcp";
+    assert_eq!(
+        raw_status(&server, &request(rebound, &with_host)).await,
+        403
+    );
+}
+
 #[tokio::test]
 async fn modern_listen_acknowledges_then_streams_tagged_updates() {
     let server = TestServer::start(HttpOptions::default()).await;
