@@ -980,6 +980,140 @@ async fn repeated_or_missing_host_and_origin_are_refused() {
     );
 }
 
+/// The most bytes of one client value an error quotes (`mcp_types::error::ECHO_LIMIT`).
+const ECHO_LIMIT: usize = 1024;
+
+/// `text`, an error's message or `data.uri`, quotes `sent` bounded: not whole, and saying how
+/// long it was.
+fn quotes_bounded(text: &Value, sent: &str) {
+    let text = text.as_str().expect("a string");
+    assert!(
+        text.len() <= 3 * ECHO_LIMIT,
+        "{} bytes quoted of {}",
+        text.len(),
+        sent.len()
+    );
+    assert!(
+        text.contains(&format!("(cut from {} bytes)", sent.len())),
+        "{text}"
+    );
+}
+
+/// An error quotes what the client sent only bounded: a huge header, URI, method or template
+/// comes back cut and marked, never whole, in both eras; a URI of the usual length comes back
+/// exactly as it was sent, as clients match `data.uri`.
+#[tokio::test]
+async fn errors_quote_what_the_client_sent_bounded() {
+    let server = TestServer::start(HttpOptions {
+        max_header_bytes: 4 << 20,
+        ..HttpOptions::default()
+    })
+    .await;
+    let read = |uri: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+               "params": {"uri": uri, "_meta": modern_meta()}})
+    };
+    let modern_read = async |name: &str, uri: &str| {
+        let headers = [
+            ("mcp-protocol-version", MODERN),
+            ("mcp-method", "resources/read"),
+            ("mcp-name", name),
+        ];
+        server.post(&headers, &read(uri)).await
+    };
+    // A 300 KB `Mcp-Name` that disagrees with the body.
+    let huge_name = format!("test://{}", "a".repeat(300_000));
+    let mismatch = modern_read(&huge_name, "test://static-text").await;
+    assert_eq!(mismatch.status, 400);
+    assert_eq!(mismatch.json["error"]["code"], -32020);
+    quotes_bounded(&mismatch.json["error"]["message"], &huge_name);
+    // A 1 MB URI, not a valid one (over the engine's 8 KiB).
+    let huge_uri = format!("test://{}", "b".repeat(1 << 20));
+    let invalid = modern_read(&huge_uri, &huge_uri).await;
+    assert_eq!(invalid.json["error"]["code"], -32602, "{}", invalid.status);
+    quotes_bounded(&invalid.json["error"]["message"], &huge_uri);
+    quotes_bounded(&invalid.json["error"]["data"]["uri"], &huge_uri);
+    // A valid URI of 4 KB that names nothing.
+    let long_uri = format!("test://missing/{}", "c".repeat(4000));
+    let missing = modern_read(&long_uri, &long_uri).await;
+    assert_eq!(missing.json["error"]["code"], -32602);
+    quotes_bounded(&missing.json["error"]["data"]["uri"], &long_uri);
+    let short = modern_read("test://missing", "test://missing").await;
+    assert_eq!(short.json["error"]["data"]["uri"], "test://missing");
+    // A 1 MB method name.
+    let huge_method = format!("x/{}", "d".repeat(1 << 20));
+    let unknown = server
+        .post(
+            &[
+                ("mcp-protocol-version", MODERN),
+                ("mcp-method", &huge_method),
+            ],
+            &json!({"jsonrpc": "2.0", "id": 1, "method": huge_method,
+                    "params": {"_meta": modern_meta()}}),
+        )
+        .await;
+    assert_eq!(unknown.status, 404);
+    quotes_bounded(&unknown.json["error"]["message"], &huge_method);
+    // A completion of a 1 MB template.
+    let huge_template = format!("test://{{x}}{}", "e".repeat(1 << 20));
+    let complete = |meta: Option<Value>| {
+        let mut params = json!({"ref": {"type": "ref/resource", "uri": huge_template},
+                                "argument": {"name": "x", "value": ""}});
+        if let Some(meta) = meta {
+            params["_meta"] = meta;
+        }
+        json!({"jsonrpc": "2.0", "id": 1, "method": "completion/complete", "params": params})
+    };
+    let headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "completion/complete"),
+    ];
+    let unknown_template = server.post(&headers, &complete(Some(modern_meta()))).await;
+    assert_eq!(unknown_template.json["error"]["code"], -32602);
+    quotes_bounded(&unknown_template.json["error"]["message"], &huge_template);
+
+    // The legacy era, in a session.
+    let session = server.legacy_session("2025-11-25").await;
+    let legacy = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let legacy_read = |uri: &str| json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": uri}});
+    let invalid = server.post(&legacy, &legacy_read(&huge_uri)).await;
+    assert_eq!(invalid.json["error"]["code"], -32602);
+    quotes_bounded(&invalid.json["error"]["message"], &huge_uri);
+    quotes_bounded(&invalid.json["error"]["data"]["uri"], &huge_uri);
+    let missing = server.post(&legacy, &legacy_read(&long_uri)).await;
+    assert_eq!(missing.json["error"]["code"], -32002);
+    quotes_bounded(&missing.json["error"]["data"]["uri"], &long_uri);
+    let short = server.post(&legacy, &legacy_read("test://missing")).await;
+    assert_eq!(short.json["error"]["data"]["uri"], "test://missing");
+    let unknown = server
+        .post(
+            &legacy,
+            &json!({"jsonrpc": "2.0", "id": 3, "method": huge_method}),
+        )
+        .await;
+    assert_eq!(unknown.json["error"]["code"], -32601);
+    quotes_bounded(&unknown.json["error"]["message"], &huge_method);
+    let unknown_template = server.post(&legacy, &complete(None)).await;
+    assert_eq!(unknown_template.json["error"]["code"], -32602);
+    quotes_bounded(&unknown_template.json["error"]["message"], &huge_template);
+    // A log level serde does not know, quoted by serde in its message.
+    let huge_level = "f".repeat(1 << 20);
+    let level = server
+        .post(
+            &legacy,
+            &json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel",
+                    "params": {"level": huge_level}}),
+        )
+        .await;
+    assert_eq!(level.json["error"]["code"], -32602);
+    let message = level.json["error"]["message"].as_str().unwrap();
+    assert!(message.len() <= ECHO_LIMIT, "{} bytes", message.len());
+    assert!(message.contains("(cut from "), "{message}");
+}
+
 #[tokio::test]
 async fn modern_listen_acknowledges_then_streams_tagged_updates() {
     let server = TestServer::start(HttpOptions::default()).await;
