@@ -42,8 +42,9 @@
 //! graceful result and legacy GET streams, then [`Server::serve_http`] returns once open
 //! requests are done. The principal of every HTTP request is anonymous, unless
 //! [`HttpOptions::authorization`] is set ([`auth`]): every request then needs a bearer token
-//! (checked before anything else but `Origin` and `Host`), runs as its token's principal, and
-//! may only name a legacy session its subject opened. This module must never implement a
+//! (checked before anything else but `Origin` and `Host`), runs as its token's principal, gets
+//! every modern result `cacheScope: "private"`, and may only name a legacy session its subject
+//! opened. This module must never implement a
 //! protocol rule of either era itself: the adapters do; it only carries bytes, statuses and
 //! headers.
 
@@ -188,6 +189,20 @@ pub(crate) struct HttpState {
     /// The bytes of responses held (see [`HttpOptions::max_response_bytes`]).
     response_bytes: Arc<limits::Quota>,
     principal: Arc<Principal>,
+    /// With [`HttpOptions::authorization`], the modern handler this endpoint serves with
+    /// instead of the server's: the same configuration, with every result private (a token's
+    /// scopes decide whether a request is answered at all, so no shared cache may hand an
+    /// answer to a caller without them).
+    authorized_modern: Option<Arc<mcp_2026::Handler>>,
+}
+
+impl HttpState {
+    /// The modern handler of this endpoint.
+    fn modern(&self) -> &mcp_2026::Handler {
+        self.authorized_modern
+            .as_deref()
+            .unwrap_or(&self.shared.modern)
+    }
 }
 
 impl Server {
@@ -298,7 +313,15 @@ impl Server {
     }
 
     fn http_state(&self, options: HttpOptions) -> HttpState {
+        let authorized_modern = options.authorization.is_some().then(|| {
+            let config = mcp_2026::ModernConfig {
+                private_results: true,
+                ..self.shared.modern.config().clone()
+            };
+            Arc::new(mcp_2026::Handler::new(Arc::new(config)))
+        });
         HttpState {
+            authorized_modern,
             shared: Arc::clone(&self.shared),
             sessions: Arc::default(),
             listen_streams: Arc::default(),
@@ -847,7 +870,7 @@ where
         HttpRoute::RejectUnsupportedVersion => {
             let error = RequestError::UnsupportedVersion {
                 requested: header_version.map(Cow::into_owned).unwrap_or_default(),
-                supported: state.shared.modern.config().supported_versions(),
+                supported: state.modern().config().supported_versions(),
             };
             reply::error(StatusCode::BAD_REQUEST, id, error.to_error_object())
         }

@@ -2095,6 +2095,110 @@ async fn bearer_tokens_guard_every_request_and_bind_sessions() {
     );
 }
 
+/// The `cacheScope` of every cacheable modern result over HTTP, by method, with `extra`
+/// headers: discover, both lists, a static read (read in one pass) and a template's.
+async fn http_cache_scopes(server: &TestServer, extra: &[(&str, &str)]) -> Vec<(String, Value)> {
+    let requests = [
+        ("server/discover", json!({})),
+        ("resources/list", json!({})),
+        ("resources/templates/list", json!({})),
+        ("resources/read", json!({"uri": "test://static-text"})),
+        ("resources/read", json!({"uri": "test://template/1/data"})),
+    ];
+    let mut scopes = Vec::new();
+    for (method, mut params) in requests {
+        params["_meta"] = modern_meta();
+        let uri = params["uri"].as_str().map(str::to_owned);
+        let mut headers = vec![("mcp-protocol-version", MODERN), ("mcp-method", method)];
+        if let Some(uri) = uri.as_deref() {
+            headers.push(("mcp-name", uri));
+        }
+        headers.extend_from_slice(extra);
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let answer = server.post(&headers, &body).await;
+        assert!(
+            answer.json.get("result").is_some(),
+            "{method}: {:?}",
+            answer.json
+        );
+        let name = format!("{method} {}", uri.unwrap_or_default());
+        scopes.push((name, answer.json["result"]["cacheScope"].clone()));
+    }
+    scopes
+}
+
+/// Every cacheable modern result is private when who asks decides what, or whether anything,
+/// is answered: under HTTP authorization (a token's scopes decide whether a request is served
+/// at all) and under a policy whose grants name subjects or scopes. Otherwise public.
+#[tokio::test]
+async fn authorized_or_per_principal_results_are_private() {
+    use mcp_resources_core::policy::{ActionSet, Grantee, PatternPolicy, Policy, UriPattern};
+    use mcp_server_bin::auth::{Authorization, JwtVerifier};
+    type SharedPolicy = std::sync::Arc<dyn Policy>;
+    let authorized = || {
+        let verifier = JwtVerifier::new(RESOURCE, vec![ISSUER.to_owned()])
+            .with_hmac_secret(SECRET)
+            .unwrap();
+        let authorization = Authorization::new(
+            RESOURCE,
+            vec![ISSUER.to_owned()],
+            std::sync::Arc::new(verifier),
+        )
+        .unwrap();
+        HttpOptions {
+            authorization: Some(authorization),
+            ..HttpOptions::default()
+        }
+    };
+    let alice = bearer("alice", "files:read");
+    let token = [("authorization", alice.as_str())];
+    let everything = || UriPattern::parse("test://**").unwrap();
+    let by_scope: SharedPolicy = std::sync::Arc::new(PatternPolicy::new().grant(
+        Grantee::Scope("files:read".to_owned()),
+        ActionSet::ALL,
+        everything(),
+    ));
+    let by_subject: SharedPolicy = std::sync::Arc::new(
+        PatternPolicy::new()
+            .grant(Grantee::Anyone, ActionSet::ALL, everything())
+            .grant(
+                Grantee::Subject("carol".to_owned()),
+                ActionSet::ALL,
+                UriPattern::parse("test://carol/**").unwrap(),
+            ),
+    );
+
+    // Authorization with no policy, with a policy by scope, and a policy by subject alone.
+    let cases = [
+        (authorized(), None, token.as_slice()),
+        (authorized(), Some(by_scope), token.as_slice()),
+        (HttpOptions::default(), Some(by_subject), &[][..]),
+    ];
+    for (case, (options, policy, headers)) in cases.into_iter().enumerate() {
+        let server = TestServer::start_with(options.clone(), policy).await;
+        for (method, scope) in http_cache_scopes(&server, headers).await {
+            assert_eq!(scope, "private", "case {case}: {method}");
+        }
+        // Through the router too.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let router = server.server.router(options);
+        let routed = TestServer {
+            server: server.server.clone(),
+            addr,
+            task: tokio::spawn(async move { axum::serve(listener, router).await }),
+        };
+        for (method, scope) in http_cache_scopes(&routed, headers).await {
+            assert_eq!(scope, "private", "case {case}, routed: {method}");
+        }
+    }
+    // Anonymous, under no policy: nothing depends on who asks.
+    let open = TestServer::start(HttpOptions::default()).await;
+    for (method, scope) in http_cache_scopes(&open, &[]).await {
+        assert_eq!(scope, "public", "{method}");
+    }
+}
+
 #[tokio::test]
 async fn live_streams_end_once_their_token_expires() {
     use mcp_server_bin::auth::{Authorization, JwtVerifier};
