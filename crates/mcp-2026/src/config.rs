@@ -29,11 +29,17 @@ pub struct ModernConfig {
     pub legacy_versions: Vec<ProtocolVersion>,
     /// The `ttlMs` of the `server/discover` result.
     pub discover_ttl_ms: u64,
+    /// Whether every cacheable result (discover, both lists, reads) says
+    /// `cacheScope: "private"`, whatever the core's hint. Set it when who asks decides what is
+    /// answered, or whether anything is (a policy whose decisions depend on the principal, HTTP
+    /// authorization), so that no shared cache hands one caller's answer to another.
+    pub private_results: bool,
 }
 
 impl ModernConfig {
     /// A configuration offering everything, listing the four legacy versions, with no
-    /// instructions and a discovery ttl of one hour.
+    /// instructions, a discovery ttl of one hour, and results private only as the core's hints
+    /// say.
     pub fn new(server_info: Implementation) -> ModernConfig {
         ModernConfig {
             server_info,
@@ -46,6 +52,7 @@ impl ModernConfig {
                 ProtocolVersion::V2024_11_05,
             ],
             discover_ttl_ms: 3_600_000,
+            private_results: false,
         }
     }
 

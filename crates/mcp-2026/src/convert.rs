@@ -17,13 +17,14 @@ use mcp_types::resources::{
 };
 use mcp_types::v2026_07_28 as wire;
 
-/// The wire caching hints of a core hint.
-pub(crate) fn cache_hints(hint: CacheHint) -> wire::CacheHints {
+/// The wire caching hints of a core hint; private whatever the hint says when `all_private`
+/// ([`ModernConfig::private_results`](crate::ModernConfig::private_results)).
+pub(crate) fn cache_hints(hint: CacheHint, all_private: bool) -> wire::CacheHints {
     wire::CacheHints {
         ttl_ms: hint.ttl_ms,
         cache_scope: match hint.scope {
-            CacheScope::Public => wire::CacheScope::Public,
-            CacheScope::Private => wire::CacheScope::Private,
+            CacheScope::Public if !all_private => wire::CacheScope::Public,
+            CacheScope::Public | CacheScope::Private => wire::CacheScope::Private,
         },
     }
 }

@@ -10,6 +10,11 @@
 //! that a dual-era client does not mistake them for a legacy server (DIGEST §5.6). It must never
 //! know the legacy era's codes (`-32002` is never sent here) or how a status reaches the wire.
 //!
+//! Every value from the client an error quotes (a URI, a method or prompt name, a version, a
+//! header, what serde quotes of bad params, a template or variable name) goes through
+//! [`mcp_types::error::echo`], in the message and in `data` alike: whole when it is short, else
+//! cut and marked, so that no error grows with what the client sent.
+//!
 //! `-32021` is mapped even though no resources method needs a client capability today: the
 //! variant exists so that a future method (for example a read answered with an
 //! `InputRequiredResult` that needs elicitation) has its error ready.
@@ -18,6 +23,7 @@ use mcp_resources_core::error::{CompleteError, ListError, ReadError};
 use mcp_resources_core::pagination::CursorError;
 use mcp_resources_core::provider::ProviderError;
 use mcp_types::ProtocolVersion;
+use mcp_types::error::echo;
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::meta::RequestMetaError;
 use mcp_types::v2026_07_28::ClientCapabilities;
@@ -34,7 +40,7 @@ pub enum RequestError {
     #[error(transparent)]
     InvalidMeta(#[from] RequestMetaError),
     /// The request names a version this era does not serve (a legacy version included).
-    #[error("unsupported protocol version {requested}")]
+    #[error("unsupported protocol version {}", echo(.requested))]
     UnsupportedVersion {
         /// The version the request named.
         requested: String,
@@ -51,16 +57,16 @@ pub enum RequestError {
         required: Box<ClientCapabilities>,
     },
     /// The method does not exist in this era, or its capability is not offered.
-    #[error("method not found: {method}")]
+    #[error("method not found: {}", echo(.method))]
     MethodNotFound {
         /// The method as the client sent it.
         method: String,
     },
     /// The params do not have the shape the method needs.
-    #[error("invalid params: {0}")]
+    #[error("invalid params: {}", echo(.0))]
     InvalidParams(String),
     /// `params.uri` is not a valid resource URI.
-    #[error("invalid resource uri {uri}: {reason}")]
+    #[error("invalid resource uri {}: {reason}", echo(.uri))]
     InvalidUri {
         /// The URI as the client sent it.
         uri: String,
@@ -68,19 +74,19 @@ pub enum RequestError {
         reason: String,
     },
     /// `completion/complete` for a prompt argument: this server has no prompts.
-    #[error("no prompt {name}: this server has no prompts")]
+    #[error("no prompt {}: this server has no prompts", echo(.name))]
     NoPrompts {
         /// The prompt name asked for.
         name: String,
     },
     /// No resource has this URI, or the principal may not read it.
-    #[error("resource {uri} not found")]
+    #[error("resource {} not found", echo(.uri))]
     ResourceNotFound {
         /// The URI as the client sent it.
         uri: String,
     },
     /// The principal may not read the resource (only when the engine reveals denials).
-    #[error("access to resource {uri} is denied")]
+    #[error("access to resource {} is denied", echo(.uri))]
     ResourceDenied {
         /// The URI as the client sent it.
         uri: String,
@@ -89,7 +95,10 @@ pub enum RequestError {
     #[error(transparent)]
     InvalidCursor(#[from] CursorError),
     /// The contents are larger than one read may return.
-    #[error("contents of {uri} are {actual} bytes, over the limit of {limit} bytes per read")]
+    #[error(
+        "contents of {} are {actual} bytes, over the limit of {limit} bytes per read",
+        echo(.uri)
+    )]
     TooLarge {
         /// The URI as the client sent it.
         uri: String,
@@ -98,13 +107,14 @@ pub enum RequestError {
         /// The size in bytes.
         actual: u64,
     },
-    /// The completion names a template or variable the server does not have.
+    /// The completion names a template or variable the server does not have (the message
+    /// quotes them, echoed).
     #[error("{0}")]
     UnknownCompletionTarget(String),
     /// The request cannot be served as asked, through the client's fault: a provider said so
     /// (`ProviderError::invalid_params`: a bad number in a ranged read's URI, a range or a
     /// whole file over its read limit), or a byte range cuts a character.
-    #[error("{message}")]
+    #[error("{}", echo(.message))]
     Rejected {
         /// What was wrong with the request.
         message: String,
@@ -112,7 +122,7 @@ pub enum RequestError {
         uri: Option<String>,
     },
     /// A provider failed; the message is shown only when the provider made it public.
-    #[error("internal error: {public_message}")]
+    #[error("internal error: {}", echo(.public_message))]
     Internal {
         /// What the client may be told.
         public_message: String,
@@ -186,18 +196,28 @@ impl RequestError {
         }
     }
 
-    /// The error of a failed read of `requested`, the URI as the client sent it.
+    /// The error of a failed read of `requested`, the URI as the client sent it (kept
+    /// echoed).
     pub(crate) fn from_read(error: ReadError, requested: &str) -> RequestError {
-        let uri = requested.to_owned();
+        let uri = echo(requested).into_owned();
         match error {
             ReadError::NotFound { .. } => RequestError::ResourceNotFound { uri },
             ReadError::Denied { .. } => RequestError::ResourceDenied { uri },
             ReadError::TooLarge { limit, actual, .. } => {
                 RequestError::TooLarge { uri, limit, actual }
             }
-            // Only a ranged read of the engine meets one; the range is at fault.
-            ReadError::InvalidRange { .. } => RequestError::Rejected {
-                message: error.to_string(),
+            // Only a ranged read of the engine meets one; the range is at fault. The core's
+            // message, with the URI it names echoed.
+            ReadError::InvalidRange {
+                uri: canonical,
+                offset,
+                length,
+                reason,
+            } => RequestError::Rejected {
+                message: format!(
+                    "range {offset}+{length} of {} cannot be read: {reason}",
+                    echo(&canonical)
+                ),
                 uri: Some(uri),
             },
             ReadError::Provider(error) => provider(&error, Some(uri)),
@@ -206,9 +226,17 @@ impl RequestError {
 
     /// The error of a failed completion.
     pub(crate) fn from_complete(error: CompleteError) -> RequestError {
+        // The core's messages, with the names the client sent echoed.
         match error {
-            CompleteError::UnknownTemplate { .. } | CompleteError::UnknownVariable { .. } => {
-                RequestError::UnknownCompletionTarget(error.to_string())
+            CompleteError::UnknownTemplate { template } => RequestError::UnknownCompletionTarget(
+                format!("no resource template {}", echo(&template)),
+            ),
+            CompleteError::UnknownVariable { template, variable } => {
+                RequestError::UnknownCompletionTarget(format!(
+                    "uri template {} has no variable {}",
+                    echo(&template),
+                    echo(&variable)
+                ))
             }
             CompleteError::Provider(error) => provider(&error, None),
         }
@@ -239,7 +267,7 @@ fn internal(public: bool, message: &str) -> RequestError {
 }
 
 fn uri_data(uri: &str) -> serde_json::Value {
-    serde_json::json!({ "uri": uri })
+    serde_json::json!({ "uri": echo(uri) })
 }
 
 #[cfg(test)]
@@ -400,6 +428,59 @@ mod tests {
         );
         assert_eq!(failed.to_error_object().code.0, -32603);
         assert!(failed.to_string().contains("backend is down"));
+    }
+
+    #[test]
+    fn values_the_client_sent_are_quoted_bounded() {
+        use mcp_types::error::ECHO_LIMIT;
+        let long = format!("test://{}", "a".repeat(100_000));
+        let errors = [
+            RequestError::from_read(ReadError::NotFound { uri: long.clone() }, &long),
+            RequestError::from_read(ReadError::Denied { uri: long.clone() }, &long),
+            RequestError::from_read(
+                ReadError::InvalidRange {
+                    uri: long.clone(),
+                    offset: 1,
+                    length: 1,
+                    reason: "it splits a utf-8 character",
+                },
+                &long,
+            ),
+            RequestError::from_read(
+                ReadError::Provider(ProviderError::invalid_params(long.clone())),
+                &long,
+            ),
+            RequestError::from_complete(CompleteError::UnknownVariable {
+                template: long.clone(),
+                variable: long.clone(),
+            }),
+            RequestError::InvalidUri {
+                uri: long.clone(),
+                reason: "x".into(),
+            },
+            RequestError::MethodNotFound {
+                method: long.clone(),
+            },
+            RequestError::UnsupportedVersion {
+                requested: long.clone(),
+                supported: vec![ProtocolVersion::V2026_07_28],
+            },
+            HeaderError::Differs {
+                header: "Mcp-Name",
+                header_value: long.clone(),
+                body_value: long.clone(),
+            }
+            .into(),
+            RequestError::NoPrompts { name: long.clone() },
+            RequestError::InvalidParams(long.clone()),
+        ];
+        for error in errors {
+            let object = serde_json::to_string(&error.to_error_object()).unwrap();
+            // At most two values quoted, each in the message and in `data`.
+            assert!(object.len() <= 5 * ECHO_LIMIT, "{error:?}: {object}");
+            assert!(object.contains("(cut from 100007 bytes)"), "{object}");
+            assert!(error.to_string().len() <= 3 * ECHO_LIMIT, "{error:?}");
+        }
     }
 
     #[test]

@@ -122,7 +122,12 @@ impl Exchange {
             capabilities: resources,
             instructions: config.instructions.clone(),
             ttl_ms: config.discover_ttl_ms,
-            cache_scope: wire::CacheScope::Public,
+            // The same for everyone, but private when the configuration says every result is.
+            cache_scope: if config.private_results {
+                wire::CacheScope::Private
+            } else {
+                wire::CacheScope::Public
+            },
             meta: Some(exchange.result_meta()),
         };
         exchange.respond(&result);
@@ -214,7 +219,8 @@ impl Exchange {
             (Pending::ListResources, Answer::Resources(page)) => match page {
                 Ok(page) => {
                     let resources = page.items.iter().map(convert::listed).collect();
-                    let hints = convert::cache_hints(page.cache);
+                    let hints =
+                        convert::cache_hints(page.cache, self.shared.config.private_results);
                     let mut result =
                         wire::ListResourcesResult::new(resources, page.next_cursor, hints);
                     result.meta = Some(self.result_meta());
@@ -228,7 +234,8 @@ impl Exchange {
             (Pending::ListTemplates, Answer::Templates(page)) => match page {
                 Ok(page) => {
                     let templates = page.items.into_iter().map(convert::template).collect();
-                    let hints = convert::cache_hints(page.cache);
+                    let hints =
+                        convert::cache_hints(page.cache, self.shared.config.private_results);
                     let mut result =
                         wire::ListResourceTemplatesResult::new(templates, page.next_cursor, hints);
                     result.meta = Some(self.result_meta());
@@ -550,7 +557,7 @@ pub fn cancelled_notification(listen_id: &RequestId) -> Outgoing {
 /// borrowed (text escaped as it is written, blobs' encodings memoized) and the result `_meta`
 /// encoded once, written straight into a buffer sized for them.
 pub(crate) fn read_response(shared: &Shared, id: &RequestId, output: &ReadOutput) -> Vec<u8> {
-    let hints = convert::cache_hints(output.cache);
+    let hints = convert::cache_hints(output.cache, shared.config.private_results);
     let result = wire::ReadResourceResult {
         result_type: wire::ResultType::COMPLETE,
         contents: output.contents.iter().map(convert::contents).collect(),

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use mcp_types::error::echo;
 use mcp_types::jsonrpc::Request;
 use mcp_types::meta::PROTOCOL_VERSION;
 use mcp_types::method;
@@ -78,14 +79,20 @@ pub enum HeaderError {
         /// What is wrong with it.
         reason: &'static str,
     },
-    /// A header differs from the body.
-    #[error("header {header} is {header_value:?} but the body says {body_value:?}")]
+    /// A header differs from the body. The message quotes both values
+    /// [`echo`]ed, whatever their length.
+    #[error(
+        "header {header} is {:?} but the body says {:?}",
+        echo(.header_value),
+        echo(.body_value)
+    )]
     Differs {
         /// The header.
         header: &'static str,
-        /// The decoded header value.
+        /// The decoded header value (echoed, when this module made the error).
         header_value: String,
-        /// What the body says (empty when the body has no such value).
+        /// What the body says, empty when the body has no such value (echoed, when this
+        /// module made the error).
         body_value: String,
     },
 }
@@ -177,8 +184,8 @@ fn compare(found: Found<'_>, header: &'static str, body: &str) -> Result<(), Hea
     } else {
         Err(HeaderError::Differs {
             header,
-            header_value: value.into_owned(),
-            body_value: body.to_owned(),
+            header_value: echo(&value).into_owned(),
+            body_value: echo(body).into_owned(),
         })
     }
 }

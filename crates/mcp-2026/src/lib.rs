@@ -54,7 +54,8 @@
 //! `resultType: "complete"` on every result and `io.modelcontextprotocol/serverInfo` in every
 //! result's `_meta`; integer `ttlMs` and `cacheScope` on discover, list, templates list and
 //! read (from the core's caching hint, which is the same on every page of one list and private
-//! whenever the principal shaped the answer). Blobs are base64-encoded here. This adapter never
+//! whenever the principal shaped the answer; every one of them private, discover included,
+//! when [`ModernConfig::private_results`] says so). Blobs are base64-encoded here. This adapter never
 //! answers `resultType: "input_required"` (no resource needs client input today), so the
 //! `inputResponses` and `requestState` of a read are ignored, never trusted.
 //!

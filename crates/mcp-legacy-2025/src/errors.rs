@@ -17,12 +17,16 @@
 //! | a provider failure | `-32603` with the generic message `internal error`, or the provider's message when it is marked public |
 //! | the subscription hub refused (too many subscriptions, unknown subscriber) | `-32603` with the hub's message |
 //!
-//! It must never know the session's state or how messages are framed.
+//! Every value from the client an error quotes (a URI, a method name, a request id, a template
+//! or variable name, what serde quotes of bad params) goes through
+//! [`mcp_types::error::echo`]: whole when it is short, else cut and marked, so that no error grows
+//! with what the client sent. It must never know the session's state or how messages are framed.
 
 use mcp_resources_core::error::{CompleteError, ListError, ReadError};
 use mcp_resources_core::provider::ProviderError;
 use mcp_resources_core::service::SubscriptionError;
 use mcp_resources_core::uri::UriError;
+use mcp_types::error::echo;
 use mcp_types::jsonrpc::{ErrorObject, ParamsError};
 use mcp_types::{ProtocolVersion, RequestId};
 use serde_json::json;
@@ -43,7 +47,7 @@ pub(crate) enum RequestError {
     #[error("json-rpc batches are not allowed {0}")]
     BatchNotAllowed(String),
     /// The id of a request still being answered was used again.
-    #[error("request id {0} is already used by a request in flight")]
+    #[error("request id {} is already used by a request in flight", echo(&.0.to_string()))]
     DuplicateId(RequestId),
     /// No such method, or its capability was not offered.
     #[error("{0}")]
@@ -52,7 +56,7 @@ pub(crate) enum RequestError {
     #[error(transparent)]
     InvalidParams(#[from] ParamsError),
     /// The `uri` param is not a valid resource URI.
-    #[error("invalid resource uri {uri:?}: {error}")]
+    #[error("invalid resource uri {:?}: {error}", echo(.uri))]
     InvalidUri {
         /// The text the client sent.
         uri: String,
@@ -84,7 +88,7 @@ impl RequestError {
             RequestError::MethodNotFound(method) => ErrorObject::method_not_found(method),
             RequestError::InvalidParams(error) => error.to_error_object(),
             RequestError::InvalidUri { uri, .. } => {
-                ErrorObject::invalid_params(self.to_string()).with_data(json!({ "uri": uri }))
+                ErrorObject::invalid_params(self.to_string()).with_data(uri_data(uri))
             }
             RequestError::NoPrompts => ErrorObject::invalid_params(self.to_string()),
         }
@@ -94,10 +98,11 @@ impl RequestError {
 /// A provider's error: invalid params when the request was at fault, else a failure, generic
 /// unless the provider marked its message public.
 fn provider(error: &ProviderError) -> ErrorObject {
+    // A provider's message may quote the request (a bad number in a ranged read's URI).
     if error.is_invalid_params() {
-        ErrorObject::invalid_params(error.message())
+        ErrorObject::invalid_params(echo(error.message()))
     } else if error.is_public() {
-        ErrorObject::internal_error(error.message())
+        ErrorObject::internal_error(echo(error.message()))
     } else {
         ErrorObject::internal_error("internal error")
     }
@@ -115,27 +120,51 @@ pub(crate) fn list(error: &ListError) -> ErrorObject {
 pub(crate) fn read(error: &ReadError, uri: &str) -> ErrorObject {
     match error {
         ReadError::NotFound { .. } => ErrorObject::resource_not_found_legacy(uri),
-        ReadError::Denied { .. } => {
-            ErrorObject::invalid_params(error.to_string()).with_data(json!({ "uri": uri }))
+        // The core's messages, with the URI it names (its canonical form) echoed.
+        ReadError::Denied { uri: canonical } => {
+            ErrorObject::invalid_params(format!("access to resource {} is denied", echo(canonical)))
+                .with_data(uri_data(uri))
         }
         // The core's message suggests ranged reads, which the legacy era does not have.
         ReadError::TooLarge { limit, actual, .. } => ErrorObject::internal_error(format!(
-            "resource {uri} is {actual} bytes, over this server's limit of {limit} bytes per read"
+            "resource {} is {actual} bytes, over this server's limit of {limit} bytes per read",
+            echo(uri)
         ))
-        .with_data(json!({ "uri": uri })),
-        ReadError::InvalidRange { .. } => ErrorObject::invalid_params(error.to_string()),
+        .with_data(uri_data(uri)),
+        ReadError::InvalidRange {
+            uri: canonical,
+            offset,
+            length,
+            reason,
+        } => ErrorObject::invalid_params(format!(
+            "range {offset}+{length} of {} cannot be read: {reason}",
+            echo(canonical)
+        )),
         ReadError::Provider(error) if error.is_invalid_params() => {
-            provider(error).with_data(json!({ "uri": uri }))
+            provider(error).with_data(uri_data(uri))
         }
         ReadError::Provider(error) => provider(error),
     }
 }
 
+/// `data: {uri}`, the URI as the client sent it, echoed.
+fn uri_data(uri: &str) -> serde_json::Value {
+    json!({ "uri": echo(uri) })
+}
+
 /// A failed `completion/complete`.
 pub(crate) fn complete(error: &CompleteError) -> ErrorObject {
     match error {
-        CompleteError::UnknownTemplate { .. } | CompleteError::UnknownVariable { .. } => {
-            ErrorObject::invalid_params(error.to_string())
+        // The core's messages, with the names the client sent echoed.
+        CompleteError::UnknownTemplate { template } => {
+            ErrorObject::invalid_params(format!("no resource template {}", echo(template)))
+        }
+        CompleteError::UnknownVariable { template, variable } => {
+            ErrorObject::invalid_params(format!(
+                "uri template {} has no variable {}",
+                echo(template),
+                echo(variable)
+            ))
         }
         CompleteError::Provider(error) => provider(error),
     }
@@ -244,6 +273,58 @@ mod tests {
             -32002,
             "not found",
         );
+    }
+
+    #[test]
+    fn values_the_client_sent_are_quoted_bounded() {
+        use mcp_types::error::ECHO_LIMIT;
+        let long = format!("x:/{}", "a".repeat(100_000));
+        let errors = [
+            read(&ReadError::NotFound { uri: long.clone() }, &long),
+            read(&ReadError::Denied { uri: long.clone() }, &long),
+            read(
+                &ReadError::TooLarge {
+                    uri: long.clone(),
+                    limit: 1,
+                    actual: 2,
+                },
+                &long,
+            ),
+            read(
+                &ReadError::InvalidRange {
+                    uri: long.clone(),
+                    offset: 1,
+                    length: 1,
+                    reason: "it splits a utf-8 character",
+                },
+                &long,
+            ),
+            read(
+                &ReadError::Provider(ProviderError::invalid_params(long.clone())),
+                &long,
+            ),
+            complete(&CompleteError::UnknownVariable {
+                template: long.clone(),
+                variable: long.clone(),
+            }),
+            subscription(&SubscriptionError::NotFound { uri: long.clone() }, &long),
+            RequestError::MethodNotFound(long.clone()).to_error_object(),
+            RequestError::DuplicateId(RequestId::String(long.clone())).to_error_object(),
+            RequestError::InvalidUri {
+                uri: long.clone(),
+                error: UriError::Empty,
+            }
+            .to_error_object(),
+        ];
+        for error in errors {
+            let object = serde_json::to_string(&error).unwrap();
+            // At most two values quoted, each in the message and in `data`.
+            assert!(object.len() <= 5 * ECHO_LIMIT, "{object}");
+            assert!(object.contains("… (cut from "), "{object}");
+        }
+        // A usual URI is quoted as sent.
+        let short = read(&ReadError::NotFound { uri: "x:/a".into() }, "x:/a");
+        assert_eq!(short.data, Some(json!({ "uri": "x:/a" })));
     }
 
     #[test]

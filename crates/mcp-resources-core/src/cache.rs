@@ -9,8 +9,9 @@
 //!   provider's [`CachePolicy`], else from the engine default; a list uses the smallest ttl of all
 //!   its sources, so every page of one list gets the same hint;
 //! - the scope is [`CacheScope::Private`] whenever the answer may depend on the principal: a
-//!   policy whose decisions depend on the principal, or a provider that says its answers do.
-//!   Otherwise it is [`CacheScope::Public`].
+//!   policy whose decisions depend on the principal (for every list page, the template list
+//!   included, and every read), or a provider that says its answers do (for its reads and the
+//!   resource list). Otherwise it is [`CacheScope::Public`].
 //!
 //! Last-modified times are not caching hints here: they travel in
 //! [`Annotations::last_modified`](crate::resource::Annotations::last_modified).

@@ -353,9 +353,16 @@ impl EngineBuilder {
 
         let mut by_text = HashMap::with_capacity(templates.len());
         let mut read_templates = TemplateIndex::new();
+        // The template list is the same for everyone (taken at build time), but under a policy
+        // that looks at the principal it is private like every other answer: who may read what
+        // it names depends on who asks.
         let mut templates_cache = CacheHint {
             ttl_ms: default_ttl,
-            scope: CacheScope::Public,
+            scope: if policy_depends {
+                CacheScope::Private
+            } else {
+                CacheScope::Public
+            },
         };
         for (index, slot) in templates.iter().enumerate() {
             let text = slot.descriptor.uri_template.as_str().to_owned();

@@ -259,6 +259,12 @@ impl ServerBuilder {
             }
         };
         let mut engine = Engine::builder(cursor_key).limits(self.limits);
+        // Who asks decides what is listed and read: every modern result is private then, the
+        // ones the engine's hints do not cover (discover) included.
+        let per_principal = self
+            .policy
+            .as_ref()
+            .is_some_and(|policy| policy.depends_on_principal());
         if let Some(policy) = self.policy {
             engine = engine.policy(policy);
         }
@@ -281,6 +287,7 @@ impl ServerBuilder {
             offer,
             legacy_versions: legacy.supported.iter().rev().cloned().collect(),
             discover_ttl_ms: DISCOVER_TTL_MS,
+            private_results: per_principal,
             ..ModernConfig::new(self.server_info)
         };
         Ok(Server {

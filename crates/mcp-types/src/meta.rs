@@ -82,9 +82,10 @@ fn typed<T: serde::de::DeserializeOwned>(
     key: &'static str,
     value: &Value,
 ) -> Result<T, RequestMetaError> {
+    // serde quotes the offending value: echoed, as every client value an error quotes is.
     T::deserialize(value).map_err(|error| RequestMetaError::Invalid {
         key,
-        reason: error.to_string(),
+        reason: crate::error::echo(&error.to_string()).into_owned(),
     })
 }
 
@@ -96,7 +97,10 @@ fn typed_object<T: serde::de::DeserializeOwned>(
     if !value.is_object() {
         return Err(RequestMetaError::Invalid {
             key,
-            reason: format!("expected an object, got {value}"),
+            reason: format!(
+                "expected an object, got {}",
+                crate::error::echo(&value.to_string())
+            ),
         });
     }
     typed(key, value)

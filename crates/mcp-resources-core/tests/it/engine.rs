@@ -579,6 +579,9 @@ fn cache_scope_is_private_under_a_principal_dependent_policy_on_every_page() {
         }
     }
     assert_eq!(pages, 3);
+    // The template list too, though it is the same for everyone.
+    let templates = run(engine.list_templates(&alice, None)).unwrap();
+    assert_eq!(templates.cache.scope, CacheScope::Private);
 
     // Under the default policy, a provider answering per principal makes answers private too.
     let per_principal = Arc::new(MemoryProvider::new().with_cache_policy(CachePolicy {

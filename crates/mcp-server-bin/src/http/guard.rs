@@ -3,10 +3,69 @@
 //!
 //! **Layer:** server, HTTP transport; pure functions over header values, checked before the
 //! body is read. Loopback origins and hosts (`localhost`, `127.0.0.0/8`, `::1`) are always
-//! allowed; anything else only when configured. This module must never know JSON-RPC, either
-//! protocol era or the service.
+//! allowed; anything else only when configured. A header the guard reads is read whole: a
+//! second `Origin` or `Host` is refused, never skipped past, and a request must name its host
+//! (in `Host`, or in its target's authority: HTTP/2's `:authority`). This module must never
+//! know JSON-RPC, either protocol era or the service.
 
 use std::net::IpAddr;
+
+/// A header that may appear at most once appeared more than once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Repeated;
+
+/// The one value of a header that may appear at most once: `None` when it is absent, `Err` when
+/// it appears twice or more (whatever the values: a proxy and the guard could otherwise read
+/// different ones).
+pub(crate) fn at_most_one<'v>(
+    mut values: impl Iterator<Item = &'v [u8]>,
+) -> Result<Option<&'v [u8]>, Repeated> {
+    let first = values.next();
+    match values.next() {
+        Some(_) => Err(Repeated),
+        None => Ok(first),
+    }
+}
+
+/// What the guard makes of the host a request names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HostCheck<'v> {
+    /// Every name the request gives is allowed.
+    Allowed,
+    /// No `Host` header and no authority in the target: malformed (`400`; RFC 9112 §3.2).
+    Missing,
+    /// More than one `Host` header: malformed (`400`; RFC 9112 §3.2).
+    Repeated,
+    /// This name, given in `Host` or in the target's authority, is not allowed (`403`).
+    Disallowed(&'v [u8]),
+}
+
+/// Checks the host a request is for: its `Host` headers (at most one) and the authority of its
+/// target (HTTP/2's `:authority`, or an HTTP/1.1 target in absolute form), at least one of the
+/// two present, and each one present allowed by [`host_allowed`]. Both are checked when both
+/// are given: an HTTP/1.1 server is to take the target's authority over `Host` (RFC 9112
+/// §3.2.2), and an HTTP/2 one to treat a `Host` naming another host than `:authority` as
+/// malformed (RFC 9113 §8.3.1).
+pub(crate) fn check_host<'v>(
+    hosts: impl Iterator<Item = &'v [u8]>,
+    authority: Option<&'v [u8]>,
+    allowed: &[String],
+) -> HostCheck<'v> {
+    let Ok(host) = at_most_one(hosts) else {
+        return HostCheck::Repeated;
+    };
+    if host.is_none() && authority.is_none() {
+        return HostCheck::Missing;
+    }
+    match [host, authority]
+        .into_iter()
+        .flatten()
+        .find(|name| !host_allowed(name, allowed))
+    {
+        Some(name) => HostCheck::Disallowed(name),
+        None => HostCheck::Allowed,
+    }
+}
 
 /// Whether an `Origin` header value may talk to this server: a loopback origin, or one listed
 /// in `allowed` (compared case-insensitively, scheme, host and port alike). `"*"` in `allowed`
@@ -109,7 +168,7 @@ fn is_loopback(name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{host_allowed, origin_allowed};
+    use super::{HostCheck, Repeated, at_most_one, host_allowed, origin_allowed};
 
     fn check_host(host: &str, allowed: &[&str], expect: bool) {
         let allowed: Vec<String> = allowed.iter().map(|s| (*s).to_owned()).collect();
@@ -156,6 +215,76 @@ mod tests {
         check_host("mcp.example.com:443", &["mcp.example.com:8443"], false);
         check_host("mcp.example.com:8443", &["MCP.example.com:8443"], true);
         check_host("anything:1", &["*"], true);
+    }
+
+    #[test]
+    fn a_header_read_once_is_there_at_most_once() {
+        let values = |values: &[&'static str]| {
+            values
+                .iter()
+                .map(|value| value.as_bytes())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(at_most_one(values(&[]).into_iter()), Ok(None));
+        assert_eq!(
+            at_most_one(values(&["a"]).into_iter()),
+            Ok(Some(b"a".as_slice()))
+        );
+        assert_eq!(at_most_one(values(&["a", "a"]).into_iter()), Err(Repeated));
+        assert_eq!(
+            at_most_one(values(&["a", "b", "c"]).into_iter()),
+            Err(Repeated)
+        );
+    }
+
+    fn check_names(hosts: &[&'static str], authority: Option<&'static str>, expect: HostCheck<'_>) {
+        let allowed = ["mcp.example.com".to_owned()];
+        let got = super::check_host(
+            hosts.iter().map(|host| host.as_bytes()),
+            authority.map(str::as_bytes),
+            &allowed,
+        );
+        assert_eq!(got, expect, "hosts {hosts:?}, authority {authority:?}");
+    }
+
+    #[test]
+    fn a_request_names_one_allowed_host() {
+        check_names(&["localhost:1"], None, HostCheck::Allowed);
+        check_names(&[], Some("127.0.0.1:1"), HostCheck::Allowed);
+        check_names(&["mcp.example.com"], Some("localhost"), HostCheck::Allowed);
+        check_names(&[], None, HostCheck::Missing);
+        check_names(&["localhost", "localhost"], None, HostCheck::Repeated);
+        check_names(
+            &["localhost", "evil.example.com"],
+            None,
+            HostCheck::Repeated,
+        );
+        check_names(
+            &["localhost", "localhost"],
+            Some("localhost"),
+            HostCheck::Repeated,
+        );
+        check_names(
+            &["evil.example.com"],
+            None,
+            HostCheck::Disallowed(b"evil.example.com"),
+        );
+        check_names(
+            &[],
+            Some("evil.example.com"),
+            HostCheck::Disallowed(b"evil.example.com"),
+        );
+        // Both are checked: neither may name a host the guard refuses.
+        check_names(
+            &["localhost"],
+            Some("evil.example.com"),
+            HostCheck::Disallowed(b"evil.example.com"),
+        );
+        check_names(
+            &["evil.example.com"],
+            Some("localhost"),
+            HostCheck::Disallowed(b"evil.example.com"),
+        );
     }
 
     #[test]

@@ -12,8 +12,10 @@
 //! **Layer:** server, HTTP transport. Every request goes through the same checks, in the order
 //! of DIGEST §5.3:
 //!
-//! 1. `Origin`: present and neither loopback nor configured → `403`. `Host`: neither loopback
-//!    nor configured → `403` (DNS rebinding).
+//! 1. `Origin`: present and neither loopback nor configured, or given more than once → `403`.
+//!    `Host` (and the target's authority, HTTP/2's `:authority`, when there is one): neither
+//!    loopback nor configured → `403` (DNS rebinding); given more than once, or neither it nor
+//!    an authority given → `400` (a malformed request, RFC 9112 §3.2).
 //! 2. The method: `POST`, `GET` or `DELETE`; anything else `405`.
 //! 3. `POST`: the body size limit (`413`), then the body is parsed (`400` with `-32700` or
 //!    `-32600`, the latter also for a batch over
@@ -40,8 +42,9 @@
 //! graceful result and legacy GET streams, then [`Server::serve_http`] returns once open
 //! requests are done. The principal of every HTTP request is anonymous, unless
 //! [`HttpOptions::authorization`] is set ([`auth`]): every request then needs a bearer token
-//! (checked before anything else but `Origin` and `Host`), runs as its token's principal, and
-//! may only name a legacy session its subject opened. This module must never implement a
+//! (checked before anything else but `Origin` and `Host`), runs as its token's principal, gets
+//! every modern result `cacheScope: "private"`, and may only name a legacy session its subject
+//! opened. This module must never implement a
 //! protocol rule of either era itself: the adapters do; it only carries bytes, statuses and
 //! headers.
 
@@ -196,6 +199,20 @@ pub(crate) struct HttpState {
     principal: Arc<Principal>,
     /// Whom the request counts against ([`limits::Client`]).
     client: limits::Client,
+    /// With [`HttpOptions::authorization`], the modern handler this endpoint serves with
+    /// instead of the server's: the same configuration, with every result private (a token's
+    /// scopes decide whether a request is answered at all, so no shared cache may hand an
+    /// answer to a caller without them).
+    authorized_modern: Option<Arc<mcp_2026::Handler>>,
+}
+
+impl HttpState {
+    /// The modern handler of this endpoint.
+    fn modern(&self) -> &mcp_2026::Handler {
+        self.authorized_modern
+            .as_deref()
+            .unwrap_or(&self.shared.modern)
+    }
 }
 
 impl Server {
@@ -313,7 +330,15 @@ impl Server {
     }
 
     fn http_state(&self, options: HttpOptions) -> HttpState {
+        let authorized_modern = options.authorization.is_some().then(|| {
+            let config = mcp_2026::ModernConfig {
+                private_results: true,
+                ..self.shared.modern.config().clone()
+            };
+            Arc::new(mcp_2026::Handler::new(Arc::new(config)))
+        });
         HttpState {
+            authorized_modern,
             shared: Arc::clone(&self.shared),
             sessions: Arc::default(),
             listen_streams: limits::Quota::new(
@@ -662,24 +687,40 @@ where
 {
     let refused = |response: Response| (limits::Client::of(&state.principal, peer), response);
     let (parts, body) = request.into_parts();
-    if let Some(origin) = parts.headers.get(header::ORIGIN) {
-        if !guard::origin_allowed(origin.as_bytes(), &state.options.allowed_origins) {
-            tracing::warn!(origin = ?origin, "request from a disallowed origin refused");
+    let origins = parts.headers.get_all(header::ORIGIN).iter();
+    match guard::at_most_one(origins.map(HeaderValue::as_bytes)) {
+        // Two origins are no origin a browser sends: present and invalid, so refused as a
+        // disallowed one is.
+        Err(guard::Repeated) => {
+            tracing::warn!("request with more than one origin refused");
+            return refused(forbidden("more than one origin"));
+        }
+        Ok(Some(origin)) if !guard::origin_allowed(origin, &state.options.allowed_origins) => {
+            tracing::warn!(origin = %String::from_utf8_lossy(origin), "request from a disallowed origin refused");
             return refused(forbidden("origin not allowed"));
         }
+        Ok(_) => {}
     }
-    let host = parts
-        .headers
-        .get(header::HOST)
-        .map(HeaderValue::as_bytes)
-        .or_else(|| {
-            parts
-                .uri
-                .authority()
-                .map(|authority| authority.as_str().as_bytes())
-        });
-    if let Some(host) = host {
-        if !guard::host_allowed(host, &state.options.allowed_hosts) {
+    let hosts = parts.headers.get_all(header::HOST).iter();
+    let authority = parts
+        .uri
+        .authority()
+        .map(|authority| authority.as_str().as_bytes());
+    match guard::check_host(
+        hosts.map(HeaderValue::as_bytes),
+        authority,
+        &state.options.allowed_hosts,
+    ) {
+        guard::HostCheck::Allowed => {}
+        guard::HostCheck::Missing => {
+            tracing::warn!("request naming no host refused");
+            return refused(bad_request("the request names no host"));
+        }
+        guard::HostCheck::Repeated => {
+            tracing::warn!("request with more than one host refused");
+            return refused(bad_request("more than one host header"));
+        }
+        guard::HostCheck::Disallowed(host) => {
             tracing::warn!(host = %String::from_utf8_lossy(host), "request for a disallowed host refused");
             return refused(forbidden("host not allowed"));
         }
@@ -853,7 +894,7 @@ where
         HttpRoute::RejectUnsupportedVersion => {
             let error = RequestError::UnsupportedVersion {
                 requested: header_version.map(Cow::into_owned).unwrap_or_default(),
-                supported: state.shared.modern.config().supported_versions(),
+                supported: state.modern().config().supported_versions(),
             };
             reply::error(StatusCode::BAD_REQUEST, id, error.to_error_object())
         }
@@ -988,6 +1029,15 @@ fn forbidden(reason: &str) -> Response {
         StatusCode::FORBIDDEN,
         None,
         ErrorObject::new(INVALID_REQUEST, format!("forbidden: {reason}")),
+    )
+}
+
+/// A request malformed at the HTTP level (RFC 9112 §3.2: no host, or more than one).
+fn bad_request(reason: &str) -> Response {
+    reply::error(
+        StatusCode::BAD_REQUEST,
+        None,
+        ErrorObject::new(INVALID_REQUEST, format!("bad request: {reason}")),
     )
 }
 

@@ -40,8 +40,7 @@ pub(crate) fn request<'a>(
     request: Request,
 ) -> impl Future<Output = Response> + 'a {
     let exchange = state
-        .shared
-        .modern
+        .modern()
         .start_http(request, &view(headers), Instant::now());
     serve(state, exchange)
 }
@@ -58,8 +57,7 @@ pub(crate) fn read<'a>(
         |query| driver::answer_now(&state.shared.service, &state.principal, None, query);
     let start =
         state
-            .shared
-            .modern
+            .modern()
             .answer_http_read_with(read, &view(headers), Instant::now(), answer_now);
     let exchange = match start {
         ReadStart::Answered {

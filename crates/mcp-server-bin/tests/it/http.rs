@@ -888,6 +888,232 @@ async fn dns_rebinding_and_origin_are_refused() {
     assert_eq!(too_big.status(), 413);
 }
 
+/// The status code of the answer to `request`, written as it is on a fresh connection (for
+/// requests a client library would not send).
+async fn raw_status(server: &TestServer, request: &str) -> u16 {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut stream = bounded(tokio::net::TcpStream::connect(server.addr))
+        .await
+        .unwrap();
+    bounded(stream.write_all(request.as_bytes())).await.unwrap();
+    let mut answer = Vec::new();
+    let mut buffer = [0; 1024];
+    while !answer.windows(2).any(|pair| pair == b"\r\n") {
+        let read = bounded(stream.read(&mut buffer)).await.unwrap();
+        assert!(read > 0, "the connection closed before a status line");
+        answer.extend_from_slice(&buffer[..read]);
+    }
+    let status_line = String::from_utf8_lossy(&answer);
+    status_line
+        .split(' ')
+        .nth(1)
+        .and_then(|status| status.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {status_line:?}"))
+}
+
+/// A request names one host and at most one origin: the guard reads the whole header, never
+/// just its first line, and a request that names no host at all is malformed.
+#[tokio::test]
+async fn repeated_or_missing_host_and_origin_are_refused() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                          "params": {"_meta": modern_meta()}});
+    let host = server.host();
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut headers = vec![
+            ("mcp-protocol-version", MODERN),
+            ("mcp-method", "server/discover"),
+        ];
+        headers.extend_from_slice(extra);
+        headers
+    };
+    let host_twice = [("host", "localhost"), ("host", "localhost")];
+    assert_eq!(server.post(&with(&host_twice), &discover).await.status, 400);
+    let evil_second = [("host", "localhost"), ("host", "evil.example.com")];
+    assert_eq!(
+        server.post(&with(&evil_second), &discover).await.status,
+        400
+    );
+    let origin_twice = [
+        ("origin", "http://localhost:5173"),
+        ("origin", "http://localhost:5173"),
+    ];
+    assert_eq!(
+        server.post(&with(&origin_twice), &discover).await.status,
+        403
+    );
+    let evil_origin_second = [
+        ("origin", "http://localhost:5173"),
+        ("origin", "http://evil.example.com"),
+    ];
+    let refused = server.post(&with(&evil_origin_second), &discover).await;
+    assert_eq!(refused.status, 403);
+    assert_eq!(refused.json["error"]["code"], -32600, "{:?}", refused.json);
+    // One of each is served.
+    let once = [("host", "localhost"), ("origin", "http://localhost:5173")];
+    assert_eq!(server.post(&with(&once), &discover).await.status, 200);
+
+    let body = discover.to_string();
+    let request = |target: &str, host_line: &str| {
+        format!(
+            "POST {target} HTTP/1.1\r\n{host_line}content-type: application/json\r\n\
+             accept: application/json, text/event-stream\r\nmcp-protocol-version: {MODERN}\r\n\
+             mcp-method: server/discover\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let with_host = format!("host: {host}\r\n");
+    assert_eq!(raw_status(&server, &request("/mcp", &with_host)).await, 200);
+    // HTTP/1.1 without `Host` (and without an authority in the target) is malformed.
+    assert_eq!(raw_status(&server, &request("/mcp", "")).await, 400);
+    // A target in absolute form names its host, which the guard checks beside `Host`.
+    let absolute = format!("http://{host}/mcp");
+    assert_eq!(raw_status(&server, &request(&absolute, "")).await, 200);
+    assert_eq!(
+        raw_status(&server, &request(&absolute, &with_host)).await,
+        200
+    );
+    let rebound = "http://evil.example.com/mcp";
+    assert_eq!(
+        raw_status(&server, &request(rebound, &with_host)).await,
+        403
+    );
+}
+
+/// The most bytes of one client value an error quotes (`mcp_types::error::ECHO_LIMIT`).
+const ECHO_LIMIT: usize = 1024;
+
+/// `text`, an error's message or `data.uri`, quotes `sent` bounded: not whole, and saying how
+/// long it was.
+fn quotes_bounded(text: &Value, sent: &str) {
+    let text = text.as_str().expect("a string");
+    assert!(
+        text.len() <= 3 * ECHO_LIMIT,
+        "{} bytes quoted of {}",
+        text.len(),
+        sent.len()
+    );
+    assert!(
+        text.contains(&format!("(cut from {} bytes)", sent.len())),
+        "{text}"
+    );
+}
+
+/// An error quotes what the client sent only bounded: a huge header, URI, method or template
+/// comes back cut and marked, never whole, in both eras; a URI of the usual length comes back
+/// exactly as it was sent, as clients match `data.uri`.
+#[tokio::test]
+async fn errors_quote_what_the_client_sent_bounded() {
+    let server = TestServer::start(HttpOptions {
+        max_header_bytes: 4 << 20,
+        ..HttpOptions::default()
+    })
+    .await;
+    let read = |uri: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+               "params": {"uri": uri, "_meta": modern_meta()}})
+    };
+    let modern_read = async |name: &str, uri: &str| {
+        let headers = [
+            ("mcp-protocol-version", MODERN),
+            ("mcp-method", "resources/read"),
+            ("mcp-name", name),
+        ];
+        server.post(&headers, &read(uri)).await
+    };
+    // A 300 KB `Mcp-Name` that disagrees with the body.
+    let huge_name = format!("test://{}", "a".repeat(300_000));
+    let mismatch = modern_read(&huge_name, "test://static-text").await;
+    assert_eq!(mismatch.status, 400);
+    assert_eq!(mismatch.json["error"]["code"], -32020);
+    quotes_bounded(&mismatch.json["error"]["message"], &huge_name);
+    // A 1 MB URI, not a valid one (over the engine's 8 KiB).
+    let huge_uri = format!("test://{}", "b".repeat(1 << 20));
+    let invalid = modern_read(&huge_uri, &huge_uri).await;
+    assert_eq!(invalid.json["error"]["code"], -32602, "{}", invalid.status);
+    quotes_bounded(&invalid.json["error"]["message"], &huge_uri);
+    quotes_bounded(&invalid.json["error"]["data"]["uri"], &huge_uri);
+    // A valid URI of 4 KB that names nothing.
+    let long_uri = format!("test://missing/{}", "c".repeat(4000));
+    let missing = modern_read(&long_uri, &long_uri).await;
+    assert_eq!(missing.json["error"]["code"], -32602);
+    quotes_bounded(&missing.json["error"]["data"]["uri"], &long_uri);
+    let short = modern_read("test://missing", "test://missing").await;
+    assert_eq!(short.json["error"]["data"]["uri"], "test://missing");
+    // A 1 MB method name.
+    let huge_method = format!("x/{}", "d".repeat(1 << 20));
+    let unknown = server
+        .post(
+            &[
+                ("mcp-protocol-version", MODERN),
+                ("mcp-method", &huge_method),
+            ],
+            &json!({"jsonrpc": "2.0", "id": 1, "method": huge_method,
+                    "params": {"_meta": modern_meta()}}),
+        )
+        .await;
+    assert_eq!(unknown.status, 404);
+    quotes_bounded(&unknown.json["error"]["message"], &huge_method);
+    // A completion of a 1 MB template.
+    let huge_template = format!("test://{{x}}{}", "e".repeat(1 << 20));
+    let complete = |meta: Option<Value>| {
+        let mut params = json!({"ref": {"type": "ref/resource", "uri": huge_template},
+                                "argument": {"name": "x", "value": ""}});
+        if let Some(meta) = meta {
+            params["_meta"] = meta;
+        }
+        json!({"jsonrpc": "2.0", "id": 1, "method": "completion/complete", "params": params})
+    };
+    let headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "completion/complete"),
+    ];
+    let unknown_template = server.post(&headers, &complete(Some(modern_meta()))).await;
+    assert_eq!(unknown_template.json["error"]["code"], -32602);
+    quotes_bounded(&unknown_template.json["error"]["message"], &huge_template);
+
+    // The legacy era, in a session.
+    let session = server.legacy_session("2025-11-25").await;
+    let legacy = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let legacy_read = |uri: &str| json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": uri}});
+    let invalid = server.post(&legacy, &legacy_read(&huge_uri)).await;
+    assert_eq!(invalid.json["error"]["code"], -32602);
+    quotes_bounded(&invalid.json["error"]["message"], &huge_uri);
+    quotes_bounded(&invalid.json["error"]["data"]["uri"], &huge_uri);
+    let missing = server.post(&legacy, &legacy_read(&long_uri)).await;
+    assert_eq!(missing.json["error"]["code"], -32002);
+    quotes_bounded(&missing.json["error"]["data"]["uri"], &long_uri);
+    let short = server.post(&legacy, &legacy_read("test://missing")).await;
+    assert_eq!(short.json["error"]["data"]["uri"], "test://missing");
+    let unknown = server
+        .post(
+            &legacy,
+            &json!({"jsonrpc": "2.0", "id": 3, "method": huge_method}),
+        )
+        .await;
+    assert_eq!(unknown.json["error"]["code"], -32601);
+    quotes_bounded(&unknown.json["error"]["message"], &huge_method);
+    let unknown_template = server.post(&legacy, &complete(None)).await;
+    assert_eq!(unknown_template.json["error"]["code"], -32602);
+    quotes_bounded(&unknown_template.json["error"]["message"], &huge_template);
+    // A log level serde does not know, quoted by serde in its message.
+    let huge_level = "f".repeat(1 << 20);
+    let level = server
+        .post(
+            &legacy,
+            &json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel",
+                    "params": {"level": huge_level}}),
+        )
+        .await;
+    assert_eq!(level.json["error"]["code"], -32602);
+    let message = level.json["error"]["message"].as_str().unwrap();
+    assert!(message.len() <= ECHO_LIMIT, "{} bytes", message.len());
+    assert!(message.contains("(cut from "), "{message}");
+}
+
 #[tokio::test]
 async fn modern_listen_acknowledges_then_streams_tagged_updates() {
     let server = TestServer::start(HttpOptions::default()).await;
@@ -1867,6 +2093,110 @@ async fn bearer_tokens_guard_every_request_and_bind_sessions() {
         routed.send_at(metadata, "GET", &[], None).await.status(),
         200
     );
+}
+
+/// The `cacheScope` of every cacheable modern result over HTTP, by method, with `extra`
+/// headers: discover, both lists, a static read (read in one pass) and a template's.
+async fn http_cache_scopes(server: &TestServer, extra: &[(&str, &str)]) -> Vec<(String, Value)> {
+    let requests = [
+        ("server/discover", json!({})),
+        ("resources/list", json!({})),
+        ("resources/templates/list", json!({})),
+        ("resources/read", json!({"uri": "test://static-text"})),
+        ("resources/read", json!({"uri": "test://template/1/data"})),
+    ];
+    let mut scopes = Vec::new();
+    for (method, mut params) in requests {
+        params["_meta"] = modern_meta();
+        let uri = params["uri"].as_str().map(str::to_owned);
+        let mut headers = vec![("mcp-protocol-version", MODERN), ("mcp-method", method)];
+        if let Some(uri) = uri.as_deref() {
+            headers.push(("mcp-name", uri));
+        }
+        headers.extend_from_slice(extra);
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let answer = server.post(&headers, &body).await;
+        assert!(
+            answer.json.get("result").is_some(),
+            "{method}: {:?}",
+            answer.json
+        );
+        let name = format!("{method} {}", uri.unwrap_or_default());
+        scopes.push((name, answer.json["result"]["cacheScope"].clone()));
+    }
+    scopes
+}
+
+/// Every cacheable modern result is private when who asks decides what, or whether anything,
+/// is answered: under HTTP authorization (a token's scopes decide whether a request is served
+/// at all) and under a policy whose grants name subjects or scopes. Otherwise public.
+#[tokio::test]
+async fn authorized_or_per_principal_results_are_private() {
+    use mcp_resources_core::policy::{ActionSet, Grantee, PatternPolicy, Policy, UriPattern};
+    use mcp_server_bin::auth::{Authorization, JwtVerifier};
+    type SharedPolicy = std::sync::Arc<dyn Policy>;
+    let authorized = || {
+        let verifier = JwtVerifier::new(RESOURCE, vec![ISSUER.to_owned()])
+            .with_hmac_secret(SECRET)
+            .unwrap();
+        let authorization = Authorization::new(
+            RESOURCE,
+            vec![ISSUER.to_owned()],
+            std::sync::Arc::new(verifier),
+        )
+        .unwrap();
+        HttpOptions {
+            authorization: Some(authorization),
+            ..HttpOptions::default()
+        }
+    };
+    let alice = bearer("alice", "files:read");
+    let token = [("authorization", alice.as_str())];
+    let everything = || UriPattern::parse("test://**").unwrap();
+    let by_scope: SharedPolicy = std::sync::Arc::new(PatternPolicy::new().grant(
+        Grantee::Scope("files:read".to_owned()),
+        ActionSet::ALL,
+        everything(),
+    ));
+    let by_subject: SharedPolicy = std::sync::Arc::new(
+        PatternPolicy::new()
+            .grant(Grantee::Anyone, ActionSet::ALL, everything())
+            .grant(
+                Grantee::Subject("carol".to_owned()),
+                ActionSet::ALL,
+                UriPattern::parse("test://carol/**").unwrap(),
+            ),
+    );
+
+    // Authorization with no policy, with a policy by scope, and a policy by subject alone.
+    let cases = [
+        (authorized(), None, token.as_slice()),
+        (authorized(), Some(by_scope), token.as_slice()),
+        (HttpOptions::default(), Some(by_subject), &[][..]),
+    ];
+    for (case, (options, policy, headers)) in cases.into_iter().enumerate() {
+        let server = TestServer::start_with(options.clone(), policy).await;
+        for (method, scope) in http_cache_scopes(&server, headers).await {
+            assert_eq!(scope, "private", "case {case}: {method}");
+        }
+        // Through the router too.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let router = server.server.router(options);
+        let routed = TestServer {
+            server: server.server.clone(),
+            addr,
+            task: tokio::spawn(async move { axum::serve(listener, router).await }),
+        };
+        for (method, scope) in http_cache_scopes(&routed, headers).await {
+            assert_eq!(scope, "private", "case {case}, routed: {method}");
+        }
+    }
+    // Anonymous, under no policy: nothing depends on who asks.
+    let open = TestServer::start(HttpOptions::default()).await;
+    for (method, scope) in http_cache_scopes(&open, &[]).await {
+        assert_eq!(scope, "public", "{method}");
+    }
 }
 
 #[tokio::test]

@@ -18,6 +18,11 @@ const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-0
 
 /// A server with one static resource and a template whose reads take a little while.
 fn server() -> Server {
+    builder().build().unwrap()
+}
+
+/// The builder of [`server`].
+fn builder() -> mcp_server_bin::ServerBuilder {
     let text = ResourceUri::parse("test://static-text").unwrap();
     Server::builder()
         .server_info("lines-test", "1.0.0")
@@ -35,8 +40,6 @@ fn server() -> Server {
                 }
             },
         )
-        .build()
-        .unwrap()
 }
 
 /// Serves `lines` to the end of the input; returns every line written.
@@ -250,4 +253,81 @@ async fn responses_and_notifications_are_never_answered_in_either_era() {
     let answers = serve(&legacy).await;
     assert_eq!(answers.len(), 2, "{answers:#?}");
     assert_eq!(answers[1], r#"{"jsonrpc":"2.0","id":"last","result":{}}"#);
+}
+
+/// The `cacheScope` of every cacheable modern result, by method, that `server` gives on stdio:
+/// discover, both lists, a static read (answered in one pass) and a template's (a query).
+async fn cache_scopes(server: Server) -> Vec<(String, Value)> {
+    let request = |id: i64, method: &str, extra: &str| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{extra}{META}}}}}"#)
+    };
+    let lines = [
+        request(1, "server/discover", ""),
+        request(2, "resources/list", ""),
+        request(3, "resources/templates/list", ""),
+        modern_read(4, "test://static-text"),
+        modern_read(5, "test://slow/1"),
+    ];
+    let input: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    let mut output = Vec::new();
+    tokio::time::timeout(WAIT, server.serve_lines(input.as_bytes(), &mut output))
+        .await
+        .expect("served within the bound")
+        .expect("no i/o error");
+    let mut answers: Vec<Value> = String::from_utf8(output)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    answers.sort_by_key(|answer| answer["id"].as_i64());
+    let methods = [
+        "discover",
+        "list",
+        "templates",
+        "static read",
+        "template read",
+    ];
+    assert_eq!(answers.len(), methods.len(), "{answers:#?}");
+    methods
+        .iter()
+        .zip(answers)
+        .map(|(method, answer)| {
+            assert!(answer.get("result").is_some(), "{method}: {answer}");
+            ((*method).to_owned(), answer["result"]["cacheScope"].clone())
+        })
+        .collect()
+}
+
+/// Under a policy whose grants name subjects or scopes, who asks decides what is listed and
+/// read: every cacheable result is private, so that no shared cache hands one principal's
+/// answer to another. Without one, they are public.
+#[tokio::test]
+async fn results_are_private_when_the_policy_looks_at_the_principal() {
+    use mcp_resources_core::policy::{ActionSet, Grantee, PatternPolicy, Principal, UriPattern};
+    let everything = || UriPattern::parse("test://**").unwrap();
+    for (grantee, principal) in [
+        (
+            Grantee::Subject("alice".to_owned()),
+            Principal::subject("alice"),
+        ),
+        (
+            Grantee::Scope("files:read".to_owned()),
+            Principal::subject("bob").with_scope("files:read"),
+        ),
+    ] {
+        let policy = PatternPolicy::new().grant(grantee, ActionSet::ALL, everything());
+        let server = builder()
+            .policy(std::sync::Arc::new(policy))
+            .stdio_principal(principal)
+            .build()
+            .unwrap();
+        for (method, scope) in cache_scopes(server).await {
+            assert_eq!(scope, "private", "{method}");
+        }
+    }
+    let open = PatternPolicy::new().grant(Grantee::Anyone, ActionSet::ALL, everything());
+    let server = builder().policy(std::sync::Arc::new(open)).build().unwrap();
+    for (method, scope) in cache_scopes(server).await {
+        assert_eq!(scope, "public", "{method}");
+    }
 }

@@ -266,7 +266,10 @@ fn member<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::
 /// Tells invalid JSON from valid JSON that failed to fit the envelope.
 fn classify(input: &[u8], error: serde_json::Error) -> DecodeError {
     if serde_json::from_slice::<IgnoredAny>(input).is_ok() {
-        DecodeError::invalid(None, InvalidMessage::Malformed(error.to_string()))
+        DecodeError::invalid(
+            None,
+            InvalidMessage::Malformed(crate::error::echo(&error.to_string()).into_owned()),
+        )
     } else {
         DecodeError::InvalidJson(error.to_string())
     }
@@ -402,8 +405,10 @@ fn from_envelope(envelope: Envelope<'_>) -> Result<Message, DecodeError> {
             None => Err(invalid(InvalidMessage::ResultWithoutId)),
         },
         (None, Some(error)) => {
-            let error: ErrorObject = serde_json::from_str(error.get())
-                .map_err(|error| invalid(InvalidMessage::InvalidErrorObject(error.to_string())))?;
+            let error: ErrorObject = serde_json::from_str(error.get()).map_err(|error| {
+                let reason = crate::error::echo(&error.to_string()).into_owned();
+                invalid(InvalidMessage::InvalidErrorObject(reason))
+            })?;
             Ok(Message::Response(Response::error(id, error)))
         }
     }

@@ -109,9 +109,10 @@ pub struct Notification<P = Box<RawValue>> {
 pub struct ParamsError(#[from] pub serde_json::Error);
 
 impl ParamsError {
-    /// The `-32602` error object to answer with.
+    /// The `-32602` error object to answer with; its message [`echo`](crate::error::echo)ed,
+    /// since serde quotes the offending value (an unknown variant, a string of the wrong type).
     pub fn to_error_object(&self) -> ErrorObject {
-        ErrorObject::invalid_params(self.to_string())
+        ErrorObject::invalid_params(crate::error::echo(&self.to_string()))
     }
 }
 
