@@ -14,7 +14,7 @@ use mcp_resources_core::engine::Engine;
 use mcp_resources_core::error::ReadError;
 use mcp_resources_core::pagination::CursorKey;
 use mcp_resources_core::policy::Principal;
-use mcp_resources_core::provider::{ListRequest, Provider, ReadRequest};
+use mcp_resources_core::provider::{ListRequest, Provider, ProviderError, ReadRequest};
 use mcp_resources_core::resource::{Body, ByteRange, Resource, Timestamp};
 use mcp_resources_core::template::{UriTemplate, Variables};
 use mcp_resources_core::uri::ResourceUri;
@@ -147,21 +147,28 @@ async fn list_all(provider: &FilesystemProvider, limit: usize) -> Vec<Resource> 
     }
 }
 
-/// Reads `uri` from the provider directly: `None` for a URI that does not parse or names
-/// nothing.
-async fn read(provider: &FilesystemProvider, uri: &str) -> Option<Body> {
-    let uri = ResourceUri::parse(uri).ok()?;
+/// Reads `uri` (which parses) from the provider directly, as the anonymous principal.
+async fn try_read(
+    provider: &FilesystemProvider,
+    uri: &ResourceUri,
+) -> Result<Option<Vec<mcp_resources_core::resource::Contents>>, ProviderError> {
     let principal = Principal::anonymous();
-    let contents = provider
+    provider
         .read(ReadRequest {
             principal: &principal,
-            uri: &uri,
+            uri,
             template: None,
             variables: None,
             range: None,
         })
         .await
-        .unwrap()?;
+}
+
+/// Reads `uri` from the provider directly: `None` for a URI that does not parse or names
+/// nothing.
+async fn read(provider: &FilesystemProvider, uri: &str) -> Option<Body> {
+    let uri = ResourceUri::parse(uri).ok()?;
+    let contents = try_read(provider, &uri).await.unwrap()?;
     assert_eq!(contents.len(), 1);
     assert_eq!(contents[0].uri, uri);
     Some(contents[0].body.clone())
@@ -1202,19 +1209,9 @@ async fn the_read_limit_counts_the_encoded_size() {
     fs::write(fixture.path().join("controls.txt"), vec![1u8; 40]).unwrap();
     fs::write(fixture.path().join("plain.txt"), vec![b'a'; 100]).unwrap();
     let provider = fixture.provider_with(|config| config.max_read_bytes = 100);
-    let principal = Principal::anonymous();
     for (name, fits) in [("blob.bin", 75), ("controls.txt", 16)] {
         let uri = ResourceUri::parse(&fixture.uri(name)).unwrap();
-        let error = provider
-            .read(ReadRequest {
-                principal: &principal,
-                uri: &uri,
-                template: None,
-                variables: None,
-                range: None,
-            })
-            .await
-            .unwrap_err();
+        let error = try_read(&provider, &uri).await.unwrap_err();
         assert!(error.is_invalid_params(), "{name}: {error}");
         let message = error.message();
         assert!(message.contains(&fixture.template()), "{message}");

@@ -241,6 +241,20 @@ fn watched_listen_request(id: u64) -> Value {
     }}})
 }
 
+/// Bearer-token authorization by [`ISSUER`] for [`RESOURCE`], with the HMAC key [`SECRET`].
+fn authorization() -> mcp_server_bin::auth::Authorization {
+    use mcp_server_bin::auth::{Authorization, JwtVerifier};
+    let verifier = JwtVerifier::new(RESOURCE, vec![ISSUER.to_owned()])
+        .with_hmac_secret(SECRET)
+        .unwrap();
+    Authorization::new(
+        RESOURCE,
+        vec![ISSUER.to_owned()],
+        std::sync::Arc::new(verifier),
+    )
+    .unwrap()
+}
+
 fn modern_meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": MODERN,
@@ -506,18 +520,7 @@ async fn legacy_session_without_version_header_is_2025_03_26_and_takes_batches()
     );
 }
 
-/// Responses (to requests this server never made) and notifications, malformed or not.
-const NEVER_ANSWERED: &[&str] = &[
-    r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no such method"}}"#,
-    r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
-    r#"{"jsonrpc":"2.0","id":3,"error":{"code":"bad"}}"#,
-    r#"{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"x"}}"#,
-    r#"{"jsonrpc":"2.0","result":{}}"#,
-    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":5}"#,
-    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{}}}"#,
-    r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}"#,
-    r#"{"jsonrpc":"2.0","method":7}"#,
-];
+use crate::lines::NEVER_ANSWERED;
 
 /// A body of notifications and responses only gets `202` and no body, in either era, however
 /// malformed; in a legacy batch such elements get no response either.
@@ -2133,22 +2136,10 @@ async fn http_cache_scopes(server: &TestServer, extra: &[(&str, &str)]) -> Vec<(
 #[tokio::test]
 async fn authorized_or_per_principal_results_are_private() {
     use mcp_resources_core::policy::{ActionSet, Grantee, PatternPolicy, Policy, UriPattern};
-    use mcp_server_bin::auth::{Authorization, JwtVerifier};
     type SharedPolicy = std::sync::Arc<dyn Policy>;
-    let authorized = || {
-        let verifier = JwtVerifier::new(RESOURCE, vec![ISSUER.to_owned()])
-            .with_hmac_secret(SECRET)
-            .unwrap();
-        let authorization = Authorization::new(
-            RESOURCE,
-            vec![ISSUER.to_owned()],
-            std::sync::Arc::new(verifier),
-        )
-        .unwrap();
-        HttpOptions {
-            authorization: Some(authorization),
-            ..HttpOptions::default()
-        }
+    let authorized = || HttpOptions {
+        authorization: Some(authorization()),
+        ..HttpOptions::default()
     };
     let alice = bearer("alice", "files:read");
     let token = [("authorization", alice.as_str())];
@@ -2201,18 +2192,8 @@ async fn authorized_or_per_principal_results_are_private() {
 
 #[tokio::test]
 async fn live_streams_end_once_their_token_expires() {
-    use mcp_server_bin::auth::{Authorization, JwtVerifier};
-    let verifier = JwtVerifier::new(RESOURCE, vec![ISSUER.to_owned()])
-        .with_hmac_secret(SECRET)
-        .unwrap();
-    let authorization = Authorization::new(
-        RESOURCE,
-        vec![ISSUER.to_owned()],
-        std::sync::Arc::new(verifier),
-    )
-    .unwrap();
     let server = TestServer::start(HttpOptions {
-        authorization: Some(authorization),
+        authorization: Some(authorization()),
         keep_alive: Duration::from_millis(100),
         ..HttpOptions::default()
     })

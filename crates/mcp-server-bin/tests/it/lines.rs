@@ -222,8 +222,9 @@ async fn a_read_asking_for_progress_has_its_notification_just_before_its_respons
     }
 }
 
-/// Responses (to requests this server never made) and notifications, malformed or not.
-const NEVER_ANSWERED: &[&str] = &[
+/// Responses (to requests this server never made) and notifications, malformed or not (the
+/// HTTP tests send them too).
+pub(crate) const NEVER_ANSWERED: &[&str] = &[
     r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no such method"}}"#,
     r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
     r#"{"jsonrpc":"2.0","id":3,"error":{"code":"bad"}}"#,
