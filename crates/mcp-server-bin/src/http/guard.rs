@@ -3,7 +3,8 @@
 //!
 //! **Layer:** server, HTTP transport; pure functions over header values, checked before the
 //! body is read. Loopback origins and hosts (`localhost`, `127.0.0.0/8`, `::1`) are always
-//! allowed; anything else only when configured. This module must never know JSON-RPC, either
+//! allowed; anything else only when configured. Public (as `mcp_server_bin::guard`) so that
+//! the fuzz targets and a server built on its own router can call them. This module must never know JSON-RPC, either
 //! protocol era or the service.
 
 use std::net::IpAddr;
@@ -11,7 +12,7 @@ use std::net::IpAddr;
 /// Whether an `Origin` header value may talk to this server: a loopback origin, or one listed
 /// in `allowed` (compared case-insensitively, scheme, host and port alike). `"*"` in `allowed`
 /// lets every origin through. The opaque origin `null` is refused unless listed.
-pub(crate) fn origin_allowed(origin: &[u8], allowed: &[String]) -> bool {
+pub fn origin_allowed(origin: &[u8], allowed: &[String]) -> bool {
     let Ok(origin) = std::str::from_utf8(origin) else {
         return false;
     };
@@ -38,7 +39,7 @@ pub(crate) fn origin_allowed(origin: &[u8], allowed: &[String]) -> bool {
 /// Whether a `Host` header value names this server: a loopback name or address (with any
 /// port), or an entry of `allowed` (`name` matches any port, `name:port` only that port,
 /// compared case-insensitively). `"*"` in `allowed` lets every host through.
-pub(crate) fn host_allowed(host: &[u8], allowed: &[String]) -> bool {
+pub fn host_allowed(host: &[u8], allowed: &[String]) -> bool {
     if is_plain_loopback(host.trim_ascii()) {
         return true;
     }
