@@ -3,7 +3,8 @@
 //! Checks that nothing panics, and:
 //! - `mcp_server_bin::guard::host_allowed` and `origin_allowed` with nothing configured let
 //!   through only loopback: the name they took, read by an RFC 3986 parser as the host of
-//!   `http://NAME/`, is `localhost`, a `*.localhost` name or a loopback address; `"*"` lets
+//!   `http://NAME/`, is `localhost`, a `*.localhost` name or a loopback address (or is a bare
+//!   loopback address, as `::1`); `"*"` lets
 //!   every UTF-8 origin and every non-empty UTF-8 host through;
 //! - `mcp_2026::Handler::check_headers` agrees with a body whose headers say what the body
 //!   says (as they are, and in the `=?base64?…?=` form), and never panics on any headers;
@@ -84,6 +85,10 @@ fn check_guard(input: &Input) {
 
 /// Whether `authority` (`host[:port]`) names this machine, as an RFC 3986 parser reads it.
 fn names_loopback(authority: &str) -> bool {
+    // The guard also takes a bare IPv6 address (`::1`), which no URI holds unbracketed.
+    if authority.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback()) {
+        return true;
+    }
     let Ok(uri) = fluent_uri::Uri::parse(format!("http://{authority}/")) else {
         return false;
     };
