@@ -5,7 +5,8 @@
 //! `cargo metadata`; they never build or change anything.
 //!
 //! What they keep true:
-//! - every Rust file of every crate (and of the bench programs) opens with a `//!` doc;
+//! - every Rust file of every crate (and of the bench programs and fuzz targets) opens with a
+//!   `//!` doc;
 //! - library code never prints (`println!`, `eprintln!`, `print!`, `eprint!`, `dbg!`): stdout
 //!   belongs to the stdio transport, and logs go through `tracing`;
 //! - the dependency graph is the architecture (`STYLE.md`): tokio, hyper and axum only in
@@ -351,12 +352,13 @@ impl Metadata {
     }
 }
 
-/// All `.rs` files of the crates (sources, tests, benches, examples), of the xtask and of the
-/// bench-only programs under `bench/`.
+/// All `.rs` files of the crates (sources, tests, benches, examples), of the xtask, of the
+/// bench-only programs under `bench/` and of the fuzz targets under `fuzz/`.
 fn rust_files(root: &Path) -> Vec<PathBuf> {
     let mut files = rust_files_under(&root.join("crates"));
     files.extend(rust_files_under(&root.join("xtask").join("src")));
     files.extend(rust_files_under(&root.join("bench")));
+    files.extend(rust_files_under(&root.join("fuzz")));
     files
 }
 
@@ -372,7 +374,10 @@ fn rust_files_under(dir: &Path) -> Vec<PathBuf> {
             let name = entry.file_name();
             if path.is_dir() {
                 // Build output and snapshot folders hold no sources of ours.
-                if name != "target" && name != "snapshots" && name != "fixtures" {
+                if !matches!(
+                    name.to_str(),
+                    Some("target" | "snapshots" | "fixtures" | "corpus" | "artifacts")
+                ) {
                     stack.push(path);
                 }
             } else if path.extension().is_some_and(|ext| ext == "rs") {

@@ -28,7 +28,8 @@
 //!   `%5B` and `%5D` do. Brackets in the host and in a fragment are judged by RFC 3986 alone.
 //!
 //! Rootless paths (`urn:isbn:0451450523`, `mailto:a@example.com`) are left as they are apart from
-//! the percent-encoding rules. The canonical form of a canonical URI is itself.
+//! the percent-encoding rules, except that one with a `..` segment (`file:a/../b`) is rejected
+//! with [`UriError::PathAboveRoot`]: kept as it is, its `..` would survive canonicalization. The canonical form of a canonical URI is itself.
 
 use std::borrow::Borrow;
 use std::fmt;
@@ -126,7 +127,8 @@ pub enum UriError {
         /// Byte offset of the `%`.
         index: usize,
     },
-    /// Removing dot segments would climb above the root of the path (`file:///../etc`).
+    /// Removing dot segments would climb above the root of the path (`file:///../etc`), or a
+    /// rootless path has a `..` segment (`file:a/../etc`).
     #[error("uri path climbs above its root through `..` segments")]
     PathAboveRoot,
 }
@@ -344,6 +346,9 @@ impl ResourceUri {
                 index: input_index(index),
             });
         }
+        if climbs_without_root(parsed.path().as_str()) {
+            return Err(UriError::PathAboveRoot);
+        }
         if is_canonical(&parsed) {
             // Most URIs a client sends are already canonical (they were listed so): the
             // normalizer would give the input back, at the cost of two buffers.
@@ -525,6 +530,18 @@ fn is_canonical(parsed: &Uri<&str>) -> bool {
         && lowercase(parsed.scheme().as_str())
         && authority_is_canonical
         && path_is_canonical
+}
+
+/// Whether a rootless path (`file:a/../b`: no authority, no leading `/`) has a `..` segment,
+/// percent-encoded dots included. The normalizer leaves such a path as it is, so its `..`
+/// would survive into the canonical form; with no root to stay beneath, it is refused as
+/// climbing above one.
+fn climbs_without_root(path: &str) -> bool {
+    !path.starts_with('/')
+        && path.split('/').any(|segment| {
+            let dots = segment.replace("%2E", ".").replace("%2e", ".");
+            dots == ".."
+        })
 }
 
 fn find_encoded_nul(input: &str) -> Option<usize> {

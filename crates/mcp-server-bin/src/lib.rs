@@ -47,6 +47,8 @@
 //! - The stdio transport ([`Server::serve_stdio`], [`Server::serve_lines`]).
 //! - The Streamable HTTP transport ([`Server::router`] to mount in your own axum app,
 //!   [`Server::serve_http`] to run it alone), both eras on one endpoint, with [`HttpOptions`].
+//! - [`guard`]: the `Origin` and `Host` checks of the HTTP transport, public so that they can
+//!   be fuzzed and reused on their own.
 //! - [`filesystem`]: the provider serving directories as live `file://` resources.
 //! - [`config`]: the configuration of the `mcp-resources` binary (TOML file and flags).
 
@@ -59,7 +61,7 @@ pub mod resources_config;
 mod server;
 mod stdio;
 
-pub use crate::http::{HttpOptions, auth};
+pub use crate::http::{HttpOptions, auth, guard};
 pub use crate::server::{BuildError, Server, ServerBuilder};
 pub use crate::stdio::{MAX_LINE_BYTES, MAX_LISTEN_STREAMS};
 

@@ -378,3 +378,17 @@ proptest! {
         }
     }
 }
+
+/// Found by the `uri` fuzz target (`cargo xtask fuzz`): a rootless path, which the normalizer
+/// leaves as it is, kept its `..` segment in the canonical form of a `file:` URI. The artifact
+/// was `file:sw///../)tce/paswd`; minimized by hand to the first entry.
+#[test]
+fn regression_fuzz_rootless_dot_dot_is_refused() {
+    let climbing = "error: uri path climbs above its root through `..` segments";
+    check("file:a/../b", climbing);
+    check("file:sw///../)tce/paswd", climbing);
+    check("custom:a/%2E%2e/b", climbing);
+    check("urn:x:..", "urn:x:..");
+    check("custom:a/./b", "custom:a/./b");
+    check("custom:a/..b", "custom:a/..b");
+}

@@ -5,8 +5,9 @@
 //! body is read. Loopback origins and hosts (`localhost`, `127.0.0.0/8`, `::1`) are always
 //! allowed; anything else only when configured. A header the guard reads is read whole: a
 //! second `Origin` or `Host` is refused, never skipped past, and a request must name its host
-//! (in `Host`, or in its target's authority: HTTP/2's `:authority`). This module must never
-//! know JSON-RPC, either protocol era or the service.
+//! (in `Host`, or in its target's authority: HTTP/2's `:authority`). Public (as
+//! `mcp_server_bin::guard`) so that the fuzz targets and a server built on its own router can
+//! call its checks. This module must never know JSON-RPC, either protocol era or the service.
 
 use std::net::IpAddr;
 
@@ -70,7 +71,7 @@ pub(crate) fn check_host<'v>(
 /// Whether an `Origin` header value may talk to this server: a loopback origin, or one listed
 /// in `allowed` (compared case-insensitively, scheme, host and port alike). `"*"` in `allowed`
 /// lets every origin through. The opaque origin `null` is refused unless listed.
-pub(crate) fn origin_allowed(origin: &[u8], allowed: &[String]) -> bool {
+pub fn origin_allowed(origin: &[u8], allowed: &[String]) -> bool {
     let Ok(origin) = std::str::from_utf8(origin) else {
         return false;
     };
@@ -97,7 +98,7 @@ pub(crate) fn origin_allowed(origin: &[u8], allowed: &[String]) -> bool {
 /// Whether a `Host` header value names this server: a loopback name or address (with any
 /// port), or an entry of `allowed` (`name` matches any port, `name:port` only that port,
 /// compared case-insensitively). `"*"` in `allowed` lets every host through.
-pub(crate) fn host_allowed(host: &[u8], allowed: &[String]) -> bool {
+pub fn host_allowed(host: &[u8], allowed: &[String]) -> bool {
     if is_plain_loopback(host.trim_ascii()) {
         return true;
     }

@@ -49,7 +49,7 @@
 //! headers.
 
 pub mod auth;
-mod guard;
+pub mod guard;
 mod legacy;
 mod limits;
 mod modern;
