@@ -76,6 +76,7 @@ pub const DEFAULT_SECRET_PATTERNS: &[&str] = &[
     ".gnupg",
     // Credential stores of common tools.
     "credentials*",
+    "*credentials*.json",
     ".netrc",
     "_netrc",
     ".npmrc",
@@ -162,10 +163,21 @@ impl SecretMatcher {
 }
 
 /// The suffixes editors and tools give a copy of a file: `key.pem~`, `.env.bak`,
-/// `id_rsa.orig`, a Vim swap file `.id_rsa.swp`, an Emacs autosave `#.env#` or lock `.#.env`.
+/// `id_rsa.orig`, a Vim swap file `.id_rsa.swp`, an Emacs autosave `#.env#` or lock `.#.env`;
+/// matched in any case, as the secret patterns are (`server.pem.BAK`).
 const BACKUP_SUFFIXES: [&str; 8] = [
     "~", ".bak", ".orig", ".old", ".save", ".swp", ".swo", ".tmp",
 ];
+
+/// `text` without `suffix` (an ASCII suffix, compared in any case), unless nothing is left.
+fn strip_suffix_ignoring_case<'t>(text: &'t str, suffix: &str) -> Option<&'t str> {
+    let start = text
+        .len()
+        .checked_sub(suffix.len())
+        .filter(|start| *start > 0)?;
+    let tail = text.get(start..)?;
+    tail.eq_ignore_ascii_case(suffix).then(|| &text[..start])
+}
 
 /// `name` and the names it is a backup copy of, outermost first: `#.env.bak#` gives
 /// `#.env.bak#`, `.env.bak` and `.env`. Bounded by the name's length.
@@ -182,10 +194,7 @@ pub(crate) fn backup_stems(name: &str) -> impl Iterator<Item = &str> {
             return Some(inner).filter(|inner| !inner.is_empty());
         }
         for suffix in BACKUP_SUFFIXES {
-            if let Some(inner) = current
-                .strip_suffix(suffix)
-                .filter(|inner| !inner.is_empty())
-            {
+            if let Some(inner) = strip_suffix_ignoring_case(current, suffix) {
                 // A Vim swap file is the hidden name of what it holds: `.id_rsa.swp`.
                 if suffix.starts_with(".sw") {
                     if let Some(hidden) = inner.strip_prefix('.').filter(|rest| !rest.is_empty()) {
@@ -606,12 +615,26 @@ fn parse_level(
     if !any {
         return None;
     }
-    builder
-        .build()
-        .inspect_err(|error| {
-            tracing::warn!(directory = %directory.display(), %error, "ignore files not usable");
-        })
-        .ok()
+    match builder.build() {
+        Ok(matcher) => Some(matcher),
+        // Patterns too costly to compile (past globset's size limit) hide their directory, as
+        // an oversized file does: dropping them would expose what they hide.
+        Err(error) => {
+            tracing::warn!(
+                directory = %directory.display(),
+                %error,
+                "ignore files not usable: everything in their directory is hidden"
+            );
+            hide_everything(directory, ignore_case)
+        }
+    }
+}
+
+/// A matcher of `directory` that ignores everything below it.
+fn hide_everything(directory: &Path, ignore_case: bool) -> Option<Gitignore> {
+    let mut builder = ignore_builder(directory, ignore_case);
+    builder.add_line(None, "*").ok()?;
+    builder.build().ok()
 }
 
 /// Whether the matchers `levels` (shallowest first, all of ancestors of `path`) ignore `path`.

@@ -147,7 +147,7 @@ pub(crate) fn scan_path(rules: &Rules, root: &Root, path: &Path) -> Scan {
     };
     match stat.kind {
         Kind::Directory => walker.visit_directory(path, relative, &mut levels, &mut scan),
-        Kind::File => scan.files.extend(file_meta(path, relative, &stat)),
+        Kind::File => scan.files.extend(walker.served_file(path, relative, &stat)),
         Kind::Symlink | Kind::Other => {}
     }
     scan
@@ -204,16 +204,29 @@ impl Walker<'_> {
             }
             if is_dir {
                 self.visit_directory(&child, &child_relative, levels, scan);
-            } else if self.root.refuse_hard_links && entry.stat.links > 1 {
-                tracing::debug!(path = %child.display(), "file skipped: it has other hard links");
             } else {
                 scan.files
-                    .extend(file_meta(&child, &child_relative, &entry.stat));
+                    .extend(self.served_file(&child, &child_relative, &entry.stat));
             }
         }
         if pushed {
             levels.pop();
         }
+    }
+
+    /// The index entry of the regular file at `path`, unless the root refuses it for its hard
+    /// links: the one rule for files met by a walk and files named by the watcher.
+    fn served_file(
+        &self,
+        path: &Path,
+        relative: &Path,
+        stat: &FileStat,
+    ) -> Option<(ResourceUri, FileMeta)> {
+        if self.root.refuse_hard_links && stat.links > 1 {
+            tracing::debug!(path = %path.display(), "file skipped: it has other hard links");
+            return None;
+        }
+        file_meta(path, relative, stat)
     }
 }
 

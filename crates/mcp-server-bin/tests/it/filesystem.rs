@@ -1225,3 +1225,107 @@ async fn the_read_limit_counts_the_encoded_size() {
     // Text with nothing to escape is its own size: exactly the limit reads.
     assert!(read(&provider, &fixture.uri("plain.txt")).await.is_some());
 }
+
+/// Found by the security review: with `refuse_hard_links`, a hard link made while the server
+/// runs was listed (with the linked file's size) and announced; only the start-up walk
+/// checked the links.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hard_link_made_live_is_refused_like_one_found_at_start() {
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("secret.txt"), vec![b's'; 12_345]).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let mut config = FsConfig::new([root.path()]);
+    config.refuse_hard_links = true;
+    config.debounce = Duration::from_millis(50);
+    let provider = FilesystemProvider::new(config).unwrap();
+    let mut watcher = provider.watch().unwrap();
+    fs::hard_link(
+        outside.path().join("secret.txt"),
+        root.path().join("hard.txt"),
+    )
+    .unwrap();
+    fs::write(root.path().join("plain.txt"), "plain").unwrap();
+    let prefix = format!(
+        "file://{}",
+        fs::canonicalize(root.path()).unwrap().to_str().unwrap()
+    );
+    let (hard, plain) = (format!("{prefix}/hard.txt"), format!("{prefix}/plain.txt"));
+    // The plain file's arrival shows the rescan happened.
+    let mut created = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !created.contains(&plain) {
+        match tokio::time::timeout_at(deadline, watcher.recv()).await {
+            Ok(Some(FsChange::ListChanged { created: new, .. })) => {
+                created.extend(new.iter().map(|uri| uri.to_string()));
+            }
+            Ok(Some(_)) => {}
+            _ => panic!("the new files were not seen in time"),
+        }
+    }
+    assert!(!created.contains(&hard), "a refused hard link is announced");
+    let listed: Vec<String> = list_all(&provider, 100)
+        .await
+        .iter()
+        .map(|resource| resource.uri.to_string())
+        .collect();
+    assert_eq!(listed, [plain]);
+    assert_eq!(read(&provider, &hard).await, None);
+}
+
+/// Found by the security review: an ignore file within the size and pattern bounds whose
+/// globs are too costly to compile was dropped, exposing what it hides; it now hides its
+/// directory as an oversized one does.
+#[tokio::test]
+async fn an_ignore_file_that_cannot_compile_hides_its_directory() {
+    for lines in [10, 5_000] {
+        let root = tempfile::tempdir().unwrap();
+        let mut gitignore = String::from("secret.txt\n");
+        for index in 0..lines {
+            gitignore.push_str("x*a*b*c*d*e*f*g*h*i*j*k*l*m*n*o*p*q*r*s*t*u*v*w*y*z*0*1*2*3*");
+            gitignore.push_str(&format!("{index}\n"));
+        }
+        fs::write(root.path().join(".gitignore"), &gitignore).unwrap();
+        fs::write(root.path().join("secret.txt"), "hidden").unwrap();
+        fs::write(root.path().join("other.txt"), "shown unless hidden whole").unwrap();
+        let mut config = FsConfig::new([root.path()]);
+        config.watch = false;
+        let provider = FilesystemProvider::new(config).unwrap();
+        let prefix = format!(
+            "file://{}",
+            fs::canonicalize(root.path()).unwrap().to_str().unwrap()
+        );
+        let titles = titles(&list_all(&provider, 100).await);
+        assert!(!titles.contains("secret.txt"), "{lines} patterns");
+        assert_eq!(read(&provider, &format!("{prefix}/secret.txt")).await, None);
+        // The small file compiles and hides only what it names; the large one hides all.
+        assert_eq!(
+            titles.contains("other.txt"),
+            lines == 10,
+            "{lines} patterns"
+        );
+    }
+}
+
+/// Found by the security review: backup suffixes matched in lower case only, while secret
+/// patterns match any case.
+#[tokio::test]
+async fn backup_copies_of_secrets_are_hidden_in_any_case() {
+    let root = tempfile::tempdir().unwrap();
+    let names = [
+        "server.pem.bak",
+        "server.pem.BAK",
+        "tls.key.OLD",
+        "vault.kdbx.Orig",
+        ".pgpass.SAVE",
+        "application_default_credentials.json",
+    ];
+    for name in names {
+        fs::write(root.path().join(name), "k").unwrap();
+    }
+    fs::write(root.path().join("notes.BAK"), "not a secret").unwrap();
+    let mut config = FsConfig::new([root.path()]);
+    config.watch = false;
+    let provider = FilesystemProvider::new(config).unwrap();
+    let listed = titles(&list_all(&provider, 100).await);
+    assert_eq!(listed, BTreeSet::from(["notes.BAK".to_owned()]));
+}
