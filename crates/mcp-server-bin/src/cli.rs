@@ -72,6 +72,8 @@ CONFIGURATION FILE (TOML):
         max_header_bytes = 65536
         max_response_bytes = 536870912  # held at once, sent or waiting for their client
         max_response_bytes_per_client = 67108864
+        max_request_bytes = 268435456   # request bodies being received or served
+        max_request_bytes_per_client = 33554432
         max_sessions = 10000
         max_sessions_per_client = 1000
         max_listen_streams = 10000

@@ -103,7 +103,8 @@ pub struct RawConfig {
 
 /// The `[http_limits]` table: bounds on what HTTP clients may hold at once and how long they
 /// may take, before and after authorization. A client is a token's subject, or the peer's
-/// address for requests without a token. Each key left out keeps its default.
+/// address for requests without a token (an IPv6 peer's /64). The last quarter of each total
+/// is kept for clients holding little. Each key left out keeps its default.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawHttpLimits {
@@ -127,6 +128,11 @@ pub struct RawHttpLimits {
     pub max_response_bytes: Option<usize>,
     /// Bytes of responses one client may hold at once. Default 67108864 (64 MiB).
     pub max_response_bytes_per_client: Option<usize>,
+    /// Bytes of request bodies held at once, being received or served (then `503`).
+    /// Default 268435456 (256 MiB).
+    pub max_request_bytes: Option<usize>,
+    /// Bytes of request bodies one client may hold at once. Default 33554432 (32 MiB).
+    pub max_request_bytes_per_client: Option<usize>,
     /// Legacy sessions open at once. Default 10000.
     pub max_sessions: Option<usize>,
     /// Legacy sessions one client may have open at once. Default 1000.
@@ -150,6 +156,8 @@ impl RawHttpLimits {
             max_header_bytes,
             max_response_bytes,
             max_response_bytes_per_client,
+            max_request_bytes,
+            max_request_bytes_per_client,
             max_sessions,
             max_sessions_per_client,
             max_listen_streams,

@@ -47,6 +47,11 @@ const _: () = assert!(mcp_legacy_2025::Outgoing::FRAMING_ROOM == sse::FRAMING);
 /// (session ids and request ids come from the client).
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
+/// How long a session must have gone unused (and without a GET stream) before it may be ended
+/// to make room for a new one of its client. Anonymous local clients are one client (their
+/// peer address), so a session in use is never ended for another program's `initialize`.
+const IDLE_BEFORE_ENDED: Duration = Duration::from_secs(5 * 60);
+
 /// The sessions of one router, by id, and how many each client has open.
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
@@ -106,13 +111,14 @@ impl Table {
     }
 
     /// Ends up to `batch` of `client`'s least recently used sessions without an open GET
-    /// stream; returns how many.
+    /// stream and unused for at least [`IDLE_BEFORE_ENDED`]; returns how many.
     fn end_idle_of(&mut self, client: &Client, batch: usize) -> usize {
         let mut idle: Vec<(Instant, String)> = self
             .by_id
             .iter()
             .filter(|(_, session)| session.client == *client)
             .filter_map(|(id, session)| Some((session.idle_since()?, id.clone())))
+            .filter(|(since, _)| since.elapsed() >= IDLE_BEFORE_ENDED)
             .collect();
         let batch = batch.max(1).min(idle.len());
         if batch == 0 {
@@ -159,24 +165,32 @@ impl Sessions {
     }
 
     /// Whether `client` may open one more session. A client at its own limit first ends its
-    /// least recently used sessions without an open GET stream (one in a hundred of its limit,
-    /// at least one, so that a client opening sessions at the limit does not make every
-    /// `initialize` scan the table): their clients get `404` on their next request and open a
-    /// new session, as the specification has them do, so a client that never ends its
-    /// sessions cannot lock itself out. A full table ends expired sessions, then that client's
-    /// own idle ones; another client's live session is never ended to make room.
+    /// least recently used sessions without an open GET stream and unused for at least
+    /// [`IDLE_BEFORE_ENDED`] (one in a hundred of its limit, at least one, so that a client
+    /// opening sessions at the limit does not make every `initialize` scan the table): their
+    /// clients get `404` on their next request and open a new session, as the specification
+    /// has them do, so a client that never ends its sessions cannot lock itself out for long.
+    /// A full table ends expired sessions, then that client's own idle ones; another client's
+    /// session, and a session in use, is never ended to make room. Once the table is three
+    /// quarters full, a client's limit is a quarter of its share.
     fn make_room(&self, client: &Client, options: &crate::HttpOptions) -> bool {
         let mut table = self.lock();
-        let own_limit = options.max_sessions_per_client.min(options.max_sessions);
+        let mut own_limit = options.max_sessions_per_client.min(options.max_sessions);
         let batch = own_limit / 100;
+        // The last quarter of the table is for clients holding little (as `limits` keeps it).
+        let reserve = super::limits::reserve_starts(options.max_sessions, own_limit);
+        if reserve < options.max_sessions && table.by_id.len() >= reserve {
+            own_limit = (own_limit / 4).max(1);
+        }
+        // Expired sessions are gone already (their ids get `404`): they go first.
+        if table.open_for(client) >= own_limit || table.by_id.len() >= options.max_sessions {
+            table.end_expired(options.session_idle_timeout);
+        }
         if table.open_for(client) >= own_limit {
             table.end_idle_of(client, batch);
             if table.open_for(client) >= own_limit {
                 return false;
             }
-        }
-        if table.by_id.len() >= options.max_sessions {
-            table.end_expired(options.session_idle_timeout);
         }
         if table.by_id.len() >= options.max_sessions {
             table.end_idle_of(client, batch);
@@ -1071,7 +1085,7 @@ mod tests {
         assert_eq!(sessions.lock().by_id.len(), 301);
         // Full: one in a hundred of the client's limit goes, its least recently used without a
         // stream; never the victim's.
-        assert!(sessions.make_room(&alice, &options(301, 300)));
+        assert!(sessions.make_room(&alice, &options(301, 301)));
         let table = sessions.lock();
         assert_eq!(table.by_id.len(), 298);
         assert!(
@@ -1100,6 +1114,28 @@ mod tests {
             295,
             "one in a hundred of 297"
         );
+        // Three quarters full, a client holding a quarter of its share is at its limit, while
+        // one holding little still gets a place.
+        assert!(!sessions.make_room(&alice, &options(390, 300)));
+        assert_eq!(
+            sessions.lock().open_for(&alice),
+            292,
+            "its own idle ones went first"
+        );
+        assert!(sessions.make_room(&victim, &options(390, 300)));
+        // Sessions used in the last minutes are never ended to make room.
+        let bob = Client::Subject("bob".into());
+        for _ in 0..2 {
+            let session = LegacyHttpSession::new(
+                &server.shared,
+                Arc::new(Principal::anonymous()),
+                bob.clone(),
+            )
+            .unwrap();
+            sessions.insert(session);
+        }
+        assert!(!sessions.make_room(&bob, &options(10_000, 2)));
+        assert_eq!(sessions.lock().open_for(&bob), 2);
         assert!(sessions.remove(&victim_id));
         assert_eq!(sessions.lock().open_for(&victim), 0);
         assert!(!sessions.lock().per_client.contains_key(&victim));

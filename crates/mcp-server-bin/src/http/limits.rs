@@ -7,9 +7,13 @@
 //! service; the transport asks it before it opens, answers or keeps something.
 //!
 //! A client is who the request runs as: the subject of its bearer token when authorization is
-//! on, else the address of the peer it came from ([`Client`]). Quotas are per client so that
-//! one client at its limit is refused (`503`) while others go on; nothing is ever taken from
-//! one client to make room for another.
+//! on, else the address of the peer it came from, an IPv6 peer by its /64 (one host's share of
+//! addresses) ([`Client`]). Quotas are per client so that one client at its limit is refused
+//! (`503`) while others go on, and the last quarter of each total is kept for clients holding
+//! little ([`reserve_starts`]), so that a few clients at their full shares cannot take all
+//! there is; nothing is ever taken from one client to make room for another. Loopback
+//! addresses are each a client: a local user who binds many of them can share out more of the
+//! totals among themselves, as a local user can load the machine in other ways.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -30,11 +34,27 @@ pub(crate) enum Client {
 }
 
 impl Client {
+    /// The client of an anonymous peer: its IPv4 address (an IPv4-mapped IPv6 one counts as
+    /// that), or the /64 network of its IPv6 address.
+    pub(crate) fn peer(address: IpAddr) -> Client {
+        let address = match address {
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => IpAddr::V4(v4),
+                None => {
+                    let bits = u128::from(v6) & !((1_u128 << 64) - 1);
+                    IpAddr::V6(std::net::Ipv6Addr::from(bits))
+                }
+            },
+            v4 => v4,
+        };
+        Client::Peer(address)
+    }
+
     /// The client of a request running as `principal`, from `peer`.
     pub(crate) fn of(principal: &Principal, peer: Option<SocketAddr>) -> Client {
         match (&principal.subject, peer) {
             (Some(subject), _) => Client::Subject(subject.clone()),
-            (None, Some(peer)) => Client::Peer(peer.ip()),
+            (None, Some(peer)) => Client::peer(peer.ip()),
             (None, None) => Client::Unknown,
         }
     }
@@ -79,11 +99,26 @@ impl Quota {
     /// Takes `amount` for `client`, held until the guard is dropped; refused (and logged at
     /// debug level) when it would go over the client's share or the total.
     pub(crate) fn take(self: &Arc<Self>, client: &Client, amount: usize) -> Result<Held, Refused> {
+        self.reserve(client, amount)?;
+        Ok(Held {
+            quota: Arc::clone(self),
+            client: client.clone(),
+            amount,
+        })
+    }
+
+    /// Counts `amount` more for `client`, or refuses (see [`Quota::take`]); the caller owns
+    /// giving it back.
+    fn reserve(&self, client: &Client, amount: usize) -> Result<(), Refused> {
         let mut usage = self.lock();
         let held = usage.by_client.get(client).copied().unwrap_or(0);
+        let after = usage.total.saturating_add(amount);
         let refused = if held.saturating_add(amount) > self.each {
             Some(Refused::Client)
-        } else if usage.total.saturating_add(amount) > self.total {
+        } else if after > self.total
+            || (after > reserve_starts(self.total, self.each)
+                && held.saturating_add(amount) > self.each / 4)
+        {
             Some(Refused::Total)
         } else {
             None
@@ -95,11 +130,7 @@ impl Quota {
         }
         usage.total += amount;
         *usage.by_client.entry(client.clone()).or_insert(0) += amount;
-        Ok(Held {
-            quota: Arc::clone(self),
-            client: client.clone(),
-            amount,
-        })
+        Ok(())
     }
 
     /// What `client` holds now.
@@ -114,12 +145,37 @@ impl Quota {
     }
 }
 
+/// Where the last quarter of `total` starts when clients have shares of `each`: that quarter is
+/// kept for clients holding less than a quarter of a share, so that a few clients at their full
+/// shares cannot take all there is from everyone else. A share as large as the total (one
+/// client may take everything) keeps nothing back.
+pub(crate) fn reserve_starts(total: usize, each: usize) -> usize {
+    if each >= total {
+        total
+    } else {
+        total - total / 4
+    }
+}
+
 /// Part of a [`Quota`], given back when dropped.
 #[derive(Debug)]
 pub(crate) struct Held {
     quota: Arc<Quota>,
     client: Client,
     amount: usize,
+}
+
+impl Held {
+    /// Holds `amount` in all from now on (more than before: the difference is taken), or, when
+    /// that would go over a share, holds what it held and says why.
+    pub(crate) fn grow_to(&mut self, amount: usize) -> Result<(), Refused> {
+        if amount <= self.amount {
+            return Ok(());
+        }
+        self.quota.reserve(&self.client, amount - self.amount)?;
+        self.amount = amount;
+        Ok(())
+    }
 }
 
 impl Drop for Held {
@@ -166,23 +222,57 @@ mod tests {
 
     #[test]
     fn a_client_at_its_share_is_refused_while_others_go_on() {
-        let quota = Quota::new("things", 5, 3);
+        // Shares of 40 of 100; the last 25 are kept for clients holding at most 10.
+        let quota = Quota::new("things", 100, 40);
         let alice = Client::Subject("alice".into());
         let bob = Client::Peer("127.0.0.2".parse().unwrap());
-        let first = quota.take(&alice, 2).unwrap();
-        let second = quota.take(&alice, 1).unwrap();
+        let carol = Client::Peer("127.0.0.3".parse().unwrap());
+        let first = quota.take(&alice, 30).unwrap();
+        let second = quota.take(&alice, 10).unwrap();
         assert_eq!(quota.take(&alice, 1).unwrap_err(), Refused::Client);
-        let bobs = quota.take(&bob, 2).unwrap();
-        assert_eq!(quota.take(&bob, 1).unwrap_err(), Refused::Total);
+        let bobs = quota.take(&bob, 35).unwrap();
+        assert_eq!(
+            quota.take(&bob, 1).unwrap_err(),
+            Refused::Total,
+            "kept back"
+        );
+        let carols = quota.take(&carol, 10).unwrap();
+        assert_eq!(quota.take(&carol, 1).unwrap_err(), Refused::Total);
         drop(first);
-        assert_eq!(quota.held_by(&alice), 1);
-        let third = quota.take(&bob, 1).unwrap();
-        drop((second, bobs, third));
+        assert_eq!(quota.held_by(&alice), 10);
+        let more = quota.take(&bob, 5).unwrap();
+        drop((second, bobs, carols, more));
         assert_eq!(quota.held_by(&alice) + quota.held_by(&bob), 0);
         assert!(
             quota.lock().by_client.is_empty(),
             "no client is remembered at zero"
         );
         assert_eq!(quota.lock().total, 0);
+        // A share as large as the total keeps nothing back.
+        let whole = Quota::new("things", 4, 4);
+        let all = whole.take(&alice, 4).unwrap();
+        drop(all);
+    }
+
+    #[test]
+    fn a_hold_grows_within_its_share() {
+        let quota = Quota::new("bytes", 100, 10);
+        let mut held = quota.take(&Client::Unknown, 0).unwrap();
+        held.grow_to(6).unwrap();
+        held.grow_to(4).unwrap();
+        assert_eq!(quota.held_by(&Client::Unknown), 6, "never shrinks");
+        assert_eq!(held.grow_to(11).unwrap_err(), Refused::Client);
+        held.grow_to(10).unwrap();
+        drop(held);
+        assert_eq!(quota.held_by(&Client::Unknown), 0);
+    }
+
+    #[test]
+    fn an_ipv6_peer_is_its_network_and_a_mapped_one_its_ipv4_address() {
+        let peer = |text: &str| Client::peer(text.parse().unwrap());
+        assert_eq!(peer("2001:db8:1:2::5"), peer("2001:db8:1:2:ffff::9"));
+        assert_ne!(peer("2001:db8:1:2::5"), peer("2001:db8:1:3::5"));
+        assert_eq!(peer("::ffff:192.0.2.7"), peer("192.0.2.7"));
+        assert_ne!(peer("127.0.0.1"), peer("127.0.0.2"));
     }
 }

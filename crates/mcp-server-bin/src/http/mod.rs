@@ -153,6 +153,13 @@ pub struct HttpOptions {
     /// How many bytes of responses one client (its token's subject, or its peer address when
     /// anonymous) may hold at once (default 64 MiB).
     pub max_response_bytes_per_client: usize,
+    /// How many bytes of request bodies may be held at once, being received or served
+    /// (default 256 MiB). A body that would go past it, or past
+    /// [`HttpOptions::max_request_bytes_per_client`], is answered `503` (its declared length is
+    /// counted at once, the rest as it arrives).
+    pub max_request_bytes: usize,
+    /// How many bytes of request bodies one client may hold at once (default 32 MiB).
+    pub max_request_bytes_per_client: usize,
     /// Bearer-token authorization of every request ([`auth`]; default `None`: none, for a
     /// local server). With it, the metadata document is served at its well-known paths.
     pub authorization: Option<auth::Authorization>,
@@ -181,6 +188,8 @@ impl Default for HttpOptions {
             max_header_bytes: 64 * 1024,
             max_response_bytes: 512 * 1024 * 1024,
             max_response_bytes_per_client: 64 * 1024 * 1024,
+            max_request_bytes: 256 * 1024 * 1024,
+            max_request_bytes_per_client: 32 * 1024 * 1024,
             authorization: None,
         }
     }
@@ -196,6 +205,8 @@ pub(crate) struct HttpState {
     listen_streams: Arc<limits::Quota>,
     /// The bytes of responses held (see [`HttpOptions::max_response_bytes`]).
     response_bytes: Arc<limits::Quota>,
+    /// The bytes of request bodies held (see [`HttpOptions::max_request_bytes`]).
+    request_bytes: Arc<limits::Quota>,
     principal: Arc<Principal>,
     /// Whom the request counts against ([`limits::Client`]).
     client: limits::Client,
@@ -311,7 +322,7 @@ impl Server {
                 },
             };
             // Over the cap, the connection is closed at once: accepted only to learn its peer.
-            let Ok(held) = connections.take(&limits::Client::Peer(peer.ip()), 1) else {
+            let Ok(held) = connections.take(&limits::Client::peer(peer.ip()), 1) else {
                 continue;
             };
             // Replies are written whole; waiting for more to coalesce only adds latency.
@@ -351,6 +362,11 @@ impl Server {
                 options.max_response_bytes,
                 options.max_response_bytes_per_client,
             ),
+            request_bytes: limits::Quota::new(
+                "request bytes",
+                options.max_request_bytes,
+                options.max_request_bytes_per_client,
+            ),
             principal: Arc::new(Principal::anonymous()),
             client: limits::Client::Unknown,
             options: Arc::new(options),
@@ -375,6 +391,12 @@ async fn accept_failed(error: &std::io::Error) {
 /// The HTTP/2 connection preface (RFC 9113, section 3.4), which a client speaking HTTP/2 with
 /// prior knowledge sends first.
 const HTTP2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// How much of one HTTP/2 request body, and of all a connection's, a client may send before
+/// the server reads it: what the server holds of bodies it has not charged to their client
+/// yet ([`HttpOptions::max_request_bytes`]).
+const STREAM_WINDOW: u32 = 256 * 1024;
+const CONNECTION_WINDOW: u32 = 1024 * 1024;
 
 /// How connections are served by hyper: HTTP/1.1, HTTP/2 for a connection that opens with its
 /// preface, or, for a connection whose first bytes were only the start of that preface,
@@ -403,6 +425,8 @@ impl Protocols {
             hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
         http2
             .timer(timer())
+            .initial_stream_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONNECTION_WINDOW)
             .max_concurrent_streams(options.max_streams_per_connection)
             .max_header_list_size(u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX))
             .keep_alive_interval(options.http2_keep_alive)
@@ -417,6 +441,8 @@ impl Protocols {
         undecided
             .http2()
             .timer(timer())
+            .initial_stream_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONNECTION_WINDOW)
             .max_concurrent_streams(options.max_streams_per_connection)
             .max_header_list_size(u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX))
             .keep_alive_interval(options.http2_keep_alive)
@@ -661,18 +687,7 @@ where
             response.body_mut().charge(held);
             response
         }
-        Err(refused) => {
-            tracing::warn!(
-                ?client,
-                length,
-                ?refused,
-                "response refused: too many bytes in flight"
-            );
-            let mut busy = reply::status(StatusCode::SERVICE_UNAVAILABLE);
-            busy.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-            busy
-        }
+        Err(refused) => busy(&client, "response", refused),
     }
 }
 
@@ -761,10 +776,21 @@ where
     if declared.is_some_and(|length| length > limit as u64) {
         return reply::status(StatusCode::PAYLOAD_TOO_LARGE);
     }
-    let read = tokio::time::timeout(state.options.body_read_timeout, read_body(body, limit));
-    let bytes = match read.await {
-        Ok(Some(bytes)) => bytes,
-        Ok(None) => return reply::status(StatusCode::PAYLOAD_TOO_LARGE),
+    // The body's bytes count against its client's share while the request is served: the
+    // declared length at once, anything past it as it arrives.
+    let declared = declared.and_then(|length| usize::try_from(length).ok());
+    let mut held = match state
+        .request_bytes
+        .take(&state.client, declared.unwrap_or(0))
+    {
+        Ok(held) => held,
+        Err(refused) => return busy(&state.client, "request", refused),
+    };
+    let read = read_body(body, limit, &mut held);
+    let bytes = match tokio::time::timeout(state.options.body_read_timeout, read).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(BodyError::TooLarge)) => return reply::status(StatusCode::PAYLOAD_TOO_LARGE),
+        Ok(Err(BodyError::Refused(refused))) => return busy(&state.client, "request", refused),
         Err(_) => {
             tracing::debug!("request body not sent in time");
             return reply::status(StatusCode::REQUEST_TIMEOUT);
@@ -908,11 +934,23 @@ where
     }
 }
 
-/// The whole body, or `None` when it is longer than `limit` bytes or cannot be read (as
-/// `axum::body::to_bytes` answers, which this replaces). A body that comes in one frame (a
-/// request body already in hyper's read buffer, nearly every POST) is that frame's bytes, with
-/// no copy and no list of frames.
-async fn read_body<B>(mut body: B, limit: usize) -> Option<Bytes>
+/// Why a body was not read whole.
+enum BodyError {
+    /// Longer than the limit, or unreadable (`413`, as `axum::body::to_bytes` answers).
+    TooLarge,
+    /// Past its client's share of request bytes (`503`).
+    Refused(limits::Refused),
+}
+
+/// The whole body, each byte past what `held` holds charged to it as it arrives, or why not
+/// (as `axum::body::to_bytes` answers, which this replaces, for a body longer than `limit`
+/// bytes or unreadable). A body that comes in one frame (a request body already in hyper's
+/// read buffer, nearly every POST) is that frame's bytes, with no copy and no list of frames.
+async fn read_body<B>(
+    mut body: B,
+    limit: usize,
+    held: &mut limits::Held,
+) -> Result<Bytes, BodyError>
 where
     B: hyper::body::Body<Data = Bytes> + Unpin,
 {
@@ -923,13 +961,14 @@ where
         std::future::poll_fn(|context| std::pin::Pin::new(&mut body).poll_frame(context)).await
     {
         // Trailers carry nothing a JSON-RPC body needs.
-        let Ok(data) = frame.ok()?.into_data() else {
+        let Ok(data) = frame.map_err(|_| BodyError::TooLarge)?.into_data() else {
             continue;
         };
         length += data.len();
         if length > limit {
-            return None;
+            return Err(BodyError::TooLarge);
         }
+        held.grow_to(length).map_err(BodyError::Refused)?;
         if let Some(joined) = &mut joined {
             joined.extend_from_slice(&data);
         } else if single.is_empty() {
@@ -941,7 +980,20 @@ where
             joined = Some(both);
         }
     }
-    Some(joined.map_or(single, Bytes::from))
+    Ok(joined.map_or(single, Bytes::from))
+}
+
+/// `503` for a request that would take `client` past a quota (`what` it counts).
+fn busy(client: &limits::Client, what: &str, refused: limits::Refused) -> Response {
+    tracing::warn!(
+        ?client,
+        ?refused,
+        "{what} refused: too many bytes in flight"
+    );
+    let mut busy = reply::status(StatusCode::SERVICE_UNAVAILABLE);
+    busy.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    busy
 }
 
 async fn legacy_post(state: &HttpState, headers: &HeaderMap, incoming: Incoming) -> Response {
@@ -1055,7 +1107,7 @@ mod tests {
     use http_body_util::StreamBody;
     use hyper::body::Frame;
 
-    use super::read_body;
+    use super::{BodyError, limits, read_body};
 
     /// A body of frames from a list.
     type ListBody =
@@ -1075,10 +1127,19 @@ mod tests {
         StreamBody::new(futures_util::stream::iter(frames))
     }
 
+    /// Reads `body` within `limit`, charged to a client with room for a kilobyte.
+    fn read<B>(body: B, limit: usize) -> Option<Bytes>
+    where
+        B: hyper::body::Body<Data = Bytes> + Unpin,
+    {
+        let quota = limits::Quota::new("request bytes", 1024, 1024);
+        let mut held = quota.take(&limits::Client::Unknown, 0).unwrap();
+        pollster::block_on(read_body(body, limit, &mut held)).ok()
+    }
+
     #[test]
     fn a_body_in_one_frame_is_that_frame() {
-        let read = pollster::block_on(read_body(body(&[Some("{\"a\":1}")]), 7));
-        let read = read.expect("within the limit");
+        let read = read(body(&[Some("{\"a\":1}")]), 7).expect("within the limit");
         assert_eq!(read, "{\"a\":1}");
         // The frame's own bytes, not a copy.
         assert_eq!(read.as_ptr(), "{\"a\":1}".as_ptr());
@@ -1087,28 +1148,42 @@ mod tests {
     #[test]
     fn frames_are_joined_in_order_and_trailers_skipped() {
         let frames = [Some("ab"), Some(""), Some("cd"), None, Some("e")];
-        let read = pollster::block_on(read_body(body(&frames), 5));
-        assert_eq!(read.as_deref(), Some(&b"abcde"[..]));
-        assert_eq!(
-            pollster::block_on(read_body(body(&[]), 0)),
-            Some(Bytes::new())
-        );
+        assert_eq!(read(body(&frames), 5).as_deref(), Some(&b"abcde"[..]));
+        assert_eq!(read(body(&[]), 0), Some(Bytes::new()));
     }
 
     #[test]
     fn a_body_over_the_limit_or_failing_is_refused() {
-        assert_eq!(
-            pollster::block_on(read_body(body(&[Some("abc"), Some("def")]), 5)),
-            None
-        );
-        assert_eq!(
-            pollster::block_on(read_body(body(&[Some("abcdef")]), 5)),
-            None
-        );
+        assert_eq!(read(body(&[Some("abc"), Some("def")]), 5), None);
+        assert_eq!(read(body(&[Some("abcdef")]), 5), None);
         let failing = StreamBody::new(futures_util::stream::iter(vec![
             Ok(Frame::data(Bytes::from_static(b"ab"))),
             Err("reset".to_owned()),
         ]));
-        assert_eq!(pollster::block_on(read_body(failing, 100)), None);
+        assert_eq!(read(failing, 100), None);
+    }
+
+    #[test]
+    fn a_body_is_charged_to_its_client_as_it_arrives() {
+        let quota = limits::Quota::new("request bytes", 100, 5);
+        let client = limits::Client::Unknown;
+        let mut held = quota.take(&client, 0).unwrap();
+        let frames = [Some("abc"), Some("def")];
+        let refused = pollster::block_on(read_body(body(&frames), 100, &mut held));
+        assert!(matches!(
+            refused,
+            Err(BodyError::Refused(limits::Refused::Client))
+        ));
+        assert_eq!(
+            quota.held_by(&client),
+            3,
+            "what arrived within the share is held"
+        );
+        drop(held);
+        assert_eq!(quota.held_by(&client), 0);
+        let mut held = quota.take(&client, 0).unwrap();
+        let read = pollster::block_on(read_body(body(&[Some("abcde")]), 100, &mut held));
+        assert!(read.is_ok());
+        assert_eq!(quota.held_by(&client), 5);
     }
 }

@@ -61,8 +61,13 @@ async fn connect_from(server: SocketAddr, from: &str, small_window: bool) -> Tcp
 /// Whether the server closes `stream` (end of stream or reset) within [`WAIT`], reading and
 /// dropping whatever it sends first.
 async fn closed_by_server(stream: &mut TcpStream) -> bool {
+    closed_within(stream, WAIT).await
+}
+
+/// Whether the server closes `stream` within `wait`.
+async fn closed_within(stream: &mut TcpStream, wait: Duration) -> bool {
     let mut buffer = [0_u8; 4096];
-    let deadline = tokio::time::Instant::now() + WAIT;
+    let deadline = tokio::time::Instant::now() + wait;
     loop {
         match tokio::time::timeout_at(deadline, stream.read(&mut buffer)).await {
             Err(_) => return false,
@@ -302,8 +307,8 @@ async fn listen_streams_and_sessions_are_bounded_per_client() {
     let (_other, other) = listen_from(server, "127.0.0.1").await;
     assert_eq!(other, 200, "another client's stream opens meanwhile");
 
-    // Legacy sessions: a client at its limit ends its own oldest idle session, never another
-    // client's.
+    // Legacy sessions: a client at its limit is refused, and no session is ended for it (none
+    // has been idle long enough), its own or another client's.
     let initialize = |from: &'static str| async move {
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
         let mut stream = connect_from(server, from, false).await;
@@ -341,15 +346,155 @@ async fn listen_streams_and_sessions_are_bounded_per_client() {
     let victim = initialize("127.0.0.1").await;
     let oldest = initialize("127.0.0.2").await;
     let _newer = initialize("127.0.0.2").await;
-    let _newest = initialize("127.0.0.2").await;
+    let (refused, _) = initialize_from(server, "127.0.0.2").await;
+    assert_eq!(refused, 503, "past the client's share");
     assert_eq!(
         session_status(oldest, "127.0.0.2").await,
-        404,
-        "its own oldest ended"
+        200,
+        "its own sessions kept"
     );
     assert_eq!(
         session_status(victim, "127.0.0.1").await,
         200,
         "another client's kept"
     );
+}
+
+/// The status of a legacy `initialize` from `from`, and the session id when it opened one.
+async fn initialize_from(server: SocketAddr, from: &str) -> (u16, Option<String>) {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let mut stream = connect_from(server, from, false).await;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {server}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    let mut buffer = [0_u8; 4096];
+    while !String::from_utf8_lossy(&response).contains("\r\n\r\n") {
+        let read = bounded(stream.read(&mut buffer)).await.unwrap();
+        assert!(read > 0, "the connection ended before the headers");
+        response.extend_from_slice(&buffer[..read]);
+    }
+    let text = String::from_utf8_lossy(&response).to_lowercase();
+    let status = text.split(' ').nth(1).unwrap().parse().unwrap();
+    let id = text
+        .lines()
+        .find_map(|line| line.strip_prefix("mcp-session-id: "))
+        .map(|id| id.trim().to_owned());
+    (status, id)
+}
+
+/// Found by the security review: without authorization every local program is one client,
+/// and 1,000 `initialize` from one of them ended another's session in use. A session used in
+/// the last minutes is never ended to make room: the newcomer gets `503` instead.
+#[tokio::test]
+async fn a_session_in_use_is_not_ended_for_another_programs_initialize() {
+    let server = start(HttpOptions {
+        max_sessions_per_client: 5,
+        ..HttpOptions::default()
+    })
+    .await;
+    let (status, victim) = initialize_from(server, "127.0.0.1").await;
+    assert_eq!(status, 200);
+    let victim = victim.expect("a session");
+    let mut refused = 0;
+    for _ in 0..10 {
+        if initialize_from(server, "127.0.0.1").await.0 == 503 {
+            refused += 1;
+        }
+    }
+    assert_eq!(refused, 6, "four more fit the client's share of five");
+    let ping = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
+    let mut stream = connect_from(server, "127.0.0.1", false).await;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {server}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMcp-Session-Id: {victim}\r\n\
+         MCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{ping}",
+        ping.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    assert_eq!(
+        status_of(&mut stream).await,
+        200,
+        "the victim's session lives"
+    );
+}
+
+/// Found by the security review: one client could make the server hold request bodies
+/// without bound (many streams or connections, each sending most of a body and stalling).
+/// Body bytes now count against the client's share: the declared length at once.
+#[tokio::test]
+async fn request_bodies_in_flight_are_bounded_per_client() {
+    let server = start(HttpOptions {
+        max_request_bytes_per_client: 1024 * 1024,
+        ..HttpOptions::default()
+    })
+    .await;
+    let stalled_head = |length: usize| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {server}\r\nContent-Type: application/json\r\n\
+             Content-Length: {length}\r\n\r\n{{\"jsonrpc\":"
+        )
+    };
+    // Most of the client's share, sent in part and left stalled.
+    let mut stalled = connect_from(server, "127.0.0.2", false).await;
+    stalled
+        .write_all(stalled_head(900_000).as_bytes())
+        .await
+        .unwrap();
+    // Another body of the same client does not fit; wait until the first one is counted.
+    let mut refused = false;
+    for _ in 0..50 {
+        let mut second = connect_from(server, "127.0.0.2", false).await;
+        second
+            .write_all(stalled_head(200_000).as_bytes())
+            .await
+            .unwrap();
+        if status_of(&mut second).await == 503 {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(refused, "a client's request bytes are bounded");
+    // Another client is served meanwhile.
+    assert_eq!(read_status(server, "127.0.0.1", "test://small").await, 200);
+    drop(stalled);
+}
+
+/// Found by the security review: a few peers at their full shares took every connection. The
+/// last quarter of each total is kept for clients holding little.
+#[tokio::test]
+async fn a_few_peers_at_their_shares_leave_room_for_others() {
+    let server = start(HttpOptions {
+        max_connections: 40,
+        max_connections_per_peer: 10,
+        ..HttpOptions::default()
+    })
+    .await;
+    // Three peers at their share of 10 fill three quarters; a fourth gets a quarter of a
+    // share from the rest.
+    let mut held = Vec::new();
+    for peer in ["127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"] {
+        for _ in 0..10 {
+            held.push(connect_from(server, peer, false).await);
+        }
+    }
+    let mut other = connect_from(server, "127.0.0.9", false).await;
+    other
+        .write_all(&read_request(server, "test://small"))
+        .await
+        .unwrap();
+    assert_eq!(status_of(&mut other).await, 200, "a new client is served");
+    // The fourth peer got no more than its quarter share: most of its connections were closed.
+    let mut closed = 0;
+    for stream in held.iter_mut().skip(30) {
+        // Well within the header timeout, which closes the kept ones later.
+        if closed_within(stream, Duration::from_millis(500)).await {
+            closed += 1;
+        }
+    }
+    assert_eq!(closed, 8, "the fourth peer kept a quarter of a share");
 }
