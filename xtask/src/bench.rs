@@ -801,6 +801,12 @@ impl Server {
                         command.arg("--no-ignore-files");
                         if watch {
                             command.args(["--log-level", fanout::LOG_FILTER]);
+                            // 10,000 streams from one address: past every per-client default.
+                            let limits = dir.with_extension("limits.toml");
+                            std::fs::write(&limits, fanout::HTTP_LIMITS).map_err(|error| {
+                                format!("cannot write {}: {error}", limits.display())
+                            })?;
+                            command.arg("--config").arg(&limits);
                         } else {
                             command.args(["--log-level", "warn", "--no-watch"]);
                         }

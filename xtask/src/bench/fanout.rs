@@ -94,6 +94,13 @@ fn pin(pid: u32, core: usize) -> Result<(), String> {
 /// `mcp_server_bin::server`) just before it notifies the file's subscribers.
 pub(super) const CHANGE_LOGGED: &str = "file changed: notifying its subscribers";
 
+/// The `[http_limits]` of the fan-out's server: its 10,000 streams come from one address (one
+/// client), past the per-client defaults, and over HTTP/1.1 each has a connection.
+pub(super) const HTTP_LIMITS: &str = "[http_limits]\n\
+    max_connections = 20000\nmax_connections_per_peer = 20000\n\
+    max_sessions = 20000\nmax_sessions_per_client = 20000\n\
+    max_listen_streams = 20000\nmax_listen_streams_per_client = 20000\n";
+
 /// The log filter the fan-out's server runs with: warnings, and [`CHANGE_LOGGED`].
 pub(super) const LOG_FILTER: &str = "warn,mcp_server_bin::server=debug";
 
