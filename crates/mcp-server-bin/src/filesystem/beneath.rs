@@ -198,7 +198,8 @@ pub(crate) fn read_small_file(
     let file = match open_no_follow(path) {
         Ok(file) => file,
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(error) if is_refusal(&error) => return Err(SmallFileError::NotRegular),
+        // A symlink (`O_NOFOLLOW`), or a socket.
+        Err(error) if is_not_a_file(&error) => return Err(SmallFileError::NotRegular),
         Err(error) => return Err(error.into()),
     };
     let stat = stat_of(&file)?;
@@ -273,6 +274,22 @@ fn is_refusal(error: &io::Error) -> bool {
     }
     #[cfg(not(unix))]
     false
+}
+
+/// Whether an open failed because the last component is a symlink or a socket.
+fn is_not_a_file(error: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        let errno = error.raw_os_error();
+        [rustix::io::Errno::LOOP, rustix::io::Errno::NXIO]
+            .iter()
+            .any(|refused| errno == Some(refused.raw_os_error()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = error;
+        false
+    }
 }
 
 #[cfg(unix)]

@@ -522,14 +522,14 @@ enum Source {
     Missing,
     /// Its text (bytes that are not UTF-8 replaced).
     Text(String),
-    /// Over [`MAX_IGNORE_FILE_BYTES`] or [`MAX_IGNORE_PATTERNS`]: its directory is hidden
-    /// whole.
-    TooLarge,
+    /// Over [`MAX_IGNORE_FILE_BYTES`] or [`MAX_IGNORE_PATTERNS`], or unreadable for a reason
+    /// other than not being a regular file: its directory is hidden whole.
+    HideAll,
 }
 
 /// Reads one ignore file, bounded and without following or waiting on anything; a symlink,
 /// FIFO or device in its place counts as missing (as git does not follow a symlinked
-/// `.gitignore`), logged.
+/// `.gitignore`), logged; a file that cannot be read hides its directory.
 fn read_ignore_file(path: &Path) -> Source {
     match beneath::read_small_file(path, MAX_IGNORE_FILE_BYTES) {
         Ok(None) => Source::Missing,
@@ -546,7 +546,7 @@ fn read_ignore_file(path: &Path) -> Source {
                     limit = MAX_IGNORE_PATTERNS,
                     "ignore file holds too many patterns: everything in its directory is hidden"
                 );
-                return Source::TooLarge;
+                return Source::HideAll;
             }
             Source::Text(text)
         }
@@ -557,11 +557,20 @@ fn read_ignore_file(path: &Path) -> Source {
                 limit,
                 "ignore file too large to read: everything in its directory is hidden"
             );
-            Source::TooLarge
+            Source::HideAll
         }
-        Err(error) => {
-            tracing::warn!(file = %path.display(), %error, "ignore file skipped");
+        Err(SmallFileError::NotRegular) => {
+            tracing::warn!(file = %path.display(), "ignore file skipped: not a regular file");
             Source::Missing
+        }
+        // Out of descriptors, no permission, an I/O error: what the file hides stays hidden.
+        Err(SmallFileError::Io(error)) => {
+            tracing::warn!(
+                file = %path.display(),
+                %error,
+                "ignore file unreadable: everything in its directory is hidden"
+            );
+            Source::HideAll
         }
     }
 }
@@ -578,7 +587,7 @@ fn read_ignore_files(directory: &Path) -> (u64, Vec<(PathBuf, Source)>) {
             match &source {
                 Source::Missing => 0_u8.hash(&mut hasher),
                 Source::Text(text) => (1_u8, text).hash(&mut hasher),
-                Source::TooLarge => 2_u8.hash(&mut hasher),
+                Source::HideAll => 2_u8.hash(&mut hasher),
             }
             (path, source)
         })
@@ -600,7 +609,7 @@ fn parse_level(
             Source::Missing => continue,
             Source::Text(text) => text.as_str(),
             // Everything below the directory, whatever the other file says.
-            Source::TooLarge => "*",
+            Source::HideAll => "*",
         };
         any = true;
         for line in text.lines() {
@@ -608,7 +617,7 @@ fn parse_level(
                 tracing::debug!(file = %path.display(), %error, "a line of an ignore file was skipped");
             }
         }
-        if matches!(source, Source::TooLarge) {
+        if matches!(source, Source::HideAll) {
             break;
         }
     }

@@ -47,6 +47,33 @@ const _: () = assert!(mcp_legacy_2025::Outgoing::FRAMING_ROOM == sse::FRAMING);
 /// (session ids and request ids come from the client).
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
+/// How often a full table is scanned for sessions to end.
+const SWEEP_INTERVAL: Duration = Duration::from_secs(1);
+
+/// A place in the session table, reserved for a session that is opening: given back when
+/// dropped, unless a session took it ([`Place::fill`]).
+pub(crate) struct Place {
+    sessions: Arc<Sessions>,
+    /// `None` once filled.
+    client: Option<Client>,
+}
+
+impl Place {
+    /// Puts `session` in the table, in this place.
+    fn fill(mut self, session: Arc<LegacyHttpSession>) {
+        self.client = None;
+        self.sessions.lock().insert(session);
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if let Some(client) = self.client.take() {
+            self.sessions.lock().release(&client);
+        }
+    }
+}
+
 /// How long a session must have gone unused (and without a GET stream) before it may be ended
 /// to make room for a new one of its client. Anonymous local clients are one client (their
 /// peer address), so a session in use is never ended for another program's `initialize`.
@@ -61,15 +88,33 @@ pub(crate) struct Sessions {
 #[derive(Debug, Default)]
 struct Table {
     by_id: FastMap<String, Arc<LegacyHttpSession>>,
+    /// Sessions open and places reserved ([`Place`]), by client.
     per_client: HashMap<Client, usize>,
+    /// Places reserved for sessions still opening.
+    reserved: usize,
+    /// When expired and idle sessions were last looked for, to make room: a client at its
+    /// limit does not make every refused `initialize` scan the table.
+    last_sweep: Option<Instant>,
 }
 
 impl Table {
+    /// Sessions open and opening.
+    fn len(&self) -> usize {
+        self.by_id.len() + self.reserved
+    }
+
+    /// Puts in `session`, which held a reserved place.
     fn insert(&mut self, session: Arc<LegacyHttpSession>) {
-        *self.per_client.entry(session.client.clone()).or_insert(0) += 1;
+        self.reserved -= 1;
         if let Some(replaced) = self.by_id.insert(session.id.clone(), session) {
             self.forget(&replaced);
         }
+    }
+
+    /// Gives back a place reserved for `client` that no session took.
+    fn release(&mut self, client: &Client) {
+        self.reserved -= 1;
+        self.forget_client(client);
     }
 
     /// Takes the session `id` out of the table and closes it.
@@ -85,10 +130,14 @@ impl Table {
     }
 
     fn forget(&mut self, session: &LegacyHttpSession) {
-        if let Some(count) = self.per_client.get_mut(&session.client) {
+        self.forget_client(&session.client);
+    }
+
+    fn forget_client(&mut self, client: &Client) {
+        if let Some(count) = self.per_client.get_mut(client) {
             *count -= 1;
             if *count == 0 {
-                self.per_client.remove(&session.client);
+                self.per_client.remove(client);
             }
         }
     }
@@ -173,39 +222,60 @@ impl Sessions {
     /// A full table ends expired sessions, then that client's own idle ones; another client's
     /// session, and a session in use, is never ended to make room. Once the table is three
     /// quarters full, a client's limit is a quarter of its share.
-    fn make_room(&self, client: &Client, options: &crate::HttpOptions) -> bool {
+    ///
+    /// The place is taken at once, under the table's lock, and held while the session opens
+    /// ([`Place`]): `initialize` requests at once cannot all see the same free place.
+    fn make_room(self: &Arc<Self>, client: &Client, options: &crate::HttpOptions) -> Option<Place> {
         let mut table = self.lock();
         let mut own_limit = options.max_sessions_per_client.min(options.max_sessions);
         let batch = own_limit / 100;
         // The last quarter of the table is for clients holding little (as `limits` keeps it).
         let reserve = super::limits::reserve_starts(options.max_sessions, own_limit);
-        if reserve < options.max_sessions && table.by_id.len() >= reserve {
+        if reserve < options.max_sessions && table.len() >= reserve {
             own_limit = (own_limit / 4).max(1);
         }
-        // Expired sessions are gone already (their ids get `404`): they go first.
-        if table.open_for(client) >= own_limit || table.by_id.len() >= options.max_sessions {
+        let full = |table: &Table| {
+            table.open_for(client) >= own_limit || table.len() >= options.max_sessions
+        };
+        // Making room scans the table: at most once a second.
+        if full(&table)
+            && table
+                .last_sweep
+                .is_none_or(|last| last.elapsed() >= SWEEP_INTERVAL)
+        {
+            table.last_sweep = Some(Instant::now());
+            // Expired sessions are gone already (their ids get `404`): they go first.
             table.end_expired(options.session_idle_timeout);
-        }
-        if table.open_for(client) >= own_limit {
-            table.end_idle_of(client, batch);
-            if table.open_for(client) >= own_limit {
-                return false;
+            if full(&table) {
+                table.end_idle_of(client, batch);
             }
         }
-        if table.by_id.len() >= options.max_sessions {
-            table.end_idle_of(client, batch);
+        if full(&table) {
+            return None;
         }
-        table.by_id.len() < options.max_sessions
-    }
-
-    fn insert(&self, session: Arc<LegacyHttpSession>) {
-        self.lock().insert(session);
+        table.reserved += 1;
+        *table.per_client.entry(client.clone()).or_insert(0) += 1;
+        Some(Place {
+            sessions: Arc::clone(self),
+            client: Some(client.clone()),
+        })
     }
 
     /// Ends the session with this id: its GET stream closes, and its subscriber goes once the
     /// last POST still using it is done. Returns whether it existed.
     pub(crate) fn remove(&self, id: &str) -> bool {
         self.lock().end(id)
+    }
+
+    /// Puts `session` in the table without asking for room, and lets the next
+    /// [`Sessions::make_room`] look for sessions to end at once.
+    #[cfg(test)]
+    fn insert(&self, session: Arc<LegacyHttpSession>) {
+        let mut table = self.lock();
+        table.reserved += 1;
+        *table.per_client.entry(session.client.clone()).or_insert(0) += 1;
+        table.insert(session);
+        table.last_sweep = None;
     }
 }
 
@@ -695,7 +765,7 @@ fn mint_session_id() -> Result<String, getrandom::Error> {
 /// POST `initialize`: a new session; its id goes out in `Mcp-Session-Id` when the handshake
 /// succeeded.
 pub(crate) async fn initialize(state: &HttpState, incoming: Incoming, id: RequestId) -> Response {
-    if !state.sessions.make_room(&state.client, &state.options) {
+    let Some(place) = state.sessions.make_room(&state.client, &state.options) else {
         tracing::warn!(
             client = ?state.client,
             max = state.options.max_sessions,
@@ -703,7 +773,7 @@ pub(crate) async fn initialize(state: &HttpState, incoming: Incoming, id: Reques
             "session limit reached; initialize refused"
         );
         return reply::status(axum::http::StatusCode::SERVICE_UNAVAILABLE);
-    }
+    };
     let session = match LegacyHttpSession::new(
         &state.shared,
         Arc::clone(&state.principal),
@@ -726,7 +796,7 @@ pub(crate) async fn initialize(state: &HttpState, incoming: Incoming, id: Reques
         if let Ok(value) = axum::http::HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(super::SESSION_ID, value);
         }
-        state.sessions.insert(session);
+        place.fill(session);
     }
     response
 }
@@ -1035,6 +1105,12 @@ mod tests {
         (session, stream)
     }
 
+    /// Whether `client` gets a place (given back at once), as if no sweep had run lately.
+    fn room(sessions: &Arc<Sessions>, client: &Client, options: &crate::HttpOptions) -> bool {
+        sessions.lock().last_sweep = None;
+        sessions.make_room(client, options).is_some()
+    }
+
     fn options(max_sessions: usize, max_sessions_per_client: usize) -> crate::HttpOptions {
         crate::HttpOptions {
             max_sessions,
@@ -1046,7 +1122,7 @@ mod tests {
     #[test]
     fn a_full_table_ends_only_the_asking_clients_least_recently_used_idle_sessions() {
         let server = crate::Server::builder().build().unwrap();
-        let sessions = Sessions::default();
+        let sessions = Arc::new(Sessions::default());
         let start = Instant::now()
             .checked_sub(Duration::from_secs(1000))
             .unwrap();
@@ -1081,11 +1157,11 @@ mod tests {
         *victims.last_used.lock().unwrap() = start.checked_sub(Duration::from_secs(1)).unwrap();
         let victim_id = victims.id.clone();
         sessions.insert(victims);
-        assert!(sessions.make_room(&alice, &options(302, 1000)));
+        assert!(room(&sessions, &alice, &options(302, 1000)));
         assert_eq!(sessions.lock().by_id.len(), 301);
         // Full: one in a hundred of the client's limit goes, its least recently used without a
         // stream; never the victim's.
-        assert!(sessions.make_room(&alice, &options(301, 301)));
+        assert!(room(&sessions, &alice, &options(301, 301)));
         let table = sessions.lock();
         assert_eq!(table.by_id.len(), 298);
         assert!(
@@ -1105,10 +1181,10 @@ mod tests {
         drop(table);
         // A third client at a full table has nothing of its own to end: refused.
         let newcomer = Client::Peer("127.0.0.9".parse().unwrap());
-        assert!(!sessions.make_room(&newcomer, &options(298, 1000)));
+        assert!(!room(&sessions, &newcomer, &options(298, 1000)));
         assert_eq!(sessions.lock().by_id.len(), 298);
         // A client at its own limit ends its own idle sessions, whatever the table holds.
-        assert!(sessions.make_room(&alice, &options(10_000, 297)));
+        assert!(room(&sessions, &alice, &options(10_000, 297)));
         assert_eq!(
             sessions.lock().open_for(&alice),
             295,
@@ -1116,13 +1192,13 @@ mod tests {
         );
         // Three quarters full, a client holding a quarter of its share is at its limit, while
         // one holding little still gets a place.
-        assert!(!sessions.make_room(&alice, &options(390, 300)));
+        assert!(!room(&sessions, &alice, &options(390, 300)));
         assert_eq!(
             sessions.lock().open_for(&alice),
             292,
             "its own idle ones went first"
         );
-        assert!(sessions.make_room(&victim, &options(390, 300)));
+        assert!(room(&sessions, &victim, &options(390, 300)));
         // Sessions used in the last minutes are never ended to make room.
         let bob = Client::Subject("bob".into());
         for _ in 0..2 {
@@ -1134,7 +1210,7 @@ mod tests {
             .unwrap();
             sessions.insert(session);
         }
-        assert!(!sessions.make_room(&bob, &options(10_000, 2)));
+        assert!(!room(&sessions, &bob, &options(10_000, 2)));
         assert_eq!(sessions.lock().open_for(&bob), 2);
         assert!(sessions.remove(&victim_id));
         assert_eq!(sessions.lock().open_for(&victim), 0);

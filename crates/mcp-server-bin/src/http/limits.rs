@@ -117,7 +117,7 @@ impl Quota {
             Some(Refused::Client)
         } else if after > self.total
             || (after > reserve_starts(self.total, self.each)
-                && held.saturating_add(amount) > self.each / 4)
+                && held.saturating_add(amount) > (self.each / 4).max(1))
         {
             Some(Refused::Total)
         } else {
@@ -146,7 +146,7 @@ impl Quota {
 }
 
 /// Where the last quarter of `total` starts when clients have shares of `each`: that quarter is
-/// kept for clients holding less than a quarter of a share, so that a few clients at their full
+/// kept for clients holding at most a quarter of a share (at least one), so that a few clients at their full
 /// shares cannot take all there is from everyone else. A share as large as the total (one
 /// client may take everything) keeps nothing back.
 pub(crate) fn reserve_starts(total: usize, each: usize) -> usize {
@@ -248,6 +248,21 @@ mod tests {
             "no client is remembered at zero"
         );
         assert_eq!(quota.lock().total, 0);
+        // A share under four still lets a newcomer into the reserve, one at a time.
+        let small = Quota::new("things", 8, 3);
+        let (two, three) = (carol.clone(), Client::Unknown);
+        let held: Vec<Held> = [&alice, &bob]
+            .into_iter()
+            .flat_map(|client| {
+                (0..3)
+                    .map(|_| small.take(client, 1).unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let newcomer = small.take(&two, 1).unwrap();
+        assert_eq!(small.take(&two, 1).unwrap_err(), Refused::Total);
+        let another = small.take(&three, 1).unwrap();
+        drop((held, newcomer, another));
         // A share as large as the total keeps nothing back.
         let whole = Quota::new("things", 4, 4);
         let all = whole.take(&alice, 4).unwrap();

@@ -498,3 +498,71 @@ async fn a_few_peers_at_their_shares_leave_room_for_others() {
     }
     assert_eq!(closed, 8, "the fourth peer kept a quarter of a share");
 }
+
+/// Second review: `make_room` checks the table under its lock, but the session is inserted
+/// only after the `initialize` exchange ran, with the lock let go between the two. Concurrent
+/// `initialize` from one client all see room for one and all insert: the per-client share
+/// (and, the same way, `max_sessions`) is exceeded by as many as arrive together.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_initializes_stay_within_the_session_share() {
+    let server = start(HttpOptions {
+        max_sessions_per_client: 2,
+        ..HttpOptions::default()
+    })
+    .await;
+    let mut opened = 0;
+    // Rounds of 120 at once, each from a fresh client (127.0.0.100 and on), bounded in count.
+    for round in 0..25 {
+        let from = format!("127.0.0.{}", 100 + round);
+        let tasks: Vec<_> = (0..120)
+            .map(|_| {
+                let from = from.clone();
+                tokio::spawn(async move { initialize_from(server, &from).await })
+            })
+            .collect();
+        opened = 0;
+        for task in tasks {
+            if bounded(task).await.unwrap().0 == 200 {
+                opened += 1;
+            }
+        }
+        if opened > 2 {
+            break;
+        }
+    }
+    assert!(opened <= 2, "{opened} sessions opened for a share of 2");
+}
+
+/// Second review: with a share under four, a quarter of a share rounds to zero, so the
+/// reserve (the last quarter of the total, "kept for clients holding little") admits no one:
+/// a client holding nothing is refused while a quarter of the total stands free.
+#[tokio::test]
+async fn a_small_share_still_leaves_the_reserve_to_newcomers() {
+    let server = start(HttpOptions {
+        max_connections: 8,
+        max_connections_per_peer: 3,
+        ..HttpOptions::default()
+    })
+    .await;
+    let mut held = Vec::new();
+    for peer in ["127.0.0.41", "127.0.0.42"] {
+        for _ in 0..3 {
+            held.push(connect_from(server, peer, false).await);
+        }
+    }
+    // Let the server accept (and count) those six first.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Six of eight held: two stand free, and this client holds nothing.
+    let mut newcomer = connect_from(server, "127.0.0.43", false).await;
+    newcomer
+        .write_all(&read_request(server, "test://small"))
+        .await
+        .unwrap();
+    let mut first = [0_u8; 12];
+    let read = bounded(newcomer.read(&mut first)).await.unwrap_or(0);
+    assert!(
+        read > 0 && first.starts_with(b"HTTP/1.1 200"),
+        "a client holding nothing was refused with two of eight connections free"
+    );
+    drop(held);
+}
