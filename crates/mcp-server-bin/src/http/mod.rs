@@ -419,18 +419,26 @@ impl Protocols {
             .timer(timer())
             .header_read_timeout(options.header_read_timeout)
             .max_buf_size(header_bytes);
-        // Flow control is hyper's default: how much the server may send on a connection is the
-        // client's to grant, and its own window only paces request bodies.
+        // The same settings for HTTP/2 through either builder (two types, one shape). How
+        // much the server may send is the client's to grant; its own windows bound the request
+        // bodies it holds unread ([`STREAM_WINDOW`]).
+        macro_rules! http2 {
+            ($builder:expr) => {
+                $builder
+                    .timer(timer())
+                    .initial_stream_window_size(STREAM_WINDOW)
+                    .initial_connection_window_size(CONNECTION_WINDOW)
+                    .max_concurrent_streams(options.max_streams_per_connection)
+                    .max_header_list_size(
+                        u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX),
+                    )
+                    .keep_alive_interval(options.http2_keep_alive)
+                    .keep_alive_timeout(options.http2_keep_alive)
+            };
+        }
         let mut http2 =
             hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
-        http2
-            .timer(timer())
-            .initial_stream_window_size(STREAM_WINDOW)
-            .initial_connection_window_size(CONNECTION_WINDOW)
-            .max_concurrent_streams(options.max_streams_per_connection)
-            .max_header_list_size(u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX))
-            .keep_alive_interval(options.http2_keep_alive)
-            .keep_alive_timeout(options.http2_keep_alive);
+        http2!(http2);
         let mut undecided =
             hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
         undecided
@@ -438,15 +446,7 @@ impl Protocols {
             .timer(timer())
             .header_read_timeout(options.header_read_timeout)
             .max_buf_size(header_bytes);
-        undecided
-            .http2()
-            .timer(timer())
-            .initial_stream_window_size(STREAM_WINDOW)
-            .initial_connection_window_size(CONNECTION_WINDOW)
-            .max_concurrent_streams(options.max_streams_per_connection)
-            .max_header_list_size(u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX))
-            .keep_alive_interval(options.http2_keep_alive)
-            .keep_alive_timeout(options.http2_keep_alive);
+        http2!(undecided.http2());
         Protocols {
             http1,
             http2,

@@ -310,26 +310,7 @@ async fn listen_streams_and_sessions_are_bounded_per_client() {
     // Legacy sessions: a client at its limit is refused, and no session is ended for it (none
     // has been idle long enough), its own or another client's.
     let initialize = |from: &'static str| async move {
-        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-        let mut stream = connect_from(server, from, false).await;
-        let request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {server}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut response = Vec::new();
-        let mut buffer = [0_u8; 4096];
-        while !String::from_utf8_lossy(&response).contains("\r\n\r\n") {
-            let read = bounded(stream.read(&mut buffer)).await.unwrap();
-            assert!(read > 0, "the connection ended before the headers");
-            response.extend_from_slice(&buffer[..read]);
-        }
-        let text = String::from_utf8_lossy(&response).to_lowercase();
-        text.lines()
-            .find_map(|line| line.strip_prefix("mcp-session-id: "))
-            .map(|id| id.trim().to_owned())
-            .expect("a session id")
+        initialize_from(server, from).await.1.expect("a session id")
     };
     let session_status = |id: String, from: &'static str| async move {
         let body = r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#;
