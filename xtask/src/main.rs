@@ -1,5 +1,5 @@
-//! `cargo xtask`: the project's automation (tidy checks, the conformance suite, benchmarks, the
-//! code layout of the binary, fuzzing).
+//! `cargo xtask`: the project's automation (tidy checks, the conformance suite, benchmarks,
+//! fuzzing).
 //!
 //! **Layer:** tooling. Nothing depends on this crate, and it must never be needed to build or run
 //! the product crates.
@@ -7,7 +7,6 @@
 mod bench;
 mod conformance;
 mod fuzz;
-mod layout;
 mod tidy;
 
 use std::process::ExitCode;
@@ -30,7 +29,6 @@ fn main() -> ExitCode {
         },
         Some("conformance") => conformance::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
-        Some("layout") => layout::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         _ => {
             eprintln!(
@@ -39,7 +37,6 @@ fn main() -> ExitCode {
                  tidy         check module docs, print macros in libraries, the dependency graph and ARCHITECTURE.md\n  \
                  conformance  run the official MCP conformance suite against mcp-resources (see --help)\n  \
                  bench        mcp-resources side by side with rmcp and a floor; writes BENCHMARKS.md (--quick)\n  \
-                 layout       profile mcp-resources and write the order its linker lays its code out in\n  \
                  fuzz         run each fuzz target of fuzz/ for a bounded time (--seconds N, default 60)\n\n\
                  The same tidy checks run as part of `cargo test --workspace`."
             );

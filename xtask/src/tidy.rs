@@ -12,7 +12,8 @@
 //! - the dependency graph is the architecture (`STYLE.md`): tokio, hyper and axum only in
 //!   `mcp-server-bin`; the adapters independent of each other; the core free of wire types and
 //!   JSON; the wire types free of async; nothing depends on `xtask`;
-//! - `ARCHITECTURE.md` names every crate of the workspace.
+//! - `ARCHITECTURE.md` names every crate of the workspace;
+//! - no library crate has a build script (a user who links one runs nothing at build time).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -49,6 +50,7 @@ pub(crate) fn run_all() -> Result<(), Vec<String>> {
     let mut problems = Vec::new();
     problems.extend(check_module_docs(&root));
     problems.extend(check_no_printing_in_libraries(&root));
+    problems.extend(check_no_build_scripts(&root));
     match Metadata::load(&root) {
         Ok(metadata) => {
             problems.extend(check_dependency_graph(&metadata));
@@ -111,6 +113,25 @@ fn check_no_printing_in_libraries(root: &Path) -> Vec<String> {
 }
 
 /// Whether `code` calls macro `name` (e.g. `print!`), not merely a longer name ending in it.
+/// No library crate has a build script: neither a `build.rs` beside its manifest nor a `build`
+/// key naming another.
+fn check_no_build_scripts(root: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    for krate in LIBRARY_CRATES {
+        let dir = root.join("crates").join(krate);
+        if dir.join("build.rs").exists() {
+            problems.push(format!("{krate} has a build script (build.rs)"));
+        }
+        let manifest = read(&dir.join("Cargo.toml"));
+        if manifest.lines().any(|line| {
+            line.trim_start().starts_with("build ") || line.trim_start().starts_with("build=")
+        }) {
+            problems.push(format!("{krate} names a build script in its Cargo.toml"));
+        }
+    }
+    problems
+}
+
 fn contains_macro_call(code: &str, name: &str) -> bool {
     code.match_indices(name).any(|(at, _)| {
         let before = code[..at].chars().next_back();
@@ -424,6 +445,11 @@ mod tests {
     #[test]
     fn libraries_never_print() {
         assert_clean(check_no_printing_in_libraries(&workspace_root()));
+    }
+
+    #[test]
+    fn no_library_crate_has_a_build_script() {
+        assert_clean(check_no_build_scripts(&workspace_root()));
     }
 
     #[test]
