@@ -357,24 +357,14 @@ impl RawConfig {
     ///
     /// [`ConfigError::Read`] or [`ConfigError::Parse`], naming the file.
     pub fn from_file(path: &Path) -> Result<RawConfig, ConfigError> {
-        // One table at a time as the file is read ([`RawConfig::from_reader`]); else, as for
-        // any error, the whole text at once, which says what is wrong.
-        let streamed = std::fs::File::open(path)
-            .ok()
-            .and_then(|file| RawConfig::from_reader(std::io::BufReader::new(file)));
-        let mut raw = match streamed {
-            Some(raw) => raw,
-            None => {
-                let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-                    path: path.to_owned(),
-                    source,
-                })?;
-                RawConfig::from_toml(&text).map_err(|source| ConfigError::Parse {
-                    path: path.to_owned(),
-                    source,
-                })?
-            }
-        };
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let mut raw = RawConfig::from_toml(&text).map_err(|source| ConfigError::Parse {
+            path: path.to_owned(),
+            source,
+        })?;
         let base = path.parent().unwrap_or(Path::new(""));
         if let Some(paths) = &mut raw.paths {
             for entry in paths.iter_mut() {
@@ -400,58 +390,11 @@ impl RawConfig {
 
     /// Parses TOML text, without resolving paths.
     ///
-    /// A file with many `[[resources]]` tables is parsed one table at a time: the TOML parser
-    /// builds a tree of the whole document before deserializing it, several times the size of
-    /// the text, and that tree was the server's peak memory with a thousand resources. The
-    /// tables are found with the TOML lexer, so a `[[resources]]` line inside a multi-line
-    /// string is text, not a header. Whenever the split does not apply (another table header)
-    /// or any part fails to parse, the whole document is parsed at once, so errors and
-    /// results are those of one parse.
-    ///
     /// # Errors
     ///
     /// The TOML error (syntax, a wrong type, an unknown key).
     pub fn from_toml(text: &str) -> Result<RawConfig, toml::de::Error> {
-        if let Some(headers) = resources_headers(text) {
-            if let Some(raw) = from_split(text, &headers) {
-                return Ok(raw);
-            }
-        }
         toml::from_str(text)
-    }
-
-    /// Parses a TOML document read from `reader` one `[[resources]]` table at a time, as
-    /// [`RawConfig::from_toml`] parses a text, but without ever holding the whole text: with a
-    /// thousand resources of a kilobyte, the text was as large as all their contents together,
-    /// and held beside them it was the server's peak memory. `None` whenever the split does not
-    /// apply (another table header, a header line that turns out to be inside a string), a part
-    /// fails to parse, or the reader fails or is not UTF-8: then parse the whole text with
-    /// [`RawConfig::from_toml`], whose errors are those of one parse.
-    pub fn from_reader(mut reader: impl std::io::BufRead) -> Option<RawConfig> {
-        let mut parts = Parts::default();
-        let mut chunk = String::new();
-        loop {
-            let start = chunk.len();
-            if reader.read_line(&mut chunk).ok()? == 0 {
-                // The last part: it must hold no header but its own.
-                let headers = resources_headers(&chunk)?;
-                let own = usize::from(parts.head.is_some());
-                (headers.len() == own).then_some(())?;
-                parts.add(&chunk)?;
-                return parts.finish();
-            }
-            if !looks_like_a_resources_header(&chunk[start..]) {
-                continue;
-            }
-            // A header where it stands (not in a string), and the part's only other one its
-            // own: the part before it is whole.
-            let headers = resources_headers(&chunk)?;
-            let (&last, before) = headers.split_last()?;
-            let own = usize::from(parts.head.is_some());
-            (last >= start && before.len() == own).then_some(())?;
-            parts.add(&chunk[..start])?;
-            chunk.drain(..start);
-        }
     }
 
     /// `self` with every key that `over` sets replaced by `over`'s value (flags over a file).
@@ -486,126 +429,6 @@ impl RawConfig {
         let schema = schemars::schema_for!(RawConfig);
         serde_json::to_string_pretty(&schema).unwrap_or_else(|_| "{}".to_owned())
     }
-}
-
-/// One `[[resources]]` table on its own.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OneResourceTable {
-    resources: Vec<crate::resources_config::RawResource>,
-}
-
-/// The parts of `text` before and between the `headers` (offsets of `[[resources]]` lines),
-/// each parsed on its own; `None` when any part fails or the parts do not make one document.
-fn from_split(text: &str, headers: &[usize]) -> Option<RawConfig> {
-    let mut parts = Parts::default();
-    let mut start = 0;
-    for &end in headers {
-        parts.add(text.get(start..end)?)?;
-        start = end;
-    }
-    parts.add(text.get(start..)?)?;
-    parts.finish()
-}
-
-/// A document parsed part by part: the part before the first `[[resources]]` header, then each
-/// `[[resources]]` table (its header and its keys) on its own.
-#[derive(Default)]
-struct Parts {
-    /// The first part, once parsed.
-    head: Option<RawConfig>,
-    resources: Vec<crate::resources_config::RawResource>,
-}
-
-impl Parts {
-    /// Parses the next part; `None` when it fails.
-    fn add(&mut self, text: &str) -> Option<()> {
-        if self.head.is_none() {
-            self.head = Some(toml::from_str(text).ok()?);
-        } else {
-            let table: OneResourceTable = toml::from_str(text).ok()?;
-            self.resources.extend(table.resources);
-        }
-        Some(())
-    }
-
-    /// The whole document; `None` when the parts do not make one.
-    fn finish(self) -> Option<RawConfig> {
-        let mut raw = self.head?;
-        if self.resources.is_empty() {
-            return Some(raw);
-        }
-        if raw.resources.is_some() {
-            // `resources` given both as a key and as tables: the whole parse says why that
-            // fails.
-            return None;
-        }
-        raw.resources = Some(self.resources);
-        Some(raw)
-    }
-}
-
-/// Whether `line` may be a `[[resources]]` header line, as [`resources_headers`] reads one (a
-/// cheap look, to know when to ask it: it decides).
-fn looks_like_a_resources_header(line: &str) -> bool {
-    let line = line.trim_start();
-    line.starts_with('[')
-        && line
-            .chars()
-            .filter(|c| !matches!(c, ' ' | '\t'))
-            .take(13)
-            .eq("[[resources]]".chars())
-}
-
-/// The byte offsets of the `[[resources]]` header lines of a TOML document, found with the
-/// TOML lexer (strings and comments are single tokens, so their contents never look like a
-/// header); `None` when the document has another table header, which the split does not
-/// handle.
-fn resources_headers(text: &str) -> Option<Vec<usize>> {
-    use toml_parser::lexer::TokenKind;
-    let source = toml_parser::Source::new(text);
-    let mut headers = Vec::new();
-    // Brackets and braces opened inside values, where `[` at a line start is no header.
-    let mut depth = 0_usize;
-    let mut line_start = true;
-    let mut previous = TokenKind::Newline;
-    for token in source.lex() {
-        let kind = token.kind();
-        match kind {
-            TokenKind::Whitespace | TokenKind::Comment => continue,
-            TokenKind::Newline => {
-                line_start = true;
-                continue;
-            }
-            TokenKind::LeftSquareBracket | TokenKind::LeftCurlyBracket
-                if depth > 0 || previous == TokenKind::Equals =>
-            {
-                depth += 1;
-            }
-            TokenKind::RightSquareBracket | TokenKind::RightCurlyBracket if depth > 0 => {
-                depth -= 1;
-            }
-            TokenKind::LeftSquareBracket if line_start => {
-                let start = token.span().start();
-                let line = text.get(start..)?.lines().next().unwrap_or_default();
-                let header: String = line
-                    .split('#')
-                    .next()
-                    .unwrap_or_default()
-                    .chars()
-                    .filter(|c| !matches!(c, ' ' | '\t'))
-                    .collect();
-                if header != "[[resources]]" || line.contains(['"', '\'']) {
-                    return None;
-                }
-                headers.push(start);
-            }
-            _ => {}
-        }
-        line_start = false;
-        previous = kind;
-    }
-    Some(headers)
 }
 
 /// The validated configuration the server runs with.
@@ -811,84 +634,17 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
-    use super::{RawConfig, resources_headers};
-
-    /// Parses `text` as the server does and as one whole document, and compares both; `split`
-    /// says whether the one-table-at-a-time path applies. What the path that reads the text as
-    /// it comes takes, it reads as the whole parse does; returns whether it took it.
-    fn check(text: &str, split: bool) -> bool {
-        assert_eq!(
-            resources_headers(text).is_some(),
-            split,
-            "split of {text:?}"
-        );
-        let whole = toml::from_str::<RawConfig>(text).map_err(|error| error.to_string());
-        let ours = RawConfig::from_toml(text).map_err(|error| error.to_string());
-        assert_eq!(ours, whole, "{text:?}");
-        // Read as it comes, through buffers of several sizes.
-        let streamed = RawConfig::from_reader(text.as_bytes());
-        for capacity in [1, 2, 7, 64] {
-            let reader = std::io::BufReader::with_capacity(capacity, text.as_bytes());
-            assert_eq!(RawConfig::from_reader(reader), streamed, "{text:?}");
-        }
-        match streamed {
-            Some(raw) => {
-                assert_eq!(Ok(raw), whole, "{text:?}");
-                true
-            }
-            None => false,
-        }
-    }
+    use super::RawConfig;
 
     #[test]
-    fn tables_parsed_one_at_a_time_give_the_whole_document() {
-        assert!(check("page_size = 5\n", true));
-        assert!(check("page_size = 5", true));
-        assert!(check("", true));
-        assert!(check(
-            "paths = [\n  \"a\",\n  \"b\",\n]\n# [[resources]] in a comment\n\
-             [[resources]]\nuri = 'a://1'\ntext = 'one'\n\n  [[ resources ]] # two\nuri = 'a://2'\n\
-             text = \"two\"\r\n[[resources]]\r\nuri = 'a://3'\r\ntext = '''\n[x]\n'''",
-            true,
-        ));
-        // `[` at a line start within a value is no header (an unknown key: an error).
-        assert!(!check("x = [\n[1],\n]\n", true));
-        // A header line inside a multi-line string: split by the lexer, not as the text comes
-        // (the whole text is read then).
-        assert!(!check(
-            "paths = ['a']\n[[resources]]\nuri = 'a://1'\ntext = \"\"\"\n[[resources]]\nuri = 'a://3'\n\"\"\"\n",
-            true,
-        ));
-    }
-
-    #[test]
-    fn anything_else_is_parsed_whole() {
-        // Another table header.
-        assert!(!check(
-            "[[resources]]\nuri = 'a://1'\n[resources.text]\nx = 1\n",
-            false,
-        ));
-        assert!(!check("[other]\nx = 1\n", false));
-        assert!(!check("[\"resources\"]\nuri = 'a://1'\n", false));
-        assert!(!check(
-            "[[resources]]\nuri = 'a://1'\n[[other]]\n[[resources]]\nuri = 'a://2'\n",
-            false,
-        ));
-        // Errors come from the whole parse, with its positions.
-        assert!(!check(
-            "page_size = 5\n[[resources]]\nuri = 'a://1'\nuri = 'a://2'\n",
-            true,
-        ));
-        assert!(!check("[[resources]]\nuri = 'a://1'\nnope = 1\n", true));
-        assert!(!check(
-            "resources = []\n[[resources]]\nuri = 'a://1'\n",
-            true
-        ));
-        assert!(!check(
-            "page_size = 'x'\n[[resources]]\nuri = 'a://1'\n",
-            true
-        ));
-        // Not UTF-8.
-        assert_eq!(RawConfig::from_reader(&b"page_size = 5 # \xff\n"[..]), None);
+    fn resources_tables_parse_as_written() {
+        let raw = RawConfig::from_toml(
+            "paths = ['a']\n[[resources]]\nuri = 'a://1'\ntext = \"\"\"\n[[resources]]\n\"\"\"\n\
+             [[resources]]\nuri = 'a://2'\ntext = 'two'\n",
+        )
+        .unwrap();
+        let resources = raw.resources.unwrap();
+        assert_eq!(resources.len(), 2, "a header inside a string is text");
+        assert!(RawConfig::from_toml("resources = []\n[[resources]]\nuri = 'a://1'\n").is_err());
     }
 }
