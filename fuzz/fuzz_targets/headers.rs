@@ -1,7 +1,7 @@
 //! Fuzz target `headers`: the HTTP transport's header checks, with any header values.
 //!
 //! Checks that nothing panics, and:
-//! - `mcp_server_bin::guard::host_allowed` and `origin_allowed` with nothing configured let
+//! - `mcp_resources_server::guard::host_allowed` and `origin_allowed` with nothing configured let
 //!   through only loopback: the name they took, read by an RFC 3986 parser as the host of
 //!   `http://NAME/`, is `localhost`, a `*.localhost` name or a loopback address (or is a bare
 //!   loopback address, as `::1`); `"*"` lets
@@ -23,7 +23,7 @@ use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 use mcp_2026::headers::{METHOD_HEADER, NAME_HEADER, PROTOCOL_VERSION_HEADER};
 use mcp_2026::{Exchange, Handler, ModernConfig, Output, ReadLine, RequestHeaders};
-use mcp_server_bin::guard;
+use mcp_resources_server::guard;
 use mcp_types::jsonrpc::{self, Incoming, Message, Request};
 use mcp_types::meta::PROTOCOL_VERSION;
 use mcp_types::method::RESOURCES_READ;

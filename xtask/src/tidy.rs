@@ -9,9 +9,12 @@
 //!   `//!` doc;
 //! - library code never prints (`println!`, `eprintln!`, `print!`, `eprint!`, `dbg!`): stdout
 //!   belongs to the stdio transport, and logs go through `tracing`;
-//! - the dependency graph is the architecture (`STYLE.md`): tokio, hyper and axum only in
-//!   `mcp-server-bin`; the adapters independent of each other; the core free of wire types and
-//!   JSON; the wire types free of async; nothing depends on `xtask`;
+//! - every workspace crate has a layer ([`LAYERS`]), and the dependency graph is the
+//!   architecture (`STYLE.md`): no async runtime below the server and the providers; the
+//!   adapters independent of each other; the core free of wire types and JSON; the wire types
+//!   free of async; providers on the core alone; only the binary names a provider; the server
+//!   built without its features has no HTTP stack and without `auth` no JWT crate; nothing
+//!   depends on `xtask`;
 //! - `ARCHITECTURE.md` names every crate of the workspace;
 //! - no library crate has a build script (a user who links one runs nothing at build time).
 
@@ -21,20 +24,62 @@ use std::process::Command;
 
 use serde_json::Value;
 
-/// The crate that alone may do I/O and use an async runtime.
-const SERVER_CRATE: &str = "mcp-server-bin";
+/// Where a crate sits; the rules below are written per layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layer {
+    /// Wire types of every protocol version: plain data.
+    Wire,
+    /// The engine: no wire types, no runtime, no I/O.
+    Core,
+    /// A sans-io protocol adapter of one era.
+    Adapter,
+    /// The server library: transports, era selection; names no provider.
+    Server,
+    /// A provider: the core's seams over its own I/O; knows no server, adapter or wire type.
+    Provider,
+    /// The `mcp-resources` binary: wires everything together.
+    Binary,
+    /// Tooling that nothing depends on.
+    Tooling,
+}
 
-/// Packages that must only ever appear below [`SERVER_CRATE`] (or in tooling).
+/// Every crate of the workspace and its layer. A crate missing here is a tidy problem, so a new
+/// crate is placed before it lands.
+const LAYERS: &[(&str, Layer)] = &[
+    ("mcp-types", Layer::Wire),
+    ("mcp-resources-core", Layer::Core),
+    ("mcp-legacy-2025", Layer::Adapter),
+    ("mcp-2026", Layer::Adapter),
+    ("mcp-resources-server", Layer::Server),
+    ("mcp-resources-fs", Layer::Provider),
+    ("mcp-server-bin", Layer::Binary),
+    ("xtask", Layer::Tooling),
+];
+
+/// The server library: its feature-dependent graph is checked with `cargo tree`.
+const SERVER_CRATE: &str = "mcp-resources-server";
+
+/// Async runtimes and HTTP stacks: never in the wire types, the core or the adapters.
 const RUNTIME_PACKAGES: &[&str] = &["tokio", "hyper", "axum", "mio", "tower", "reqwest"];
 
-/// The library crates: no printing in their `src/`, besides binary entry points.
-const LIBRARY_CRATES: &[&str] = &[
-    "mcp-types",
-    "mcp-resources-core",
-    "mcp-legacy-2025",
-    "mcp-2026",
-    "mcp-server-bin",
-];
+/// What the server's `http` feature brings: never in a provider, nor in the server without it.
+const HTTP_PACKAGES: &[&str] = &["hyper", "axum", "tower", "jsonwebtoken"];
+
+/// The crates of `layer`, in [`LAYERS`] order.
+fn crates_of(layer: Layer) -> impl Iterator<Item = &'static str> {
+    LAYERS
+        .iter()
+        .filter(move |(_, of)| *of == layer)
+        .map(|(name, _)| *name)
+}
+
+/// The library crates: no printing in their `src/`, no build script.
+fn library_crates() -> impl Iterator<Item = &'static str> {
+    LAYERS
+        .iter()
+        .filter(|(_, layer)| !matches!(layer, Layer::Binary | Layer::Tooling))
+        .map(|(name, _)| *name)
+}
 
 /// The workspace root (the parent of this crate's directory).
 pub(crate) fn workspace_root() -> PathBuf {
@@ -53,7 +98,9 @@ pub(crate) fn run_all() -> Result<(), Vec<String>> {
     problems.extend(check_no_build_scripts(&root));
     match Metadata::load(&root) {
         Ok(metadata) => {
+            problems.extend(check_every_crate_has_a_layer(&metadata));
             problems.extend(check_dependency_graph(&metadata));
+            problems.extend(check_server_features(&root));
             problems.extend(check_architecture_names_every_crate(&root, &metadata));
         }
         Err(error) => problems.push(error),
@@ -85,7 +132,7 @@ fn check_module_docs(root: &Path) -> Vec<String> {
 fn check_no_printing_in_libraries(root: &Path) -> Vec<String> {
     const MACROS: &[&str] = &["println!", "eprintln!", "print!", "eprint!", "dbg!"];
     let mut problems = Vec::new();
-    for krate in LIBRARY_CRATES {
+    for krate in library_crates() {
         let src = root.join("crates").join(krate).join("src");
         for file in rust_files_under(&src) {
             let rel = relative(&src, &file);
@@ -117,7 +164,7 @@ fn check_no_printing_in_libraries(root: &Path) -> Vec<String> {
 /// key naming another.
 fn check_no_build_scripts(root: &Path) -> Vec<String> {
     let mut problems = Vec::new();
-    for krate in LIBRARY_CRATES {
+    for krate in library_crates() {
         let dir = root.join("crates").join(krate);
         if dir.join("build.rs").exists() {
             problems.push(format!("{krate} has a build script (build.rs)"));
@@ -155,13 +202,40 @@ fn check_dependency_graph(metadata: &Metadata) -> Vec<String> {
         }
     };
 
-    for krate in LIBRARY_CRATES.iter().filter(|k| **k != SERVER_CRATE) {
+    let sans_io = [Layer::Wire, Layer::Core, Layer::Adapter];
+    for krate in sans_io.into_iter().flat_map(crates_of) {
         for runtime in RUNTIME_PACKAGES {
             forbid(
                 &mut problems,
                 krate,
                 runtime,
-                "async runtimes and HTTP stacks belong to mcp-server-bin only",
+                "the wire types, the core and the adapters are sans-io: no runtime, no HTTP stack",
+            );
+        }
+    }
+    for provider in crates_of(Layer::Provider) {
+        let above = crates_of(Layer::Wire)
+            .chain(crates_of(Layer::Adapter))
+            .chain(crates_of(Layer::Server));
+        for forbidden in above.chain(HTTP_PACKAGES.iter().copied()) {
+            forbid(
+                &mut problems,
+                provider,
+                forbidden,
+                "a provider stands on the core's seams and its own I/O crates only",
+            );
+        }
+    }
+    for (name, layer) in LAYERS {
+        if *layer == Layer::Binary || metadata.workspace_member(name).is_none() {
+            continue;
+        }
+        for provider in crates_of(Layer::Provider) {
+            forbid(
+                &mut problems,
+                name,
+                provider,
+                "only the binary names a provider",
             );
         }
     }
@@ -212,6 +286,82 @@ fn check_dependency_graph(metadata: &Metadata) -> Vec<String> {
         }
     }
     problems
+}
+
+/// Every workspace crate is placed in [`LAYERS`], and every crate there exists.
+fn check_every_crate_has_a_layer(metadata: &Metadata) -> Vec<String> {
+    let placed: BTreeSet<&str> = LAYERS.iter().map(|(name, _)| *name).collect();
+    let members: BTreeSet<&str> = metadata.members.keys().map(String::as_str).collect();
+    let unplaced = members.difference(&placed).map(|name| {
+        format!("the crate `{name}` has no layer: add it to LAYERS in xtask/src/tidy.rs")
+    });
+    let gone = placed
+        .difference(&members)
+        .map(|name| format!("LAYERS names `{name}`, which is not a workspace crate"));
+    unplaced.chain(gone).collect()
+}
+
+/// The server's graph as a library user builds it: with no features it has no HTTP stack, and
+/// with `http` alone no JWT crate. `cargo tree -p` resolves the features of that package alone
+/// (the binary turns both on, so the workspace-wide graph cannot tell).
+fn check_server_features(root: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (features, forbidden) in [("", HTTP_PACKAGES), ("http", &["jsonwebtoken"][..])] {
+        let packages = match tree_packages(root, SERVER_CRATE, features) {
+            Ok(packages) => packages,
+            Err(error) => return vec![error],
+        };
+        for package in forbidden {
+            if packages.contains(*package) {
+                let built = if features.is_empty() {
+                    "without features".to_owned()
+                } else {
+                    format!("with only `{features}`")
+                };
+                problems.push(format!(
+                    "`{SERVER_CRATE}` built {built} builds `{package}`: it belongs behind a feature"
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// The names of the packages `krate` builds as normal dependencies with only `features` on.
+fn tree_packages(root: &Path, krate: &str, features: &str) -> Result<BTreeSet<String>, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let host = host_triple()?;
+    let mut command = Command::new(cargo);
+    command.current_dir(root).args([
+        "tree",
+        "--package",
+        krate,
+        "--edges",
+        "normal",
+        "--prefix",
+        "none",
+        "--format",
+        "{p}",
+        "--target",
+        &host,
+    ]);
+    if !features.is_empty() {
+        command.args(["--features", features]);
+    }
+    let output = command
+        .output()
+        .map_err(|error| format!("cannot run cargo tree: {error}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "cargo tree -p {krate} failed: {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_owned)
+        .collect())
 }
 
 /// `ARCHITECTURE.md` names every workspace crate.
@@ -454,7 +604,13 @@ mod tests {
 
     #[test]
     fn dependency_graph_is_the_architecture() {
+        assert_clean(check_every_crate_has_a_layer(&metadata()));
         assert_clean(check_dependency_graph(&metadata()));
+    }
+
+    #[test]
+    fn the_server_builds_its_http_stack_only_behind_features() {
+        assert_clean(check_server_features(&workspace_root()));
     }
 
     #[test]
@@ -481,13 +637,16 @@ mod tests {
                 {"id": "core", "name": "mcp-resources-core"},
                 {"id": "glue", "name": "glue"},
                 {"id": "tokio", "name": "tokio"},
+                {"id": "axum", "name": "axum"},
                 {"id": "types", "name": "mcp-types"},
                 {"id": "legacy", "name": "mcp-legacy-2025"},
                 {"id": "modern", "name": "mcp-2026"},
-                {"id": "server", "name": "mcp-server-bin"},
+                {"id": "server", "name": "mcp-resources-server"},
+                {"id": "fs", "name": "mcp-resources-fs"},
+                {"id": "bin", "name": "mcp-server-bin"},
                 {"id": "xtask", "name": "xtask"}
             ],
-            "workspace_members": ["core", "types", "legacy", "modern", "server", "xtask"],
+            "workspace_members": ["core", "types", "legacy", "modern", "server", "fs", "bin", "xtask"],
             "resolve": {"nodes": [
                 {"id": "core", "deps": [
                     {"pkg": "glue", "dep_kinds": [{"kind": null}]},
@@ -497,28 +656,56 @@ mod tests {
                 {"id": "legacy", "deps": [{"pkg": "modern", "dep_kinds": [{"kind": null}]}]},
                 {"id": "types", "deps": []},
                 {"id": "modern", "deps": []},
-                {"id": "server", "deps": [{"pkg": "tokio", "dep_kinds": [{"kind": null}]}]},
+                {"id": "server", "deps": [
+                    {"pkg": "tokio", "dep_kinds": [{"kind": null}]},
+                    {"pkg": "fs", "dep_kinds": [{"kind": null}]}
+                ]},
+                {"id": "fs", "deps": [
+                    {"pkg": "tokio", "dep_kinds": [{"kind": null}]},
+                    {"pkg": "axum", "dep_kinds": [{"kind": null}]}
+                ]},
+                {"id": "bin", "deps": [
+                    {"pkg": "server", "dep_kinds": [{"kind": null}]},
+                    {"pkg": "fs", "dep_kinds": [{"kind": null}]}
+                ]},
                 {"id": "xtask", "deps": []},
-                {"id": "tokio", "deps": []}
+                {"id": "tokio", "deps": []},
+                {"id": "axum", "deps": []}
             ]}
         });
-        let problems = check_dependency_graph(&Metadata::from_json(&json));
+        let metadata = Metadata::from_json(&json);
+        assert_clean(check_every_crate_has_a_layer(&metadata));
+        let problems = check_dependency_graph(&metadata);
         let joined = problems.join("\n");
-        assert!(
-            joined.contains(
-                "`mcp-resources-core` depends on `tokio` (mcp-resources-core -> glue -> tokio)"
-            ),
-            "{joined}"
-        );
-        assert!(
-            joined.contains("`mcp-legacy-2025` depends on `mcp-2026`"),
-            "{joined}"
-        );
-        assert!(joined.contains("dev-dependency `tokio`"), "{joined}");
+        for expected in [
+            "`mcp-resources-core` depends on `tokio` (mcp-resources-core -> glue -> tokio)",
+            "`mcp-legacy-2025` depends on `mcp-2026`",
+            "dev-dependency `tokio`",
+            "`mcp-resources-fs` depends on `axum` (mcp-resources-fs -> axum)",
+            "`mcp-resources-server` depends on `mcp-resources-fs` (mcp-resources-server -> mcp-resources-fs): only the binary names a provider",
+        ] {
+            assert!(joined.contains(expected), "{expected} in:\n{joined}");
+        }
         assert!(
             !problems.iter().any(|p| p.starts_with("`mcp-server-bin`")),
             "{joined}"
         );
-        assert_eq!(problems.len(), 3, "{joined}");
+        assert_eq!(problems.len(), 5, "{joined}");
+    }
+
+    #[test]
+    fn a_crate_without_a_layer_is_a_problem() {
+        let json = serde_json::json!({
+            "packages": [{"id": "new", "name": "mcp-resources-new"}],
+            "workspace_members": ["new"],
+            "resolve": {"nodes": [{"id": "new", "deps": []}]}
+        });
+        let problems = check_every_crate_has_a_layer(&Metadata::from_json(&json));
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("`mcp-resources-new` has no layer")),
+            "{problems:?}"
+        );
     }
 }

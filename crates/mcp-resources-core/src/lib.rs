@@ -4,7 +4,9 @@
 //! **Layer:** core. It speaks domain terms only (resource URI, resource, template, contents,
 //! principal, policy, page, change, subscriber). It must never know a protocol version, a
 //! JSON-RPC method name, JSON itself, tokio or any I/O. Its one seam to the outside world is the
-//! async [`Provider`](crate::provider::Provider) trait, whose futures carry no runtime types.
+//! async [`Provider`](crate::provider::Provider) trait, whose futures carry no runtime types, and
+//! its companion [`ChangeSource`](crate::change::ChangeSource), through which a provider's source
+//! says what changed.
 //!
 //! # What is here
 //!
@@ -12,7 +14,8 @@
 //!   both expand and match.
 //! - [`resource`]: the domain model ([`Resource`](resource::Resource),
 //!   [`ResourceTemplate`](resource::ResourceTemplate), [`Contents`](resource::Contents)).
-//! - [`provider`]: the async seam; [`memory`]: an in-memory provider.
+//! - [`provider`]: the async seam; [`memory`]: an in-memory provider; [`change`]: what a
+//!   source reports when it changes.
 //! - [`engine`]: static resources, templates and providers registered together, and the four
 //!   operations adapters call per request: list resources, list templates, read, complete.
 //! - [`pagination`]: pages and tamper-evident cursors; [`policy`]: principals and access
@@ -23,7 +26,7 @@
 //! No wire types or JSON (the adapters convert), no base64 (bodies are text or raw bytes), no
 //! clock (timestamps come from the sources, ttls are durations), no randomness (the cursor key is
 //! passed in), no runtime (any executor drives the futures), no I/O (providers that do I/O live
-//! in the binary).
+//! in crates of their own).
 //!
 //! # Routing order
 //!
@@ -83,6 +86,7 @@
 //! ```
 
 pub mod cache;
+pub mod change;
 pub mod completion;
 pub mod engine;
 pub mod error;

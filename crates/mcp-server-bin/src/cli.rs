@@ -6,8 +6,8 @@
 
 use std::path::PathBuf;
 
+use crate::config::RawConfig;
 use clap::{Args, Parser, Subcommand};
-use mcp_server_bin::config::RawConfig;
 
 const AFTER_LONG_HELP: &str = "\
 EXAMPLES:
@@ -93,7 +93,7 @@ CLIENT CONFIGURATION (stdio):
 #[command(name = "mcp-resources", version, after_long_help = AFTER_LONG_HELP)]
 pub(crate) struct Cli {
     /// The log filter for stderr: a level (error, warn, info, debug, trace) or tracing
-    /// directives such as `mcp_server_bin=debug`. Overrides RUST_LOG and the file's
+    /// directives such as `mcp_resources_server=debug`. Overrides RUST_LOG and the file's
     /// `log_level`.
     #[arg(long, global = true, value_name = "FILTER")]
     pub(crate) log_level: Option<String>,

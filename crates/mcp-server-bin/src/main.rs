@@ -2,26 +2,28 @@
 //! configuration file and the command line.
 //!
 //! **Layer:** server binary. It parses the command line ([`cli`]), merges it over the
-//! configuration file and validates the result (`mcp_server_bin::config`), installs logging on
+//! configuration file and validates the result ([`config`], [`resources_config`]), installs logging on
 //! stderr, starts the filesystem provider and its watcher, and serves stdio or Streamable HTTP
 //! until the input ends or SIGINT/SIGTERM arrives. Stdout belongs to the protocol: everything
 //! else, errors included, goes to stderr.
 
 mod cli;
+mod config;
+mod resources_config;
 
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use mcp_server_bin::config::{Config, RawConfig};
-use mcp_server_bin::filesystem::{FilesystemProvider, FsConfig};
-use mcp_server_bin::resources_config::ConfiguredResources;
-use mcp_server_bin::{HttpOptions, Server};
+use mcp_resources_fs::{FilesystemProvider, FsConfig};
+use mcp_resources_server::{HttpOptions, Server};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::LevelFilter;
 
 use crate::cli::{Cli, Command, ServeArgs};
+use crate::config::{Config, RawConfig};
+use crate::resources_config::ConfiguredResources;
 
 /// The exit status of a configuration or start-up error.
 const EXIT_CONFIG: u8 = 2;
@@ -185,7 +187,7 @@ impl Sources {
     /// is allocated from the main thread's heap, where a thread of the blocking pool would
     /// have given it a malloc arena of its own (memory held for the process's lifetime).
     fn load(config: &mut Config) -> Result<Sources, Box<dyn std::error::Error>> {
-        let resources = ConfiguredResources::load_owned(
+        let resources = ConfiguredResources::load(
             std::mem::take(&mut config.resources),
             std::path::Path::new(""),
         )?;
@@ -256,7 +258,7 @@ async fn run(
             }
             None => provider.watch()?,
         };
-        server.follow_filesystem(watcher);
+        server.follow(watcher);
     }
     spawn_signal_handler(server.clone());
 

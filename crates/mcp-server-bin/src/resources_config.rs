@@ -33,14 +33,14 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use mcp_resources_core::cache::CachePolicy;
-use mcp_resources_core::engine::{EngineBuilder, FunctionTemplate, StaticResource};
+use mcp_resources_core::engine::{FunctionTemplate, StaticResource};
 use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
 use mcp_resources_core::template::{TemplateError, UriTemplate, VarValue, Variables};
 use mcp_resources_core::uri::{ResourceUri, UriError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::ServerBuilder;
+use mcp_resources_server::ServerBuilder;
 
 /// One `[[resources]]` entry of the configuration file, as written.
 ///
@@ -50,40 +50,40 @@ use crate::ServerBuilder;
 /// value of the template variable `name` on every read.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RawResource {
+pub(crate) struct RawResource {
     /// The URI of a fixed resource, for example `docs://motd`.
-    pub uri: Option<String>,
+    pub(crate) uri: Option<String>,
     /// An RFC 6570 URI template, for example `docs://users/{id}/card`, for a templated resource.
-    pub uri_template: Option<String>,
+    pub(crate) uri_template: Option<String>,
     /// A short programmatic name. Default: the URI or the template.
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// A human-readable title.
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     /// What the resource is, for the model or the user.
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// The MIME type of the contents. Default: guessed from the file name for `text_file` and
     /// `blob_file`, none otherwise.
-    pub mime_type: Option<String>,
+    pub(crate) mime_type: Option<String>,
     /// The contents as text. In a templated entry, `{name}` is replaced by the variable `name`.
     /// Shared, so that a fixed resource serves this very text: a large configuration is held
     /// once, not once as read and again as served.
-    pub text: Option<Arc<str>>,
+    pub(crate) text: Option<Arc<str>>,
     /// The contents as bytes, written in standard base64 (fixed resources only).
-    pub blob: Option<String>,
+    pub(crate) blob: Option<String>,
     /// A UTF-8 file whose text is the contents, read once at start-up; relative to the
     /// directory of the configuration file. In a templated entry its `{name}`s are replaced.
-    pub text_file: Option<PathBuf>,
+    pub(crate) text_file: Option<PathBuf>,
     /// A file whose bytes are the contents, read once at start-up; relative to the directory of
     /// the configuration file (fixed resources only).
-    pub blob_file: Option<PathBuf>,
+    pub(crate) blob_file: Option<PathBuf>,
     /// How long clients may cache what is read, in milliseconds. Default: the server's default.
-    pub ttl_ms: Option<u64>,
+    pub(crate) ttl_ms: Option<u64>,
 }
 
 impl RawResource {
     /// Makes a relative `text_file` or `blob_file` relative to `base` (the directory of the
     /// configuration file) instead of the current directory.
-    pub fn resolve_paths(&mut self, base: &Path) {
+    pub(crate) fn resolve_paths(&mut self, base: &Path) {
         for path in [&mut self.text_file, &mut self.blob_file]
             .into_iter()
             .flatten()
@@ -97,7 +97,7 @@ impl RawResource {
 
 /// Why a `[[resources]]` entry cannot be served.
 #[derive(Debug, thiserror::Error)]
-pub enum ResourcesConfigError {
+pub(crate) enum ResourcesConfigError {
     /// The entry has neither `uri` nor `uri_template`, or both.
     #[error("resources entry {index}: give exactly one of uri and uri_template")]
     UriOrTemplate {
@@ -174,11 +174,11 @@ pub enum ResourcesConfigError {
 
 /// The resources of the configuration, checked and loaded, ready to be registered.
 #[derive(Debug, Default)]
-pub struct ConfiguredResources {
+pub(crate) struct ConfiguredResources {
     /// The fixed resources, in file order.
-    pub statics: Vec<StaticResource>,
+    pub(crate) statics: Vec<StaticResource>,
     /// The templated resources, in file order.
-    pub templates: Vec<FunctionTemplate>,
+    pub(crate) templates: Vec<FunctionTemplate>,
 }
 
 impl ConfiguredResources {
@@ -188,38 +188,15 @@ impl ConfiguredResources {
     /// # Errors
     ///
     /// The first [`ResourcesConfigError`] found, naming the entry by its position.
-    pub fn load(
-        entries: &[RawResource],
-        base_dir: &Path,
-    ) -> Result<ConfiguredResources, ResourcesConfigError> {
-        ConfiguredResources::load_each(entries, base_dir)
-    }
-
-    /// Like [`ConfiguredResources::load`], consuming the entries: each one is dropped as soon as
-    /// it is loaded, so that its text is never held twice for long (the server's peak memory
-    /// with a large configuration).
-    ///
-    /// # Errors
-    ///
-    /// The first [`ResourcesConfigError`] found, naming the entry by its position.
-    pub fn load_owned(
+    pub(crate) fn load(
         entries: Vec<RawResource>,
         base_dir: &Path,
     ) -> Result<ConfiguredResources, ResourcesConfigError> {
-        ConfiguredResources::load_each(entries, base_dir)
-    }
-
-    fn load_each<E: std::borrow::Borrow<RawResource>>(
-        entries: impl IntoIterator<Item = E, IntoIter: ExactSizeIterator>,
-        base_dir: &Path,
-    ) -> Result<ConfiguredResources, ResourcesConfigError> {
-        let entries = entries.into_iter();
         let mut loaded = ConfiguredResources {
             statics: Vec::with_capacity(entries.len()),
             templates: Vec::new(),
         };
-        for (position, entry) in entries.enumerate() {
-            let entry = entry.borrow();
+        for (position, entry) in entries.iter().enumerate() {
             let index = position + 1;
             match (&entry.uri, &entry.uri_template) {
                 (Some(uri), None) => loaded
@@ -236,17 +213,7 @@ impl ConfiguredResources {
 
     /// Registers every resource and template on a server builder.
     #[must_use]
-    pub fn add_to(self, mut builder: ServerBuilder) -> ServerBuilder {
-        builder = builder.static_entries(self.statics);
-        for template in self.templates {
-            builder = builder.template(template);
-        }
-        builder
-    }
-
-    /// Registers every resource and template on the core's engine builder directly.
-    #[must_use]
-    pub fn add_to_engine(self, mut builder: EngineBuilder) -> EngineBuilder {
+    pub(crate) fn add_to(self, mut builder: ServerBuilder) -> ServerBuilder {
         builder = builder.static_entries(self.statics);
         for template in self.templates {
             builder = builder.template(template);
@@ -482,6 +449,20 @@ mod tests {
     use mcp_resources_core::policy::Principal;
     use mcp_resources_core::resource::Body;
 
+    impl ConfiguredResources {
+        /// What [`ConfiguredResources::add_to`] registers, on the core's engine builder.
+        fn registered_on(
+            self,
+            mut builder: mcp_resources_core::engine::EngineBuilder,
+        ) -> mcp_resources_core::engine::EngineBuilder {
+            builder = builder.static_entries(self.statics);
+            for template in self.templates {
+                builder = builder.template(template);
+            }
+            builder
+        }
+    }
+
     /// A configuration file holding only `[[resources]]` entries.
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -496,9 +477,9 @@ mod tests {
     }
 
     fn engine(toml_text: &str, base_dir: &Path) -> Engine {
-        let loaded = ConfiguredResources::load(&parse(toml_text), base_dir).expect("entries load");
+        let loaded = ConfiguredResources::load(parse(toml_text), base_dir).expect("entries load");
         loaded
-            .add_to_engine(Engine::builder(CursorKey::new([7; 32])))
+            .registered_on(Engine::builder(CursorKey::new([7; 32])))
             .build()
             .expect("engine builds")
     }
@@ -540,8 +521,8 @@ mod tests {
 
     /// Loads `toml_text` and compares the error message.
     fn check_error(toml_text: &str, base_dir: &Path, expect: &str) {
-        let error = ConfiguredResources::load(&parse(toml_text), base_dir)
-            .expect_err("entries are refused");
+        let error =
+            ConfiguredResources::load(parse(toml_text), base_dir).expect_err("entries are refused");
         assert_eq!(error.to_string(), expect);
     }
 
@@ -770,9 +751,10 @@ mod tests {
         let entries = parse(
             "[[resources]]\nuri = 'a://b'\ntext = 'x'\n[[resources]]\nuri = 'a://b'\ntext = 'y'",
         );
-        let loaded = ConfiguredResources::load(&entries, Path::new("/")).expect("entries load");
+        let loaded =
+            ConfiguredResources::load(entries.clone(), Path::new("/")).expect("entries load");
         let built = loaded
-            .add_to_engine(Engine::builder(CursorKey::new([0; 32])))
+            .registered_on(Engine::builder(CursorKey::new([0; 32])))
             .build();
         assert!(built.is_err(), "a uri given twice must not build");
     }

@@ -91,8 +91,8 @@ fn pin(pid: u32, core: usize) -> Result<(), String> {
 }
 
 /// The server's log line for a changed file, written (at `debug` for the module
-/// `mcp_server_bin::server`) just before it notifies the file's subscribers.
-pub(super) const CHANGE_LOGGED: &str = "file changed: notifying its subscribers";
+/// `mcp_resources_server::server`) just before it notifies the file's subscribers.
+pub(super) const CHANGE_LOGGED: &str = "resource changed: notifying its subscribers";
 
 /// The `[http_limits]` of the fan-out's server: its 10,000 streams come from one address (one
 /// client), past the per-client defaults, and over HTTP/1.1 each has a connection.
@@ -102,7 +102,7 @@ pub(super) const HTTP_LIMITS: &str = "[http_limits]\n\
     max_listen_streams = 20000\nmax_listen_streams_per_client = 20000\n";
 
 /// The log filter the fan-out's server runs with: warnings, and [`CHANGE_LOGGED`].
-pub(super) const LOG_FILTER: &str = "warn,mcp_server_bin::server=debug";
+pub(super) const LOG_FILTER: &str = "warn,mcp_resources_server::server=debug";
 
 /// When the server took its first change at or after `since_unix_us`, in µs since the Unix
 /// epoch, from the timestamps of its log (`2026-11-30T02:50:24.623425Z …`).
@@ -338,10 +338,10 @@ mod tests {
 
     #[test]
     fn the_change_is_the_first_logged_after_the_write() {
-        let log = "2026-11-30T02:50:24.000000Z DEBUG mcp_server_bin::server: file changed: notifying its subscribers uri=\"a\"\n\
+        let log = "2026-11-30T02:50:24.000000Z DEBUG mcp_resources_server::server: resource changed: notifying its subscribers uri=\"a\"\n\
                    2026-11-30T02:50:25.000000Z  WARN something else\n\
-                   2026-11-30T02:50:26.500000Z DEBUG mcp_server_bin::server: file changed: notifying its subscribers uri=\"a\"\n\
-                   2026-11-30T02:50:27.000000Z DEBUG mcp_server_bin::server: file changed: notifying its subscribers uri=\"a\"\n";
+                   2026-11-30T02:50:26.500000Z DEBUG mcp_resources_server::server: resource changed: notifying its subscribers uri=\"a\"\n\
+                   2026-11-30T02:50:27.000000Z DEBUG mcp_resources_server::server: resource changed: notifying its subscribers uri=\"a\"\n";
         let second = unix_micros("2026-11-30T02:50:25Z").unwrap();
         assert_eq!(
             change_logged_at(log, second),

@@ -1,10 +1,5 @@
-//! The integration tests of `mcp-server-bin`, one module per feature.
+//! The integration tests of `mcp-server-bin`: the `mcp-resources` binary spawned as a user runs
+//! it, one module per feature.
 
 mod cli;
-mod era;
-mod example;
-mod filesystem;
-mod http;
-mod limits;
-mod lines;
 mod stdio;

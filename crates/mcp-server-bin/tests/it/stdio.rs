@@ -350,7 +350,7 @@ fn malformed_lines_get_errors_and_serving_goes_on() {
     // A line longer than the limit is refused without being kept, and serving goes on.
     let huge = format!(
         r#"{{"jsonrpc":"2.0","id":99,"method":"{}"}}"#,
-        "x".repeat(mcp_server_bin::MAX_LINE_BYTES)
+        "x".repeat(mcp_resources_server::MAX_LINE_BYTES)
     );
     server.send_line(&huge);
     let too_long = server.expect("too-long error", |message| message.get("error").is_some());
@@ -521,7 +521,7 @@ fn listen_streams_are_bounded_and_their_ids_unique() {
     let refused = server.response(&json!(9));
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
     // One stream is open; the rest up to the limit are accepted, the next one is refused.
-    for id in 1..mcp_server_bin::MAX_LISTEN_STREAMS {
+    for id in 1..mcp_resources_server::MAX_LISTEN_STREAMS {
         server.send(&listen(json!(format!("l{id}"))));
     }
     server.send(&listen(json!("over")));
@@ -556,7 +556,7 @@ fn legacy_batches_are_bounded() {
         "{result}"
     );
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let pings: Vec<Value> = (0..=mcp_server_bin::MAX_BATCH_MESSAGES)
+    let pings: Vec<Value> = (0..=mcp_resources_server::MAX_BATCH_MESSAGES)
         .map(|id| json!({"jsonrpc": "2.0", "id": id + 1, "method": "ping"}))
         .collect();
     server.send(&Value::Array(pings));

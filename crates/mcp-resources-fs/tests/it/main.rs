@@ -1,0 +1,3 @@
+//! The integration tests of `mcp-resources-fs`: the provider against real temporary directories.
+
+mod filesystem;

@@ -1,0 +1,1189 @@
+//! The Streamable HTTP transport: one MCP endpoint (`/mcp` by default) serving both protocol
+//! eras, as an axum [`Router`] to mount into any app ([`Server::router`]) or served on its own
+//! ([`Server::serve_http`], which runs the same handler without the router and without a
+//! per-request service clone, on hyper's connections: HTTP/1.1, and HTTP/2 for a client that
+//! opens with its preface (h2c with prior knowledge)).
+//!
+//! [`Server::serve_http`] bounds every connection before anyone is authorized
+//! ([`HttpOptions`]): how many are open (in all and per peer address), how long headers, a
+//! body and an idle connection may take, HTTP/2 keep-alive pings; and, on every path, how many
+//! response bytes are held at once, in all and per client ([`limits`]).
+//!
+//! **Layer:** server, HTTP transport. Every request goes through the same checks, in the order
+//! of DIGEST §5.3:
+//!
+//! 1. `Origin`: present and neither loopback nor configured, or given more than once → `403`.
+//!    `Host` (and the target's authority, HTTP/2's `:authority`, when there is one): neither
+//!    loopback nor configured → `403` (DNS rebinding); given more than once, or neither it nor
+//!    an authority given → `400` (a malformed request, RFC 9112 §3.2).
+//! 2. The method: `POST`, `GET` or `DELETE`; anything else `405`.
+//! 3. `POST`: the body size limit (`413`), then the body is parsed (`400` with `-32700` or
+//!    `-32600`, the latter also for a batch over
+//!    [`MAX_BATCH_MESSAGES`](crate::MAX_BATCH_MESSAGES); a body meant as one notification or
+//!    response that does not decode is never answered: `202`), then
+//!    [`era::route_http`] picks the era from `initialize`, the
+//!    `MCP-Protocol-Version` header and the body's `_meta` (`400` with `-32020`, `-32022` or
+//!    `-32600` when it rejects).
+//!    - Legacy ([`legacy`]): `initialize` (without modern `_meta`) opens a session and sends
+//!      its id in `Mcp-Session-Id`; anything else needs a live session (`400` without the
+//!      header, `404` for an unknown, deleted or expired one). A request is answered with JSON, or with a buffered SSE
+//!      body when notifications (progress) precede the response; a body of notifications and
+//!      responses only gets `202`. Unknown methods are JSON-RPC `-32601` errors in a `200`.
+//!    - Modern ([`modern`]): stateless; the adapter checks `_meta` (`-32602`), the headers
+//!      against the body (`-32020`) and the version (`-32022`), all `400`, and unknown methods
+//!      get `404` with `-32601`. `subscriptions/listen` is a live SSE stream.
+//! 4. `GET` with a live legacy session and `Accept: text/event-stream`: the session's
+//!    standalone SSE stream (one per session, `409` for a second); any other `GET` → `405`.
+//!    `DELETE` with a live session ends it (`204`); without a session header `405`, with an
+//!    unknown one `404`.
+//!
+//! SSE events carry no ids (no stream is resumable, so there is nothing to prime), and live
+//! streams send `:` keep-alive comments. [`Server::shutdown`] ends listen streams with their
+//! graceful result and legacy GET streams, then [`Server::serve_http`] returns once open
+//! requests are done. The principal of every HTTP request is anonymous, unless
+//! [`HttpOptions::authorization`] is set ([`auth`]): every request then needs a bearer token
+//! (checked before anything else but `Origin` and `Host`), runs as its token's principal, gets
+//! every modern result `cacheScope: "private"`, and may only name a legacy session its subject
+//! opened. This module must never implement a
+//! protocol rule of either era itself: the adapters do; it only carries bytes, statuses and
+//! headers.
+
+pub mod auth;
+pub mod guard;
+mod legacy;
+mod limits;
+mod modern;
+mod reply;
+mod sse;
+
+use std::borrow::Cow;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
+use mcp_2026::RequestError;
+use mcp_2026::headers::{HeaderError, PROTOCOL_VERSION_HEADER};
+use mcp_resources_core::policy::Principal;
+use mcp_types::error::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
+use mcp_types::jsonrpc::{self, DecodeError, ErrorObject, Incoming, Message, RequestId};
+use mcp_types::method;
+
+use crate::era::{self, HttpMessage, HttpRoute};
+use crate::http::reply::Response;
+use crate::server::{Server, Shared};
+
+/// The session header of the legacy era (`MCP-Session-Id` in 2025-11-25; names are
+/// case-insensitive). A name made once: looking a header up by text parses the text each time.
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+
+/// `MCP-Protocol-Version`, as [`SESSION_ID`].
+const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+
+/// How the Streamable HTTP endpoint is set up. Every value is valid, so the fields are public;
+/// [`HttpOptions::default`] is right for a local server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpOptions {
+    /// The path of the MCP endpoint (default `/mcp`).
+    pub path: String,
+    /// Origins allowed besides loopback ones (`http://localhost:*`, `http://127.0.0.1:*`,
+    /// `http://[::1]:*` are always allowed), written `scheme://host[:port]` and compared
+    /// case-insensitively; `"*"` allows every origin. A request without `Origin` (not from a
+    /// browser) is always allowed.
+    pub allowed_origins: Vec<String>,
+    /// `Host` values allowed besides loopback names and addresses (`localhost`, `127.0.0.1`,
+    /// `::1`, with any port): `name` allows any port, `name:port` only that one; `"*"` allows
+    /// every host. Set this when serving on a non-loopback address.
+    pub allowed_hosts: Vec<String>,
+    /// The largest POST body accepted, in bytes (default 4 MiB); larger bodies get `413`.
+    pub max_body_bytes: usize,
+    /// How often a live SSE stream sends a `:` keep-alive comment (default 15 s).
+    pub keep_alive: Duration,
+    /// How many legacy sessions may be open at once (default 10,000). At the limit, expired
+    /// sessions are ended; past it, `initialize` gets `503`. No client's live session is ever
+    /// ended to make room for another client's.
+    pub max_sessions: usize,
+    /// How many legacy sessions one client (its token's subject, or its peer address when
+    /// anonymous) may have open at once (default 1,000). At its limit, the client's own least
+    /// recently used sessions without an open GET stream are ended (their clients get `404` and
+    /// open a new session, as the specification has them do), so a client that never ends its
+    /// sessions cannot lock itself out; `503` when all of them have an open GET stream.
+    pub max_sessions_per_client: usize,
+    /// How long a legacy session may go without a request (and without an open GET stream)
+    /// before it expires and its id gets `404` (default one hour).
+    pub session_idle_timeout: Duration,
+    /// How many modern `subscriptions/listen` streams may be open at once (default 10,000);
+    /// beyond it a listen request gets `503`, until a stream closes.
+    pub max_listen_streams: usize,
+    /// How many listen streams one client may have open at once (default 1,000).
+    pub max_listen_streams_per_client: usize,
+    /// How many requests one HTTP/2 connection may have open at once, live streams included
+    /// (default 200; [`Server::serve_http`] only, which speaks HTTP/2 to clients that open
+    /// with its preface). A client past it waits for a stream to end.
+    pub max_streams_per_connection: u32,
+    /// How many connections may be open at once (default 1,024; [`Server::serve_http`] only).
+    /// Lowered at start to leave room below the process's open-files limit. Past it, or past
+    /// [`HttpOptions::max_connections_per_peer`], a new connection is closed at once.
+    pub max_connections: usize,
+    /// How many connections one peer address may have open at once (default 256;
+    /// [`Server::serve_http`] only).
+    pub max_connections_per_peer: usize,
+    /// How long a client may take to send a request's headers, and how long an HTTP/1.1
+    /// connection may wait for its next request (default 10 s; [`Server::serve_http`] only).
+    pub header_read_timeout: Duration,
+    /// How long a connection may stay open with no request in progress (default 60 s;
+    /// [`Server::serve_http`] only). Live streams are requests in progress.
+    pub idle_timeout: Duration,
+    /// How long a client may take to send a POST body once its headers are in (default
+    /// 30 s); past it the answer is `408`.
+    pub body_read_timeout: Duration,
+    /// How often an HTTP/2 connection is pinged, and how long the client has to answer before
+    /// the connection is closed (default 20 s; [`Server::serve_http`] only).
+    pub http2_keep_alive: Duration,
+    /// The largest request header block, in bytes (default 64 KiB; [`Server::serve_http`]
+    /// only); a larger one gets `431` (HTTP/1.1) or a stream error (HTTP/2).
+    pub max_header_bytes: usize,
+    /// How many bytes of responses may be held at once, sent or waiting for the client to
+    /// take them (default 512 MiB). A response that would go past it, or past
+    /// [`HttpOptions::max_response_bytes_per_client`], is answered `503` instead.
+    pub max_response_bytes: usize,
+    /// How many bytes of responses one client (its token's subject, or its peer address when
+    /// anonymous) may hold at once (default 64 MiB).
+    pub max_response_bytes_per_client: usize,
+    /// How many bytes of request bodies may be held at once, being received or served
+    /// (default 256 MiB). A body that would go past it, or past
+    /// [`HttpOptions::max_request_bytes_per_client`], is answered `503` (its declared length is
+    /// counted at once, the rest as it arrives).
+    pub max_request_bytes: usize,
+    /// How many bytes of request bodies one client may hold at once (default 32 MiB).
+    pub max_request_bytes_per_client: usize,
+    /// Bearer-token authorization of every request ([`auth`]; default `None`: none, for a
+    /// local server). With it, the metadata document is served at its well-known paths.
+    pub authorization: Option<auth::Authorization>,
+}
+
+impl Default for HttpOptions {
+    fn default() -> HttpOptions {
+        HttpOptions {
+            path: "/mcp".to_owned(),
+            allowed_origins: Vec::new(),
+            allowed_hosts: Vec::new(),
+            max_body_bytes: 4 * 1024 * 1024,
+            keep_alive: Duration::from_secs(15),
+            max_sessions: 10_000,
+            max_sessions_per_client: 1_000,
+            session_idle_timeout: Duration::from_secs(3600),
+            max_listen_streams: 10_000,
+            max_listen_streams_per_client: 1_000,
+            max_streams_per_connection: 200,
+            max_connections: 1024,
+            max_connections_per_peer: 256,
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            body_read_timeout: Duration::from_secs(30),
+            http2_keep_alive: Duration::from_secs(20),
+            max_header_bytes: 64 * 1024,
+            max_response_bytes: 512 * 1024 * 1024,
+            max_response_bytes_per_client: 64 * 1024 * 1024,
+            max_request_bytes: 256 * 1024 * 1024,
+            max_request_bytes_per_client: 32 * 1024 * 1024,
+            authorization: None,
+        }
+    }
+}
+
+/// What every request of one router shares.
+#[derive(Clone, Debug)]
+pub(crate) struct HttpState {
+    shared: Arc<Shared>,
+    options: Arc<HttpOptions>,
+    sessions: Arc<legacy::Sessions>,
+    /// The modern listen streams open (see [`HttpOptions::max_listen_streams`]).
+    listen_streams: Arc<limits::Quota>,
+    /// The bytes of responses held (see [`HttpOptions::max_response_bytes`]).
+    response_bytes: Arc<limits::Quota>,
+    /// The bytes of request bodies held (see [`HttpOptions::max_request_bytes`]).
+    request_bytes: Arc<limits::Quota>,
+    principal: Arc<Principal>,
+    /// Whom the request counts against ([`limits::Client`]).
+    client: limits::Client,
+    /// With [`HttpOptions::authorization`], the modern handler this endpoint serves with
+    /// instead of the server's: the same configuration, with every result private (a token's
+    /// scopes decide whether a request is answered at all, so no shared cache may hand an
+    /// answer to a caller without them).
+    authorized_modern: Option<Arc<mcp_2026::Handler>>,
+}
+
+impl HttpState {
+    /// The modern handler of this endpoint.
+    fn modern(&self) -> &mcp_2026::Handler {
+        self.authorized_modern
+            .as_deref()
+            .unwrap_or(&self.shared.modern)
+    }
+}
+
+impl Server {
+    /// The MCP endpoint as an axum [`Router`] serving both eras at `options.path`, to serve
+    /// alone or merge into an app. Each router has its own legacy sessions.
+    ///
+    /// The connection limits of [`HttpOptions`] (counts, timeouts, pings) are
+    /// [`Server::serve_http`]'s: serving a router, they are the app's to set. The per-client
+    /// quotas (response bytes, sessions, listen streams) apply here too; serve the app with
+    /// connect info, as below, so that an anonymous client is its peer's address; without it,
+    /// every anonymous request counts as one client.
+    ///
+    /// ```no_run
+    /// # async fn run(server: mcp_resources_server::Server) -> std::io::Result<()> {
+    /// use mcp_resources_server::HttpOptions;
+    ///
+    /// let app = axum::Router::new()
+    ///     .route("/health", axum::routing::get(|| async { "ok" }))
+    ///     .merge(server.router(HttpOptions::default()));
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+    /// let service = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    /// axum::serve(listener, service).await
+    /// # }
+    /// ```
+    pub fn router(&self, options: HttpOptions) -> Router {
+        let path = options.path.clone();
+        let metadata_paths = options
+            .authorization
+            .as_ref()
+            .map(|authorization| authorization.metadata_paths(&path))
+            .unwrap_or_default();
+        let state = self.http_state(options);
+        let mut router = Router::new().route(&path, axum::routing::any(endpoint));
+        // An endpoint at a metadata path is the endpoint: one route per path.
+        for metadata_path in metadata_paths.into_iter().filter(|other| *other != path) {
+            router = router.route(&metadata_path, axum::routing::any(metadata));
+        }
+        router.with_state(state)
+    }
+
+    /// Serves the MCP endpoint on `addr` until [`Server::shutdown`]; then ends live streams
+    /// gracefully and returns once open requests are done. Bind `127.0.0.1` for a local
+    /// server.
+    ///
+    /// # Errors
+    ///
+    /// When `addr` cannot be bound.
+    pub async fn serve_http(self, addr: SocketAddr, options: HttpOptions) -> std::io::Result<()> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        self.serve_http_on(listener, options).await
+    }
+
+    /// Like [`Server::serve_http`], on a listener bound already (for example to port 0, to
+    /// learn the port from [`tokio::net::TcpListener::local_addr`] first).
+    ///
+    /// Each connection is served by hyper on a task of its own, calling the endpoint directly:
+    /// no router, no per-request service clone. A connection that opens with the HTTP/2
+    /// preface is served as HTTP/2 (h2c with prior knowledge: there is no TLS, so no ALPN, and
+    /// `Upgrade: h2c` is not taken), every other as HTTP/1.1. On HTTP/2, `:authority` stands
+    /// for `Host` in the DNS-rebinding check, and at most
+    /// [`HttpOptions::max_streams_per_connection`] requests of a connection are open at once.
+    /// A failed `accept` (the process is out of file descriptors, say) is logged and retried
+    /// after a pause rather than ending the server.
+    ///
+    /// # Errors
+    ///
+    /// None today: the result leaves room for a listener that can fail for good.
+    pub async fn serve_http_on(
+        self,
+        listener: tokio::net::TcpListener,
+        options: HttpOptions,
+    ) -> std::io::Result<()> {
+        if let Ok(addr) = listener.local_addr() {
+            tracing::info!(%addr, path = %options.path, "serving MCP over Streamable HTTP");
+        }
+        let protocols = Arc::new(Protocols::new(&options));
+        let connections = limits::Quota::new(
+            "connections",
+            limits::connection_cap(options.max_connections),
+            options.max_connections_per_peer,
+        );
+        let state = Arc::new(self.http_state(options));
+        let shutdown = self.shared.shutdown.clone();
+        // Every connection task holds a sender; once they are all gone, `recv` says so.
+        let (open, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
+        loop {
+            let (stream, peer) = tokio::select! {
+                biased;
+                () = shutdown.cancelled() => break,
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(error) => {
+                        accept_failed(&error).await;
+                        continue;
+                    }
+                },
+            };
+            // Over the cap, the connection is closed at once: accepted only to learn its peer.
+            let Ok(held) = connections.take(&limits::Client::peer(peer.ip()), 1) else {
+                continue;
+            };
+            // Replies are written whole; waiting for more to coalesce only adds latency.
+            let _ = stream.set_nodelay(true);
+            let (state, protocols) = (Arc::clone(&state), Arc::clone(&protocols));
+            let open = open.clone();
+            tokio::spawn(async move {
+                serve_connection(state, protocols, stream, peer).await;
+                drop((held, open));
+            });
+        }
+        drop(listener);
+        drop(open);
+        let _ = all_closed.recv().await;
+        Ok(())
+    }
+
+    fn http_state(&self, options: HttpOptions) -> HttpState {
+        let authorized_modern = options.authorization.is_some().then(|| {
+            let config = mcp_2026::ModernConfig {
+                private_results: true,
+                ..self.shared.modern.config().clone()
+            };
+            Arc::new(mcp_2026::Handler::new(Arc::new(config)))
+        });
+        HttpState {
+            authorized_modern,
+            shared: Arc::clone(&self.shared),
+            sessions: Arc::default(),
+            listen_streams: limits::Quota::new(
+                "listen streams",
+                options.max_listen_streams,
+                options.max_listen_streams_per_client,
+            ),
+            response_bytes: limits::Quota::new(
+                "response bytes",
+                options.max_response_bytes,
+                options.max_response_bytes_per_client,
+            ),
+            request_bytes: limits::Quota::new(
+                "request bytes",
+                options.max_request_bytes,
+                options.max_request_bytes_per_client,
+            ),
+            principal: Arc::new(Principal::anonymous()),
+            client: limits::Client::Unknown,
+            options: Arc::new(options),
+        }
+    }
+}
+
+/// A failed `accept`: a connection that went away before it was accepted is skipped; anything
+/// else (out of file descriptors, say) is logged and retried a moment later.
+async fn accept_failed(error: &std::io::Error) {
+    use std::io::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset | ErrorKind::ConnectionRefused
+    ) {
+        return;
+    }
+    tracing::warn!(%error, "cannot accept a connection; retrying in a second");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+}
+
+/// The HTTP/2 connection preface (RFC 9113, section 3.4), which a client speaking HTTP/2 with
+/// prior knowledge sends first.
+const HTTP2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/// How much of one HTTP/2 request body, and of all a connection's, a client may send before
+/// the server reads it: what the server holds of bodies it has not charged to their client
+/// yet ([`HttpOptions::max_request_bytes`]).
+const STREAM_WINDOW: u32 = 256 * 1024;
+const CONNECTION_WINDOW: u32 = 1024 * 1024;
+
+/// How connections are served by hyper: HTTP/1.1, HTTP/2 for a connection that opens with its
+/// preface, or, for a connection whose first bytes were only the start of that preface,
+/// hyper-util's builder, which reads on until it can tell. Made once by
+/// [`Server::serve_http_on`], with the timeouts and sizes of [`HttpOptions`].
+struct Protocols {
+    http1: hyper::server::conn::http1::Builder,
+    http2: hyper::server::conn::http2::Builder<hyper_util::rt::TokioExecutor>,
+    undecided: hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>,
+    idle_timeout: Duration,
+}
+
+impl Protocols {
+    fn new(options: &HttpOptions) -> Protocols {
+        let timer = hyper_util::rt::TokioTimer::new;
+        // hyper's smallest read buffer; headers past it get `431`.
+        let header_bytes = options.max_header_bytes.max(8192);
+        let mut http1 = hyper::server::conn::http1::Builder::new();
+        http1
+            .timer(timer())
+            .header_read_timeout(options.header_read_timeout)
+            .max_buf_size(header_bytes);
+        // The same settings for HTTP/2 through either builder (two types, one shape). How
+        // much the server may send is the client's to grant; its own windows bound the request
+        // bodies it holds unread ([`STREAM_WINDOW`]).
+        macro_rules! http2 {
+            ($builder:expr) => {
+                $builder
+                    .timer(timer())
+                    .initial_stream_window_size(STREAM_WINDOW)
+                    .initial_connection_window_size(CONNECTION_WINDOW)
+                    .max_concurrent_streams(options.max_streams_per_connection)
+                    .max_header_list_size(
+                        u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX),
+                    )
+                    .keep_alive_interval(options.http2_keep_alive)
+                    .keep_alive_timeout(options.http2_keep_alive)
+            };
+        }
+        let mut http2 =
+            hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
+        http2!(http2);
+        let mut undecided =
+            hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+        undecided
+            .http1()
+            .timer(timer())
+            .header_read_timeout(options.header_read_timeout)
+            .max_buf_size(header_bytes);
+        http2!(undecided.http2());
+        Protocols {
+            http1,
+            http2,
+            undecided,
+            idle_timeout: options.idle_timeout,
+        }
+    }
+}
+
+/// Drives a hyper connection until it ends, or, once `$shutdown` is ready, shuts it down
+/// gracefully and lets its requests in progress finish; once it has been idle for too long
+/// (`$idle`), shuts it down and gives it `$grace` to close (the connection types share the
+/// shape, not a trait).
+macro_rules! serve_until_shutdown {
+    ($connection:expr, $shutdown:expr, $idle:expr, $grace:expr) => {{
+        let connection = $connection;
+        tokio::pin!(connection);
+        let result = tokio::select! {
+            result = connection.as_mut() => result,
+            () = $shutdown => {
+                connection.as_mut().graceful_shutdown();
+                connection.await
+            }
+            () = $idle => {
+                tracing::debug!("idle connection closed");
+                connection.as_mut().graceful_shutdown();
+                // An HTTP/2 client has a moment to acknowledge the shutdown; one that does not
+                // is dropped.
+                match tokio::time::timeout($grace, connection).await {
+                    Ok(result) => result,
+                    Err(_) => Ok(()),
+                }
+            }
+        };
+        if let Err(error) = result {
+            tracing::debug!(%error, "connection ended with an error");
+        }
+    }};
+}
+
+/// How many requests of one connection are in progress (their responses not yet sent whole),
+/// for its idle timeout.
+type InProgress = Arc<tokio::sync::watch::Sender<usize>>;
+
+/// One request in progress on its connection, until its response is sent or dropped.
+struct Open(InProgress);
+
+impl Open {
+    fn start(in_progress: &InProgress) -> Open {
+        in_progress.send_modify(|open| *open += 1);
+        Open(Arc::clone(in_progress))
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.send_modify(|open| *open -= 1);
+    }
+}
+
+/// A response body that keeps its request counted as in progress until hyper is done with it
+/// (a live stream is in progress for as long as it is open).
+struct InProgressBody {
+    body: reply::Body,
+    _open: Open,
+}
+
+impl hyper::body::Body for InProgressBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.get_mut().body).poll_frame(context)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// Ready once the connection has had no request in progress for `timeout`.
+async fn idle_for(mut in_progress: tokio::sync::watch::Receiver<usize>, timeout: Duration) {
+    loop {
+        if in_progress.wait_for(|open| *open == 0).await.is_err() {
+            return std::future::pending().await;
+        }
+        let busy = tokio::time::timeout(timeout, in_progress.wait_for(|open| *open > 0)).await;
+        if busy.is_err() {
+            return;
+        }
+    }
+}
+
+/// Serves one connection until the client closes it, or, once the server shuts down or the
+/// connection idled for [`HttpOptions::idle_timeout`], until its requests in progress are
+/// answered.
+///
+/// The protocol is told from the first bytes, peeked, not read: a connection that opens with
+/// the HTTP/2 preface is served as HTTP/2, any other as HTTP/1.1, each by hyper over the socket
+/// itself (hyper-util's builder, which puts a wrapper on every read, only serves a connection
+/// whose first bytes could be either). The peek waits at most
+/// [`HttpOptions::header_read_timeout`]. Every request carries the peer's address (axum's
+/// `ConnectInfo`), which names its client when it is anonymous.
+async fn serve_connection(
+    state: Arc<HttpState>,
+    protocols: Arc<Protocols>,
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+) {
+    // Polled at every wake-up of the connection (each notification of a stream it carries):
+    // a latch wait, not a token's, which takes two locks per poll.
+    let mut shutdown = state.shared.closing.wait();
+    let mut head = [0_u8; HTTP2_PREFACE.len()];
+    let peeked = tokio::select! {
+        peeked = tokio::time::timeout(state.options.header_read_timeout, stream.peek(&mut head)) => peeked,
+        // Nothing was asked yet: nothing to finish.
+        () = &mut shutdown => return,
+    };
+    let seen = match peeked {
+        Ok(Ok(0)) => return,
+        Ok(Ok(seen)) => seen,
+        Ok(Err(error)) => {
+            tracing::debug!(%error, "connection ended before its first request");
+            return;
+        }
+        Err(_) => {
+            tracing::debug!(%peer, "connection closed: nothing sent in time");
+            return;
+        }
+    };
+    let in_progress: InProgress = Arc::new(tokio::sync::watch::channel(0).0);
+    let idle = idle_for(in_progress.subscribe(), protocols.idle_timeout);
+    let grace = state.options.header_read_timeout;
+    let service =
+        hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+            let state = Arc::clone(&state);
+            let open = Open::start(&in_progress);
+            request
+                .extensions_mut()
+                .insert(axum::extract::ConnectInfo(peer));
+            async move {
+                // The one route (and the metadata document's): anything else is `404`, as
+                // from the router.
+                let response = if request.uri().path() != state.options.path {
+                    elsewhere(&state, request.method(), request.uri().path())
+                } else {
+                    // Hyper's body as it is: boxing it into axum's would cost an allocation
+                    // and a dynamic call per frame.
+                    handle(&state, request).await
+                };
+                Ok::<_, std::convert::Infallible>(
+                    response.map(|body| InProgressBody { body, _open: open }),
+                )
+            }
+        });
+    let io = hyper_util::rt::TokioIo::new(stream);
+    if head[..seen] == *HTTP2_PREFACE {
+        serve_until_shutdown!(
+            protocols.http2.serve_connection(io, service),
+            shutdown,
+            idle,
+            grace
+        );
+    } else if head[..seen] != HTTP2_PREFACE[..seen] {
+        serve_until_shutdown!(
+            protocols.http1.serve_connection(io, service),
+            shutdown,
+            idle,
+            grace
+        );
+    } else {
+        serve_until_shutdown!(
+            protocols.undecided.serve_connection(io, service),
+            shutdown,
+            idle,
+            grace
+        );
+    }
+}
+
+/// A request for another path than the endpoint's: the metadata document at its paths when
+/// requests are authorized, else `404`.
+fn elsewhere(state: &HttpState, method: &Method, path: &str) -> Response {
+    match &state.options.authorization {
+        Some(authorization) if authorization.is_metadata_path(path, &state.options.path) => {
+            if method == Method::GET {
+                authorization.metadata()
+            } else {
+                method_not_allowed()
+            }
+        }
+        _ => reply::status(StatusCode::NOT_FOUND),
+    }
+}
+
+/// The metadata document's route of the [`Router`].
+async fn metadata(
+    State(state): State<HttpState>,
+    request: axum::extract::Request,
+) -> axum::response::Response {
+    elsewhere(&state, request.method(), request.uri().path()).map(axum::body::Body::new)
+}
+
+/// The one handler of the endpoint, as a [`Router`] route.
+async fn endpoint(
+    State(state): State<HttpState>,
+    request: axum::extract::Request,
+) -> axum::response::Response {
+    handle(&state, request).await.map(axum::body::Body::new)
+}
+
+/// Answers one request to the endpoint (whichever path it came by: axum's body from the
+/// router, hyper's from [`Server::serve_http`]), and charges its body to the bytes its client
+/// may hold: over that, the answer is `503` (the client is holding too much unread already).
+/// The charge rides in the body's bytes, so it is given back when the last of them is
+/// dropped, wherever the connection keeps them meanwhile.
+async fn handle<B>(state: &HttpState, request: axum::http::Request<B>) -> Response
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+{
+    let peer = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|info| info.0);
+    let (client, mut response) = answer(state, peer, request).await;
+    let Some(length) = response.body().whole_len().filter(|length| *length > 0) else {
+        return response;
+    };
+    match state.response_bytes.take(&client, length) {
+        Ok(held) => {
+            response.body_mut().charge(held);
+            response
+        }
+        Err(refused) => busy(&client, "response", refused),
+    }
+}
+
+/// The answer to one request from `peer`, and the client it ran for.
+async fn answer<B>(
+    state: &HttpState,
+    peer: Option<SocketAddr>,
+    request: axum::http::Request<B>,
+) -> (limits::Client, Response)
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+{
+    let refused = |response: Response| (limits::Client::of(&state.principal, peer), response);
+    let (parts, body) = request.into_parts();
+    let origins = parts.headers.get_all(header::ORIGIN).iter();
+    match guard::at_most_one(origins.map(HeaderValue::as_bytes)) {
+        // Two origins are no origin a browser sends: present and invalid, so refused as a
+        // disallowed one is.
+        Err(guard::Repeated) => {
+            tracing::warn!("request with more than one origin refused");
+            return refused(forbidden("more than one origin"));
+        }
+        Ok(Some(origin)) if !guard::origin_allowed(origin, &state.options.allowed_origins) => {
+            tracing::warn!(origin = %String::from_utf8_lossy(origin), "request from a disallowed origin refused");
+            return refused(forbidden("origin not allowed"));
+        }
+        Ok(_) => {}
+    }
+    let hosts = parts.headers.get_all(header::HOST).iter();
+    let authority = parts
+        .uri
+        .authority()
+        .map(|authority| authority.as_str().as_bytes());
+    match guard::check_host(
+        hosts.map(HeaderValue::as_bytes),
+        authority,
+        &state.options.allowed_hosts,
+    ) {
+        guard::HostCheck::Allowed => {}
+        guard::HostCheck::Missing => {
+            tracing::warn!("request naming no host refused");
+            return refused(bad_request("the request names no host"));
+        }
+        guard::HostCheck::Repeated => {
+            tracing::warn!("request with more than one host refused");
+            return refused(bad_request("more than one host header"));
+        }
+        guard::HostCheck::Disallowed(host) => {
+            tracing::warn!(host = %String::from_utf8_lossy(host), "request for a disallowed host refused");
+            return refused(forbidden("host not allowed"));
+        }
+    }
+    // The request runs as its principal (with authorization, its token's) and counts against
+    // its client's quotas: a state of its own.
+    let principal = match &state.options.authorization {
+        None => Arc::clone(&state.principal),
+        Some(authorization) => match authorization.check(&parts.headers) {
+            Ok(principal) => Arc::new(principal),
+            Err(refusal) => return refused(refusal.response()),
+        },
+    };
+    let client = limits::Client::of(&principal, peer);
+    let state = &HttpState {
+        principal,
+        client: client.clone(),
+        ..state.clone()
+    };
+    let response = match parts.method {
+        Method::POST => post(state, &parts.headers, body).await,
+        Method::GET => get(state, &parts.headers),
+        Method::DELETE => delete(state, &parts.headers),
+        _ => method_not_allowed(),
+    };
+    (client, response)
+}
+
+async fn post<B>(state: &HttpState, headers: &HeaderMap, body: B) -> Response
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+{
+    let limit = state.options.max_body_bytes;
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return reply::status(StatusCode::PAYLOAD_TOO_LARGE);
+    }
+    // The body's bytes count against its client's share while the request is served: the
+    // declared length at once, anything past it as it arrives.
+    let declared = declared.and_then(|length| usize::try_from(length).ok());
+    let mut held = match state
+        .request_bytes
+        .take(&state.client, declared.unwrap_or(0))
+    {
+        Ok(held) => held,
+        Err(refused) => return busy(&state.client, "request", refused),
+    };
+    let read = read_body(body, limit, &mut held);
+    let bytes = match tokio::time::timeout(state.options.body_read_timeout, read).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(BodyError::TooLarge)) => return reply::status(StatusCode::PAYLOAD_TOO_LARGE),
+        Ok(Err(BodyError::Refused(refused))) => return busy(&state.client, "request", refused),
+        Err(_) => {
+            tracing::debug!("request body not sent in time");
+            return reply::status(StatusCode::REQUEST_TIMEOUT);
+        }
+    };
+    let header_version = headers
+        .get(PROTOCOL_VERSION)
+        .map(|value| String::from_utf8_lossy(value.as_bytes()));
+    // The request served most, a modern read in its usual shape, is read in one pass (routed
+    // as it would be decoded: by its `_meta` version and the header). Without a modern
+    // header, it would only fail the header checks: legacy requests are not read twice.
+    let header_is_modern = era::header_is_modern(header_version.as_deref());
+    // The read is used up before the await, so that the future does not keep it (nor, with
+    // it, the task of every live stream).
+    if let Some(serving) = header_is_modern
+        .then(|| mcp_2026::ReadLine::parse(&bytes))
+        .flatten()
+        .and_then(|read| {
+            let route = era::route_http(HttpMessage {
+                batch: false,
+                initialize: false,
+                header_version: header_version.as_deref(),
+                meta_version: Some(read.protocol_version()),
+            });
+            (route == HttpRoute::Modern).then(|| modern::read(state, headers, read))
+        })
+    {
+        return serving.await;
+    }
+    // So is a legacy read to a session: it names no modern version in its `_meta`, so it is
+    // routed as a single request that is not `initialize` and has none.
+    let session_id = headers.get(&SESSION_ID);
+    let legacy_quick = (!header_is_modern && session_id.is_some())
+        .then(|| mcp_legacy_2025::ReadLine::parse(&bytes))
+        .flatten();
+    if let (Some(read), Some(session_id)) = (legacy_quick, session_id) {
+        let route = era::route_http(HttpMessage {
+            batch: false,
+            initialize: false,
+            header_version: header_version.as_deref(),
+            meta_version: None,
+        });
+        if route == HttpRoute::Legacy {
+            return match lookup(state, session_id) {
+                Some(session) => legacy::post_read(&session, read).await,
+                None => session_not_found(Some(read.id().clone())),
+            };
+        }
+    }
+    let incoming = match jsonrpc::decode(&bytes) {
+        Ok(incoming) => incoming,
+        Err(DecodeError::InvalidJson(reason)) => {
+            let error = ErrorObject::new(PARSE_ERROR, format!("parse error: {reason}"));
+            return reply::error(StatusCode::BAD_REQUEST, None, error);
+        }
+        // A would-be notification or response is never answered, however malformed.
+        Err(error) if !error.is_answered() => {
+            tracing::debug!(%error, "undecodable notification or response ignored");
+            return reply::status(StatusCode::ACCEPTED);
+        }
+        Err(error) => {
+            return reply::error(
+                StatusCode::BAD_REQUEST,
+                error.id().cloned(),
+                error.to_error_object(),
+            );
+        }
+    };
+    if let Incoming::Batch(elements) = &incoming {
+        if elements.len() > crate::MAX_BATCH_MESSAGES {
+            let error = ErrorObject::new(
+                INVALID_REQUEST,
+                format!(
+                    "a batch may hold at most {} messages",
+                    crate::MAX_BATCH_MESSAGES
+                ),
+            );
+            return reply::error(StatusCode::BAD_REQUEST, None, error);
+        }
+    }
+    let (initialize, meta_version, id) = match &incoming {
+        Incoming::Single(Message::Request(request)) => {
+            let meta_version = era::modern_meta_version(request);
+            // An `initialize` carrying modern `_meta` is a 2026-07-28 request for a method that
+            // era removed (`404` with `-32601`, as the conformance suite probes), not a
+            // legacy handshake.
+            let initialize = request.method == method::INITIALIZE && meta_version.is_none();
+            (initialize, meta_version, Some(request.id.clone()))
+        }
+        _ => (false, None, None),
+    };
+    let route = era::route_http(HttpMessage {
+        batch: matches!(incoming, Incoming::Batch(_)),
+        initialize,
+        header_version: header_version.as_deref(),
+        meta_version: meta_version.as_deref(),
+    });
+    match route {
+        HttpRoute::Legacy => legacy_post(state, headers, incoming).await,
+        HttpRoute::Modern => match incoming {
+            Incoming::Single(Message::Request(request)) => {
+                modern::request(state, headers, request).await
+            }
+            // No client notification is defined over modern HTTP; accepting one costs nothing.
+            Incoming::Single(Message::Notification(_)) => reply::status(StatusCode::ACCEPTED),
+            // This server sends no requests, so a response is unsolicited: never answered.
+            Incoming::Single(Message::Response(response)) => {
+                tracing::debug!(id = ?response.id, "unsolicited response ignored");
+                reply::status(StatusCode::ACCEPTED)
+            }
+            Incoming::Batch(_) => {
+                let error = ErrorObject::new(
+                    INVALID_REQUEST,
+                    "a 2026-07-28 request body must be one request or notification",
+                );
+                reply::error(StatusCode::BAD_REQUEST, None, error)
+            }
+        },
+        HttpRoute::RejectVersionMismatch => {
+            let error = RequestError::HeaderMismatch(HeaderError::Differs {
+                header: PROTOCOL_VERSION_HEADER,
+                header_value: header_version.map(Cow::into_owned).unwrap_or_default(),
+                body_value: meta_version.unwrap_or_default(),
+            });
+            reply::error(StatusCode::BAD_REQUEST, id, error.to_error_object())
+        }
+        HttpRoute::RejectUnsupportedVersion => {
+            let error = RequestError::UnsupportedVersion {
+                requested: header_version.map(Cow::into_owned).unwrap_or_default(),
+                supported: state.modern().config().supported_versions(),
+            };
+            reply::error(StatusCode::BAD_REQUEST, id, error.to_error_object())
+        }
+        HttpRoute::RejectBatch => {
+            let error = ErrorObject::new(
+                INVALID_REQUEST,
+                "batches are not allowed in protocol version 2026-07-28",
+            );
+            reply::error(StatusCode::BAD_REQUEST, None, error)
+        }
+    }
+}
+
+/// Why a body was not read whole.
+enum BodyError {
+    /// Longer than the limit, or unreadable (`413`, as `axum::body::to_bytes` answers).
+    TooLarge,
+    /// Past its client's share of request bytes (`503`).
+    Refused(limits::Refused),
+}
+
+/// The whole body, each byte past what `held` holds charged to it as it arrives, or why not
+/// (as `axum::body::to_bytes` answers, which this replaces, for a body longer than `limit`
+/// bytes or unreadable). A body that comes in one frame (a request body already in hyper's
+/// read buffer, nearly every POST) is that frame's bytes, with no copy and no list of frames.
+async fn read_body<B>(
+    mut body: B,
+    limit: usize,
+    held: &mut limits::Held,
+) -> Result<Bytes, BodyError>
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+{
+    let mut single = Bytes::new();
+    let mut joined: Option<Vec<u8>> = None;
+    let mut length = 0_usize;
+    while let Some(frame) =
+        std::future::poll_fn(|context| std::pin::Pin::new(&mut body).poll_frame(context)).await
+    {
+        // Trailers carry nothing a JSON-RPC body needs.
+        let Ok(data) = frame.map_err(|_| BodyError::TooLarge)?.into_data() else {
+            continue;
+        };
+        length += data.len();
+        if length > limit {
+            return Err(BodyError::TooLarge);
+        }
+        held.grow_to(length).map_err(BodyError::Refused)?;
+        if let Some(joined) = &mut joined {
+            joined.extend_from_slice(&data);
+        } else if single.is_empty() {
+            single = data;
+        } else if !data.is_empty() {
+            let mut both = Vec::with_capacity(length);
+            both.extend_from_slice(&single);
+            both.extend_from_slice(&data);
+            joined = Some(both);
+        }
+    }
+    Ok(joined.map_or(single, Bytes::from))
+}
+
+/// `503` for a request that would take `client` past a quota (`what` it counts).
+fn busy(client: &limits::Client, what: &str, refused: limits::Refused) -> Response {
+    tracing::warn!(
+        ?client,
+        ?refused,
+        "{what} refused: too many bytes in flight"
+    );
+    let mut busy = reply::status(StatusCode::SERVICE_UNAVAILABLE);
+    busy.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    busy
+}
+
+async fn legacy_post(state: &HttpState, headers: &HeaderMap, incoming: Incoming) -> Response {
+    let expects = match legacy::classify(&incoming) {
+        legacy::PostKind::Initialize(id) => return legacy::initialize(state, incoming, id).await,
+        legacy::PostKind::Requests(id) => Some(id),
+        legacy::PostKind::NoRequests => None,
+    };
+    let Some(session_id) = headers.get(&SESSION_ID) else {
+        // Neither a legacy session nor a modern request: tell both kinds of client.
+        let error = ErrorObject::new(
+            INVALID_PARAMS,
+            "no Mcp-Session-Id header: send initialize first, or give params._meta with \
+             io.modelcontextprotocol/protocolVersion for a 2026-07-28 request",
+        );
+        return reply::error(StatusCode::BAD_REQUEST, expects, error);
+    };
+    match lookup(state, session_id) {
+        Some(session) => legacy::post(&session, incoming, expects).await,
+        None => session_not_found(expects),
+    }
+}
+
+fn get(state: &HttpState, headers: &HeaderMap) -> Response {
+    let Some(session_id) = headers.get(&SESSION_ID) else {
+        return method_not_allowed();
+    };
+    let Some(session) = lookup(state, session_id) else {
+        return session_not_found(None);
+    };
+    let wants_events = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .any(|value| value.contains(sse::CONTENT_TYPE) || value.contains("*/*"));
+    if !wants_events {
+        return method_not_allowed();
+    }
+    legacy::open_stream(state, session)
+}
+
+fn delete(state: &HttpState, headers: &HeaderMap) -> Response {
+    let Some(session_id) = headers.get(&SESSION_ID) else {
+        return method_not_allowed();
+    };
+    let removed = lookup(state, session_id).is_some()
+        && session_id
+            .to_str()
+            .is_ok_and(|id| state.sessions.remove(id));
+    if removed {
+        tracing::debug!("legacy session deleted");
+        reply::status(StatusCode::NO_CONTENT)
+    } else {
+        session_not_found(None)
+    }
+}
+
+/// The live session `session_id` names, if the request's principal is the one that opened it
+/// (with authorization, another user's session is not found); the session's next queries then
+/// run with this request's principal (its token's scopes).
+fn lookup(state: &HttpState, session_id: &HeaderValue) -> Option<Arc<legacy::LegacyHttpSession>> {
+    let id = session_id.to_str().ok()?;
+    let session = state
+        .sessions
+        .get(id, state.options.session_idle_timeout, |session| {
+            session.belongs_to(&state.principal)
+        })?;
+    if state.options.authorization.is_some() {
+        session.renew(&state.principal);
+    }
+    Some(session)
+}
+
+/// `404`: the session is unknown, expired or deleted; the client must initialize again.
+fn session_not_found(id: Option<RequestId>) -> Response {
+    let error = ErrorObject::new(
+        INVALID_REQUEST,
+        "session not found: it expired or was deleted; send initialize again",
+    );
+    reply::error(StatusCode::NOT_FOUND, id, error)
+}
+
+fn forbidden(reason: &str) -> Response {
+    reply::error(
+        StatusCode::FORBIDDEN,
+        None,
+        ErrorObject::new(INVALID_REQUEST, format!("forbidden: {reason}")),
+    )
+}
+
+/// A request malformed at the HTTP level (RFC 9112 §3.2: no host, or more than one).
+fn bad_request(reason: &str) -> Response {
+    reply::error(
+        StatusCode::BAD_REQUEST,
+        None,
+        ErrorObject::new(INVALID_REQUEST, format!("bad request: {reason}")),
+    )
+}
+
+fn method_not_allowed() -> Response {
+    let mut response = reply::status(StatusCode::METHOD_NOT_ALLOWED);
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Bytes;
+    use http_body_util::StreamBody;
+    use hyper::body::Frame;
+
+    use super::{BodyError, limits, read_body};
+
+    /// A body of frames from a list.
+    type ListBody =
+        StreamBody<futures_util::stream::Iter<std::vec::IntoIter<Result<Frame<Bytes>, String>>>>;
+
+    /// A body made of these frames (data, or trailers for `None`).
+    fn body(frames: &[Option<&'static str>]) -> ListBody {
+        let frames: Vec<Result<Frame<Bytes>, String>> = frames
+            .iter()
+            .map(|frame| {
+                Ok(match frame {
+                    Some(text) => Frame::data(Bytes::from_static(text.as_bytes())),
+                    None => Frame::trailers(axum::http::HeaderMap::new()),
+                })
+            })
+            .collect();
+        StreamBody::new(futures_util::stream::iter(frames))
+    }
+
+    /// Reads `body` within `limit`, charged to a client with room for a kilobyte.
+    fn read<B>(body: B, limit: usize) -> Option<Bytes>
+    where
+        B: hyper::body::Body<Data = Bytes> + Unpin,
+    {
+        let quota = limits::Quota::new("request bytes", 1024, 1024);
+        let mut held = quota.take(&limits::Client::Unknown, 0).unwrap();
+        pollster::block_on(read_body(body, limit, &mut held)).ok()
+    }
+
+    #[test]
+    fn a_body_in_one_frame_is_that_frame() {
+        let read = read(body(&[Some("{\"a\":1}")]), 7).expect("within the limit");
+        assert_eq!(read, "{\"a\":1}");
+        // The frame's own bytes, not a copy.
+        assert_eq!(read.as_ptr(), "{\"a\":1}".as_ptr());
+    }
+
+    #[test]
+    fn frames_are_joined_in_order_and_trailers_skipped() {
+        let frames = [Some("ab"), Some(""), Some("cd"), None, Some("e")];
+        assert_eq!(read(body(&frames), 5).as_deref(), Some(&b"abcde"[..]));
+        assert_eq!(read(body(&[]), 0), Some(Bytes::new()));
+    }
+
+    #[test]
+    fn a_body_over_the_limit_or_failing_is_refused() {
+        assert_eq!(read(body(&[Some("abc"), Some("def")]), 5), None);
+        assert_eq!(read(body(&[Some("abcdef")]), 5), None);
+        let failing = StreamBody::new(futures_util::stream::iter(vec![
+            Ok(Frame::data(Bytes::from_static(b"ab"))),
+            Err("reset".to_owned()),
+        ]));
+        assert_eq!(read(failing, 100), None);
+    }
+
+    #[test]
+    fn a_body_is_charged_to_its_client_as_it_arrives() {
+        let quota = limits::Quota::new("request bytes", 100, 5);
+        let client = limits::Client::Unknown;
+        let mut held = quota.take(&client, 0).unwrap();
+        let frames = [Some("abc"), Some("def")];
+        let refused = pollster::block_on(read_body(body(&frames), 100, &mut held));
+        assert!(matches!(
+            refused,
+            Err(BodyError::Refused(limits::Refused::Client))
+        ));
+        assert_eq!(
+            quota.held_by(&client),
+            3,
+            "what arrived within the share is held"
+        );
+        drop(held);
+        assert_eq!(quota.held_by(&client), 0);
+        let mut held = quota.take(&client, 0).unwrap();
+        let read = pollster::block_on(read_body(body(&[Some("abcde")]), 100, &mut held));
+        assert!(read.is_ok());
+        assert_eq!(quota.held_by(&client), 5);
+    }
+}

@@ -1,0 +1,418 @@
+//! The server builder and the state every transport shares.
+//!
+//! **Layer:** server. A [`ServerBuilder`] collects what is served (static resources, templates
+//! backed by functions, providers), who may see it (a policy), the limits, and how the server
+//! presents itself; [`ServerBuilder::build`] turns that into one core
+//! [`Service`] plus the configuration of both adapters, behind a cheap, cloneable [`Server`]
+//! handle. The transports ([`Server::serve_stdio`], and the Streamable HTTP ones in `http`)
+//! take it from there. This module never parses a message or touches a socket: it only wires
+//! the core to the adapters and tells listeners when a resource changed.
+
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use mcp_2026::{Handler, ModernConfig};
+use mcp_legacy_2025::LegacyConfig;
+use mcp_resources_core::change::{Change, ChangeSource};
+use mcp_resources_core::engine::{Engine, FunctionTemplate, Limits, StaticResource};
+use mcp_resources_core::pagination::CursorKey;
+use mcp_resources_core::policy::{Policy, Principal};
+use mcp_resources_core::provider::{Provider, ProviderError};
+use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
+use mcp_resources_core::service::{Offer, Service};
+use mcp_resources_core::subscription::SubscriptionLimits;
+use mcp_resources_core::template::Variables;
+use mcp_resources_core::uri::ResourceUri;
+use mcp_types::lifecycle::Implementation;
+use tokio_util::sync::CancellationToken;
+
+use crate::driver::{Latch, Wakers};
+
+/// The default `ttlMs` of a modern `server/discover` result: one hour.
+const DISCOVER_TTL_MS: u64 = 3_600_000;
+
+/// Why a [`Server`] could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The engine refused what was registered (a static URI or a template text given twice).
+    #[error(transparent)]
+    Engine(#[from] mcp_resources_core::error::BuildError),
+    /// No cursor key was given and the operating system could not supply random bytes for one.
+    #[error("cannot draw a random cursor key from the operating system: {0}")]
+    Random(getrandom::Error),
+}
+
+/// Collects what a [`Server`] serves and how it presents itself.
+///
+/// ```
+/// use mcp_resources_server::Server;
+/// use mcp_resources_core::resource::{Contents, Resource};
+/// use mcp_resources_core::uri::ResourceUri;
+///
+/// let uri = ResourceUri::parse("docs://readme").unwrap();
+/// let server = Server::builder()
+///     .server_info("docs", "1.0.0")
+///     .static_resource(
+///         Resource::new(uri.clone(), "readme").with_mime_type("text/markdown"),
+///         vec![Contents::text(uri, "# Hello")],
+///     )
+///     .build()
+///     .unwrap();
+/// # drop(server);
+/// ```
+pub struct ServerBuilder {
+    server_info: Implementation,
+    instructions: Option<String>,
+    limits: Limits,
+    cursor_key: Option<CursorKey>,
+    policy: Option<Arc<dyn Policy>>,
+    statics: Vec<StaticResource>,
+    templates: Vec<FunctionTemplate>,
+    providers: Vec<Arc<dyn Provider>>,
+    offer: Offer,
+    subscription_limits: SubscriptionLimits,
+    stdio_principal: Principal,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("server_info", &self.server_info)
+            .field("limits", &self.limits)
+            .field("statics", &self.statics.len())
+            .field("templates", &self.templates.len())
+            .field("providers", &self.providers.len())
+            .field("offer", &self.offer)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ServerBuilder {
+    fn default() -> ServerBuilder {
+        ServerBuilder::new()
+    }
+}
+
+impl ServerBuilder {
+    /// An empty builder: named after this crate, default limits, everything allowed to
+    /// everyone, a random cursor key, subscriptions, list changes and completions offered.
+    pub fn new() -> ServerBuilder {
+        ServerBuilder {
+            server_info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
+            instructions: None,
+            limits: Limits::default(),
+            cursor_key: None,
+            policy: None,
+            statics: Vec::new(),
+            templates: Vec::new(),
+            providers: Vec::new(),
+            offer: Offer::default(),
+            subscription_limits: SubscriptionLimits::default(),
+            stdio_principal: Principal::anonymous(),
+        }
+    }
+
+    /// Sets the name and version the server gives in `initialize` and `server/discover`.
+    #[must_use]
+    pub fn server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.server_info.name = name.into();
+        self.server_info.version = version.into();
+        self
+    }
+
+    /// Sets the whole implementation description (title, description, icons, website too).
+    #[must_use]
+    pub fn implementation(mut self, implementation: Implementation) -> Self {
+        self.server_info = implementation;
+        self
+    }
+
+    /// Sets the guidance for the client's model (`instructions` of both eras).
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Sets every engine limit at once.
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets how many items a list page holds at most (default 100).
+    #[must_use]
+    pub fn page_size(mut self, page_size: NonZeroUsize) -> Self {
+        self.limits.page_size = page_size;
+        self
+    }
+
+    /// Sets the largest read, in bytes, over all contents of one read (default 16 MiB).
+    #[must_use]
+    pub fn max_read_bytes(mut self, max_read_bytes: u64) -> Self {
+        self.limits.max_read_bytes = max_read_bytes;
+        self
+    }
+
+    /// Sets the key that signs pagination cursors. By default a random one is drawn from the
+    /// operating system, so cursors do not survive a restart; set a fixed key to make them.
+    #[must_use]
+    pub fn cursor_key(mut self, cursor_key: CursorKey) -> Self {
+        self.cursor_key = Some(cursor_key);
+        self
+    }
+
+    /// Sets the access policy (default: everything allowed to everyone).
+    #[must_use]
+    pub fn policy(mut self, policy: Arc<dyn Policy>) -> Self {
+        self.policy = Some(policy);
+        self
+    }
+
+    /// Sets the principal the stdio transport runs every request with (default anonymous):
+    /// stdio has no authentication, the process that started the server is the client.
+    #[must_use]
+    pub fn stdio_principal(mut self, principal: Principal) -> Self {
+        self.stdio_principal = principal;
+        self
+    }
+
+    /// Adds a resource with fixed contents, served from memory.
+    #[must_use]
+    pub fn static_resource(self, resource: Resource, contents: Vec<Contents>) -> Self {
+        self.static_entry(StaticResource::new(resource, contents))
+    }
+
+    /// Adds a static resource with its own cache policy.
+    #[must_use]
+    pub fn static_entry(mut self, entry: StaticResource) -> Self {
+        self.statics.push(entry);
+        self
+    }
+
+    /// Adds static resources with their own cache policies, after those already added
+    /// ([`EngineBuilder::static_entries`](mcp_resources_core::engine::EngineBuilder::static_entries):
+    /// the first ones added keep their vector).
+    #[must_use]
+    pub fn static_entries(mut self, mut entries: Vec<StaticResource>) -> Self {
+        if self.statics.is_empty() {
+            self.statics = entries;
+        } else {
+            self.statics.append(&mut entries);
+        }
+        self
+    }
+
+    /// Adds a template served by functions (a reader, optionally a completer).
+    #[must_use]
+    pub fn template(mut self, template: FunctionTemplate) -> Self {
+        self.templates.push(template);
+        self
+    }
+
+    /// Adds a template whose reads call `reader` with the matched URI and its variables; no
+    /// contents means "not found". Shorthand for [`ServerBuilder::template`] with
+    /// [`FunctionTemplate::new`].
+    #[must_use]
+    pub fn template_fn<F, Fut>(self, descriptor: ResourceTemplate, reader: F) -> Self
+    where
+        F: Fn(&ResourceUri, &Variables) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<Contents>, ProviderError>> + Send + 'static,
+    {
+        self.template(FunctionTemplate::new(descriptor, reader))
+    }
+
+    /// Adds a provider, after those already added.
+    #[must_use]
+    pub fn provider(mut self, provider: Arc<dyn Provider>) -> Self {
+        self.providers.push(provider);
+        self
+    }
+
+    /// Sets what is offered to clients (default: subscriptions, list changes, completions).
+    #[must_use]
+    pub fn offer(mut self, offer: Offer) -> Self {
+        self.offer = offer;
+        self
+    }
+
+    /// Sets the bounds on what one subscriber (a legacy session, a listen stream) may hold.
+    #[must_use]
+    pub fn subscription_limits(mut self, limits: SubscriptionLimits) -> Self {
+        self.subscription_limits = limits;
+        self
+    }
+
+    /// Builds the server.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::Engine`] when a static URI or a template text is registered twice;
+    /// [`BuildError::Random`] when no cursor key was set and the OS has no randomness to give.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let cursor_key = match self.cursor_key {
+            Some(key) => key,
+            None => {
+                let mut bytes = [0_u8; 32];
+                getrandom::fill(&mut bytes).map_err(BuildError::Random)?;
+                CursorKey::new(bytes)
+            }
+        };
+        let mut engine = Engine::builder(cursor_key).limits(self.limits);
+        // Who asks decides what is listed and read: every modern result is private then, the
+        // ones the engine's hints do not cover (discover) included.
+        let per_principal = self
+            .policy
+            .as_ref()
+            .is_some_and(|policy| policy.depends_on_principal());
+        if let Some(policy) = self.policy {
+            engine = engine.policy(policy);
+        }
+        engine = engine.static_entries(self.statics);
+        for template in self.templates {
+            engine = engine.template(template);
+        }
+        for provider in self.providers {
+            engine = engine.provider(provider);
+        }
+        let service = Service::with_offer(engine.build()?, self.offer, self.subscription_limits);
+        let offer = service.offer();
+
+        let legacy = LegacyConfig {
+            instructions: self.instructions.clone(),
+            ..LegacyConfig::new(self.server_info.clone(), offer)
+        };
+        let modern = ModernConfig {
+            instructions: self.instructions,
+            offer,
+            legacy_versions: legacy.supported.iter().rev().cloned().collect(),
+            discover_ttl_ms: DISCOVER_TTL_MS,
+            private_results: per_principal,
+            ..ModernConfig::new(self.server_info)
+        };
+        Ok(Server {
+            shared: Arc::new(Shared {
+                service: Arc::new(service),
+                legacy: Arc::new(legacy),
+                modern: Handler::new(Arc::new(modern)),
+                wakers: Wakers::default(),
+                shutdown: CancellationToken::new(),
+                closing: Arc::default(),
+                stdio_principal: Arc::new(self.stdio_principal),
+            }),
+        })
+    }
+}
+
+/// A built server: cheap to clone, every clone is a handle on the same service, subscribers
+/// and shutdown signal. Serve it with [`Server::serve_stdio`] or over Streamable HTTP; tell it
+/// about changes with [`Server::resource_updated`] and [`Server::list_changed`].
+#[derive(Clone, Debug)]
+pub struct Server {
+    pub(crate) shared: Arc<Shared>,
+}
+
+/// What every transport and every clone of a [`Server`] shares.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    /// The engine and the subscription hub.
+    pub(crate) service: Arc<Service>,
+    /// How legacy sessions present the server.
+    pub(crate) legacy: Arc<LegacyConfig>,
+    /// The modern adapter (stateless, shared by every modern request).
+    pub(crate) modern: Handler,
+    /// Who to wake when a subscriber has changes waiting.
+    pub(crate) wakers: Wakers,
+    /// Cancelled once, when the server is asked to shut down.
+    pub(crate) shutdown: CancellationToken,
+    /// Set with `shutdown`: what the many HTTP streams and connections wait on, cheaper to poll.
+    pub(crate) closing: Arc<Latch>,
+    /// The principal of every stdio request.
+    pub(crate) stdio_principal: Arc<Principal>,
+}
+
+impl Server {
+    /// A builder with the defaults of [`ServerBuilder::new`].
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder::new()
+    }
+
+    /// The core service behind this server (the engine and the subscription hub).
+    pub fn service(&self) -> &Service {
+        &self.shared.service
+    }
+
+    /// Tells subscribers of `uri` (legacy `resources/subscribe`, modern listen streams) that
+    /// it changed. Changes coalesce until each subscriber is told.
+    pub fn resource_updated(&self, uri: &str) {
+        let ready = self.shared.service.resource_updated(uri);
+        self.shared.wakers.wake(&ready);
+    }
+
+    /// Tells subscribers of list changes that the list of resources changed. When the
+    /// resources that came or went are known, prefer [`Server::list_changed_for`].
+    pub fn list_changed(&self) {
+        let ready = self.shared.service.list_changed();
+        self.shared.wakers.wake(&ready);
+    }
+
+    /// Tells subscribers of list changes that the resources `changed` came or went, those
+    /// allowed to list one of them only: activity where a principal cannot see is not told to
+    /// it.
+    pub fn list_changed_for(&self, changed: &[ResourceUri]) {
+        let ready = self.shared.service.list_changed_for(changed);
+        self.shared.wakers.wake(&ready);
+    }
+
+    /// Asks every transport serving this server to shut down gracefully: open listen streams
+    /// get their final result, then the transports stop. Returns at once.
+    pub fn shutdown(&self) {
+        self.shared.closing.set();
+        self.shared.shutdown.cancel();
+    }
+
+    /// Whether [`Server::shutdown`] was called.
+    pub fn is_shut_down(&self) -> bool {
+        self.shared.shutdown.is_cancelled()
+    }
+
+    /// Feeds the changes a provider's source reports (a file watcher, a repository whose refs
+    /// move) to the subscribers, until the source stops or the server shuts down. Spawns a task
+    /// on the current tokio runtime.
+    pub fn follow(&self, mut source: impl ChangeSource + 'static) -> tokio::task::JoinHandle<()> {
+        let server = self.clone();
+        tokio::spawn(async move {
+            loop {
+                let change = tokio::select! {
+                    () = server.shared.shutdown.cancelled() => return,
+                    change = source.next_change() => change,
+                };
+                match change {
+                    None => return,
+                    Some(Change::Updated(uri)) => {
+                        tracing::debug!(
+                            uri = uri.as_str(),
+                            "resource changed: notifying its subscribers"
+                        );
+                        server.resource_updated(uri.as_str());
+                    }
+                    Some(Change::ListChanged { created, removed }) => {
+                        tracing::debug!(
+                            created = created.len(),
+                            removed = removed.len(),
+                            "resources appeared or disappeared: notifying subscribers"
+                        );
+                        // A subscriber of a resource that is gone learns it from an update too.
+                        for uri in &removed {
+                            server.resource_updated(uri.as_str());
+                        }
+                        let changed: Vec<ResourceUri> =
+                            created.into_iter().chain(removed).collect();
+                        server.list_changed_for(&changed);
+                    }
+                }
+            }
+        })
+    }
+}
