@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
-use mcp_legacy_2025::{LifecycleState, Outgoing, Output, ReadFed, ReadLine, Session, Ticket};
+use mcp_legacy_2025::{LifecycleState, Outgoing, Output, Session, Ticket};
 use mcp_resources_core::policy::Principal;
 use mcp_resources_core::service::Answer;
 use mcp_types::error::INVALID_REQUEST;
@@ -367,18 +367,6 @@ struct Routed {
     own: Vec<Outgoing>,
 }
 
-/// How the session took a read in its usual shape ([`LegacyHttpSession::feed_read`]).
-enum ReadTaken {
-    /// Answered on the spot: the response, after the final progress notification if the
-    /// request asked for progress. Nothing was queued or routed for it.
-    Answered {
-        progress: Option<Vec<u8>>,
-        response: Vec<u8>,
-    },
-    /// Fed as any body is.
-    Fed(Routed),
-}
-
 /// What a POST body holds, as far as the session path cares.
 pub(crate) enum PostKind {
     /// `initialize`, with its id.
@@ -502,32 +490,6 @@ impl LegacyHttpSession {
         free_waiter(&mut state, expects)?;
         state.session.handle_incoming(Ok(incoming), Instant::now());
         Ok(self.route(&mut state, expects))
-    }
-
-    /// Feeds a read read in one pass, with request id `id`: a static read is answered on the
-    /// spot, within the session ([`Session::answer_read_with`]), and its messages come back
-    /// alone, with no waiter and nothing routed; any other is fed as [`LegacyHttpSession::feed`]
-    /// feeds a body. `Err(())` when a request with this id is in flight in this session.
-    fn feed_read(&self, read: ReadLine, id: &RequestId) -> Result<ReadTaken, ()> {
-        let mut state = self.lock();
-        free_waiter(&mut state, Some(id))?;
-        let SessionState {
-            session, principal, ..
-        } = &mut *state;
-        let answer_now = |query| {
-            driver::answer_now(
-                &self.shared.service,
-                principal,
-                Some(self.subscriber.id()),
-                query,
-            )
-        };
-        match session.answer_read_with(read, Instant::now(), answer_now) {
-            ReadFed::Answered {
-                progress, response, ..
-            } => Ok(ReadTaken::Answered { progress, response }),
-            ReadFed::Queued => Ok(ReadTaken::Fed(self.route(&mut state, Some(id)))),
-        }
     }
 
     /// Registers the waiter of the POST that fed the session, for the request `expects`, then
@@ -826,17 +788,6 @@ pub(crate) async fn post(
     }
 }
 
-/// POST of a read read in one pass ([`ReadLine::parse`]) to an existing session: what
-/// [`post`] does with its decoded form.
-pub(crate) async fn post_read(session: &Arc<LegacyHttpSession>, read: ReadLine) -> Response {
-    let id = read.id().clone();
-    match session.feed_read(read, &id) {
-        Ok(ReadTaken::Answered { progress, response }) => reply::answered(progress, response),
-        Ok(ReadTaken::Fed(routed)) => reply::messages(wait(session, routed, Some(id)).await),
-        Err(()) => in_flight(Some(id)),
-    }
-}
-
 /// `400`: a request with this id is in flight in the session already.
 fn in_flight(id: Option<RequestId>) -> Response {
     let error = ErrorObject::new(
@@ -972,9 +923,8 @@ impl GetStream {
 
     /// Looks at the session. `None` once it is closed or has another stream (or none): this
     /// one is over. Otherwise takes the frames routed to this stream, then drains the hub for
-    /// the session and feeds the session, whose notifications come straight to this stream,
-    /// behind those frames ([`Session::handle_changes_with`]); returns the first frame to send,
-    /// if there is one, and queues the rest.
+    /// the session and feeds the session, whose notifications come to this stream behind those
+    /// frames; returns the first frame to send, if there is one, and queues the rest.
     fn look(&mut self) -> Option<Option<Bytes>> {
         let GetStream {
             session,
@@ -992,19 +942,13 @@ impl GetStream {
             .as_mut()
             .filter(|slot| slot.generation == *generation)?;
         frames.append(&mut slot.frames);
-        let mut first = None;
         let legacy = &mut state.session;
         driver::deliver_drained(
             &session.shared.service,
             session.subscriber.id(),
-            |changes| {
-                legacy.handle_changes_with(changes, Instant::now(), |bytes| {
-                    sse::message_first_in(&mut first, frames, bytes);
-                });
-            },
+            |changes| legacy.handle_changes(changes, Instant::now()),
         );
-        // What the session queued instead, behind messages still queued: changes only produce
-        // unsolicited messages; anything else is routed as usual.
+        // Changes only produce unsolicited messages; anything else is routed as usual.
         while let Some(output) = state.session.poll_output() {
             match output {
                 Output::Send(outgoing) if outgoing.related.is_none() && !outgoing.is_response => {
@@ -1018,7 +962,7 @@ impl GetStream {
                 }
             }
         }
-        Some(first.or_else(|| frames.pop_front()))
+        Some(frames.pop_front())
     }
 }
 

@@ -799,47 +799,6 @@ where
     let header_version = headers
         .get(PROTOCOL_VERSION)
         .map(|value| String::from_utf8_lossy(value.as_bytes()));
-    // The request served most, a modern read in its usual shape, is read in one pass (routed
-    // as it would be decoded: by its `_meta` version and the header). Without a modern
-    // header, it would only fail the header checks: legacy requests are not read twice.
-    let header_is_modern = era::header_is_modern(header_version.as_deref());
-    // The read is used up before the await, so that the future does not keep it (nor, with
-    // it, the task of every live stream).
-    if let Some(serving) = header_is_modern
-        .then(|| mcp_2026::ReadLine::parse(&bytes))
-        .flatten()
-        .and_then(|read| {
-            let route = era::route_http(HttpMessage {
-                batch: false,
-                initialize: false,
-                header_version: header_version.as_deref(),
-                meta_version: Some(read.protocol_version()),
-            });
-            (route == HttpRoute::Modern).then(|| modern::read(state, headers, read))
-        })
-    {
-        return serving.await;
-    }
-    // So is a legacy read to a session: it names no modern version in its `_meta`, so it is
-    // routed as a single request that is not `initialize` and has none.
-    let session_id = headers.get(&SESSION_ID);
-    let legacy_quick = (!header_is_modern && session_id.is_some())
-        .then(|| mcp_legacy_2025::ReadLine::parse(&bytes))
-        .flatten();
-    if let (Some(read), Some(session_id)) = (legacy_quick, session_id) {
-        let route = era::route_http(HttpMessage {
-            batch: false,
-            initialize: false,
-            header_version: header_version.as_deref(),
-            meta_version: None,
-        });
-        if route == HttpRoute::Legacy {
-            return match lookup(state, session_id) {
-                Some(session) => legacy::post_read(&session, read).await,
-                None => session_not_found(Some(read.id().clone())),
-            };
-        }
-    }
     let incoming = match jsonrpc::decode(&bytes) {
         Ok(incoming) => incoming,
         Err(DecodeError::InvalidJson(reason)) => {

@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::http::HeaderMap;
-use mcp_2026::{Exchange, Output, ReadLine, ReadStart, RequestHeaders};
+use mcp_2026::{Exchange, Output, RequestHeaders};
 use mcp_types::jsonrpc::Request;
 
 use crate::driver::{self, KeepAlive, LatchWait, Signal, SubscriberGuard};
@@ -43,34 +43,6 @@ pub(crate) fn request<'a>(
         .modern()
         .start_http(request, &view(headers), Instant::now());
     serve(state, exchange)
-}
-
-/// Serves one modern `resources/read` read in one pass over its body; like [`request`], the
-/// read is used up at the call.
-pub(crate) fn read<'a>(
-    state: &'a HttpState,
-    headers: &HeaderMap,
-    read: ReadLine,
-) -> impl Future<Output = Response> + 'a {
-    // A static read is answered by the adapter as it reads it: no exchange at all.
-    let answer_now =
-        |query| driver::answer_now(&state.shared.service, &state.principal, None, query);
-    let start =
-        state
-            .modern()
-            .answer_http_read_with(read, &view(headers), Instant::now(), answer_now);
-    let exchange = match start {
-        ReadStart::Answered {
-            progress, response, ..
-        } => Err(reply::answered(progress, response)),
-        ReadStart::Exchange(exchange) => Ok(exchange),
-    };
-    async move {
-        match exchange {
-            Ok(exchange) => serve(state, exchange).await,
-            Err(response) => response,
-        }
-    }
 }
 
 /// The headers as the adapter reads them.
@@ -205,26 +177,20 @@ impl ListenStream {
         first
     }
 
-    /// Drains the hub for its subscriber into its exchange; the notifications come straight
-    /// back as frames ([`Exchange::handle_changes_with`]): the first is returned when this
-    /// stream's queue is empty (the usual single notification touches no queue), the rest
-    /// queued. `None` also when there was nothing.
+    /// Drains the hub for its subscriber into its exchange and takes the notifications it
+    /// queued: the first is returned when this stream's queue is empty, the rest queued. `None`
+    /// when there was nothing.
     fn take_changes(&mut self) -> Option<Bytes> {
         let ListenStream {
             state,
             exchange,
             subscriber,
-            frames,
             ..
         } = self;
-        let mut first = None;
         driver::deliver_drained(&state.shared.service, subscriber.id(), |changes| {
-            exchange.handle_changes_with(changes, Instant::now(), |bytes| {
-                sse::message_first_in(&mut first, frames, bytes);
-            });
+            exchange.handle_changes(changes, Instant::now());
         });
-        // Anything the exchange queued instead (behind messages still queued).
-        first.or_else(|| self.collect())
+        self.collect()
     }
 }
 

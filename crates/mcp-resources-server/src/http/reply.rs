@@ -186,12 +186,6 @@ pub(crate) fn modern(http_status: u16, mut messages: Vec<Vec<u8>>) -> Response {
     }
 }
 
-/// The messages of a read an adapter answered as it read it: the response alone as a JSON body,
-/// or, after the request's final progress notification, both as one SSE body; status 200.
-pub(crate) fn answered(progress: Option<Vec<u8>>, response: Vec<u8>) -> Response {
-    replying(StatusCode::OK, progress.as_slice(), response)
-}
-
 /// `last` (the response) alone as a JSON body, or after `earlier` (its request's
 /// notifications) as one SSE body, with `status`.
 fn replying(status: StatusCode, earlier: &[Vec<u8>], last: Vec<u8>) -> Response {

@@ -20,24 +20,15 @@
 //!
 //! Cost: on the process's stdio, pipes and sockets are read and written by the loop's own thread
 //! through the runtime's reactor ([`process`]), so a request costs one `read` and one `write`
-//! and no thread hand-off. A read of a static resource is answered on the spot, with no future
-//! ([`Service::answer_now`](mcp_resources_core::service::Service::answer_now)): by the adapter
-//! itself as it reads a read's line (so it never becomes a query), or fed straight back to it;
-//! a reply's buffer is given back once written, for the next reply
-//! ([`mcp_types::jsonrpc::buffer`]). Any other query is polled once as soon as it is issued:
-//! one that is ready at once (a page of an in-memory list) is answered without being put into
-//! the set of running queries or given an abort handle; only a query that has to wait (a file
-//! read, a slow provider) joins that set. A modern request that finishes without waiting never
-//! enters the connection's maps. A read in its usual shape is read in one pass over its line,
-//! not decoded first: a legacy one by the legacy session, once there is one
-//! ([`Session::answer_read_with`]), a modern one while there is none
-//! ([`Handler::answer_read_with`](mcp_2026::Handler::answer_read_with)); a static read among
-//! them comes back as its response alone (after its progress notification, if it asked for
-//! progress), written at once. Shutdown is waited for on the
-//! server's latch, one atomic load per event while the task's waker is unchanged; subscribers'
-//! wake-ups on a signal and a list of targets ([`Wakes`]). The loop uses no timer of the
-//! runtime (the shutdown grace below is timed by a thread of its own), so it runs on a runtime
-//! built without one, whose wake-ups then skip the timer's clock read.
+//! and no thread hand-off. Every line is decoded once and fed to its adapter. A query the
+//! service answers on the spot (a read of a static resource:
+//! [`Service::answer_now`](mcp_resources_core::service::Service::answer_now)) is fed straight
+//! back to its adapter; any other is polled once as soon as it is issued, and only one that has
+//! to wait (a file read, a slow provider) joins the set of running queries. A reply's buffer is
+//! given back once written, for the next reply ([`mcp_types::jsonrpc::buffer`]). Shutdown is
+//! waited for on the server's latch; subscribers' wake-ups on a signal and a list of targets
+//! ([`Wakes`]). The loop uses no timer of the runtime (the shutdown grace below is timed by a
+//! thread of its own), so it runs on a runtime built without one.
 //!
 //! Shutdown (end of input, or [`Server::shutdown`]): the input is no longer read, each open
 //! listen stream is closed gracefully (its final result, then `notifications/cancelled` naming
@@ -58,8 +49,8 @@ use std::time::{Duration, Instant};
 use futures_util::FutureExt;
 use futures_util::future::{AbortHandle, Abortable};
 use futures_util::stream::{FuturesUnordered, StreamExt};
-use mcp_2026::{Exchange, ReadStart};
-use mcp_legacy_2025::{ReadFed, Session};
+use mcp_2026::Exchange;
+use mcp_legacy_2025::Session;
 use mcp_resources_core::service::{Answer, Query};
 use mcp_resources_core::subscription::SubscriberId;
 use mcp_types::RequestId;
@@ -438,45 +429,6 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             return Ok(());
         }
         let now = self.clock.now();
-        // The request served most is a read of the session's era (the modern one while there
-        // is no legacy session): one in its usual shape is read in one pass.
-        match &mut self.legacy {
-            // A static read is answered by the adapter as it reads the line: it is never a
-            // query for this loop to carry out.
-            None => {
-                let shared = &self.shared;
-                let answer_now = |query| {
-                    driver::answer_now(&shared.service, &shared.stdio_principal, None, query)
-                };
-                let read = mcp_2026::ReadLine::parse(bytes);
-                match read.map(|read| shared.modern.answer_read_with(read, now, answer_now)) {
-                    Some(ReadStart::Answered {
-                        id,
-                        progress,
-                        response,
-                    }) => return self.write_modern_answered(id, progress, response).await,
-                    Some(ReadStart::Exchange(exchange)) => {
-                        return self.serve_modern(exchange).await;
-                    }
-                    None => {}
-                }
-            }
-            Some(legacy) => {
-                let shared = &self.shared;
-                let subscriber = Some(legacy.subscriber.id());
-                let answer_now = |query| {
-                    driver::answer_now(&shared.service, &shared.stdio_principal, subscriber, query)
-                };
-                let read = mcp_legacy_2025::ReadLine::parse(bytes);
-                match read.map(|read| legacy.session.answer_read_with(read, now, answer_now)) {
-                    Some(ReadFed::Answered {
-                        progress, response, ..
-                    }) => return self.write_answered(progress, response).await,
-                    Some(ReadFed::Queued) => return self.pump_legacy().await,
-                    None => {}
-                }
-            }
-        }
         let incoming = match jsonrpc::decode(bytes) {
             Ok(incoming) => incoming,
             // A would-be notification or response is never answered, however malformed.
@@ -632,35 +584,6 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             .with_data(serde_json::Value::from(refusal));
         self.write_response(&Response::<()>::error(Some(id), error))
             .await
-    }
-
-    /// Writes the messages of a modern read answered as it was read
-    /// ([`mcp_2026::Handler::answer_read_with`]), unless a modern request with its id is in
-    /// flight: then the read is refused, as [`Connection::serve_modern`] refuses an exchange.
-    async fn write_modern_answered(
-        &mut self,
-        id: RequestId,
-        progress: Option<Vec<u8>>,
-        response: Vec<u8>,
-    ) -> std::io::Result<()> {
-        if self.in_flight(&id) {
-            jsonrpc::buffer::give_back(response);
-            return self.refuse(id, IN_FLIGHT.to_owned()).await;
-        }
-        self.write_answered(progress, response).await
-    }
-
-    /// Writes the messages of a read an adapter answered as it read it: its final progress
-    /// notification, if any, then its response.
-    async fn write_answered(
-        &mut self,
-        progress: Option<Vec<u8>>,
-        response: Vec<u8>,
-    ) -> std::io::Result<()> {
-        if let Some(progress) = progress {
-            self.write(&progress).await?;
-        }
-        self.write_message(response).await
     }
 
     /// The process's legacy session, made now if there is none.
