@@ -145,60 +145,10 @@ pub struct HubStats {
     pub ready: usize,
 }
 
-/// Builds the hasher of [`SubscriberId`] keys, for the hub's own tables and a driver's tables
-/// keyed by subscriber (the server's waker table).
-///
-/// A fan-out visits every subscriber of a URI, in each table keyed by subscriber, and with 10,000
-/// subscribers those visits are cache misses. This hash keeps identifiers handed out one after
-/// another in neighbouring buckets, in runs of [`IdHasher::RUN`], so a walk over many of them
-/// reads memory in order, and a table iterates them in the same order as every other table with
-/// this hasher. Each run starts at a hash of its number (foldhash's quality hash, with a fixed
-/// seed, so iteration order is reproducible): identifiers that survive at a stride, whatever the
-/// stride, spread over the table as a random hash spreads them, and never pile into a few
-/// buckets. The hub hands identifiers out itself, so no caller can choose them.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct IdHasher;
-
-impl IdHasher {
-    /// How many consecutive identifiers share a run of neighbouring buckets.
-    pub const RUN: u64 = 64;
-}
-
-impl std::hash::BuildHasher for IdHasher {
-    type Hasher = IdHash;
-
-    fn build_hasher(&self) -> IdHash {
-        IdHash(0)
-    }
-}
-
-/// The hasher [`IdHasher`] builds.
-#[derive(Clone, Copy, Debug)]
-pub struct IdHash(u64);
-
-impl std::hash::Hasher for IdHash {
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used by `SubscriberId`; anything else is folded in whole.
-        for &byte in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
-        }
-    }
-
-    fn write_u64(&mut self, id: u64) {
-        self.0 = id;
-    }
-
-    fn finish(&self) -> u64 {
-        use std::hash::BuildHasher;
-        let id = self.0;
-        let within = id % IdHasher::RUN;
-        let run = foldhash::quality::FixedState::default().hash_one(id / IdHasher::RUN);
-        // Low bits (the bucket): the run's place, then the place within it, so identifiers at a
-        // stride of a run spread as widely as the run hash does. High bits (the tag a lookup
-        // compares first): the run's hash, told apart within the run.
-        run.wrapping_add(within) ^ (within << 57)
-    }
-}
+/// The hasher of the hub's tables keyed by [`SubscriberId`]: a fixed seed, since the hub hands
+/// identifiers out itself (no client chooses them), and fixed iteration orders keep the hub's
+/// tests reproducible.
+type IdHasher = foldhash::fast::FixedState;
 
 /// One subscription of one subscriber.
 #[derive(Debug)]

@@ -21,7 +21,7 @@ use futures_util::task::AtomicWaker;
 
 use mcp_resources_core::policy::Principal;
 use mcp_resources_core::service::{Answer, Query, QueryContext, Service};
-use mcp_resources_core::subscription::{Change, IdHasher, SubscriberId};
+use mcp_resources_core::subscription::{Change, SubscriberId};
 
 use crate::server::Shared;
 
@@ -47,14 +47,14 @@ impl WakeUp for Signal {
 /// A registered [`WakeUp`].
 pub(crate) type Wake = Arc<dyn WakeUp>;
 
-/// A hasher for the latch's waiter keys: it hands them out itself, so no client can choose them
-/// to collide.
+/// A hasher for keys no client chooses (the latch hands out its waiter keys, the hub its
+/// subscriber ids), so none can be chosen to collide.
 type KeyHasher = foldhash::fast::FixedState;
 
 /// Subscriber → how to wake the transport task that serves it.
 #[derive(Default)]
 pub(crate) struct Wakers {
-    table: Mutex<HashMap<SubscriberId, Wake, IdHasher>>,
+    table: Mutex<HashMap<SubscriberId, Wake, KeyHasher>>,
 }
 
 impl std::fmt::Debug for Wakers {
@@ -92,7 +92,7 @@ impl Wakers {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SubscriberId, Wake, IdHasher>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SubscriberId, Wake, KeyHasher>> {
         // Every method leaves the table whole, so a poisoned lock holds consistent data.
         self.table.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use mcp_resources_core::subscription::{
-    Change, HubStats, IdHasher, SubscribeError, SubscriberId, SubscriptionHub, SubscriptionLimits,
+    Change, HubStats, SubscribeError, SubscriberId, SubscriptionHub, SubscriptionLimits,
 };
 use proptest::prelude::*;
 
@@ -935,53 +935,4 @@ fn regression_drained_then_changed_again_is_ready_once() {
         Operation::TakeReady,
     ])
     .unwrap();
-}
-
-// ---------------------------------------------------------------------------------------------
-// The identifier hash: neighbours stay neighbours, strides do not pile up.
-// ---------------------------------------------------------------------------------------------
-
-/// The bucket of `id` in a table of `buckets` (a power of two): the low bits of its hash, as a
-/// hash table takes them.
-fn bucket(id: u64, buckets: u64) -> u64 {
-    use std::hash::BuildHasher;
-    IdHasher.hash_one(id) & (buckets - 1)
-}
-
-#[test]
-fn consecutive_identifiers_hash_to_neighbouring_buckets() {
-    let buckets = 1 << 14;
-    for start in [0, IdHasher::RUN, 1_000 * IdHasher::RUN] {
-        let first = bucket(start, buckets);
-        for offset in 1..IdHasher::RUN {
-            assert_eq!(
-                bucket(start + offset, buckets),
-                (first + offset) % buckets,
-                "identifier {} of the run from {start}",
-                start + offset
-            );
-        }
-    }
-}
-
-#[test]
-fn identifiers_at_a_stride_spread_over_the_table() {
-    // Whatever survives of a run (every 64th, every 1024th identifier) lands in as many
-    // places as a random hash would put it: nearly one bucket each in a table four times
-    // their number.
-    let buckets = 1 << 12;
-    for stride in [IdHasher::RUN, 1024, 1 << 20] {
-        let distinct: BTreeSet<u64> = (0..1024).map(|k| bucket(k * stride, buckets)).collect();
-        assert!(
-            distinct.len() > 850,
-            "stride {stride}: 1,024 identifiers in {} buckets",
-            distinct.len()
-        );
-    }
-    // The tags compared first in a lookup (the top bits) tell a run's members apart.
-    use std::hash::BuildHasher;
-    let tags: BTreeSet<u64> = (0..IdHasher::RUN)
-        .map(|id| IdHasher.hash_one(id) >> 57)
-        .collect();
-    assert_eq!(tags.len() as u64, IdHasher::RUN);
 }
