@@ -155,38 +155,6 @@ impl Exchange {
         exchange
     }
 
-    /// An exchange whose query was answered as it was made ([`Handler::start_read_with`]): it
-    /// is what [`Exchange::querying`] then fed `answer` becomes, and it never gave out the query.
-    ///
-    /// [`Handler::start_read_with`]: crate::Handler::start_read_with
-    pub(crate) fn answered(
-        shared: Arc<Shared>,
-        id: RequestId,
-        meta: &RequestMeta,
-        pending: Pending,
-        answer: Answer,
-    ) -> Exchange {
-        let mut exchange = Exchange::new(shared, id, Some(meta));
-        exchange.answer(pending, answer);
-        exchange
-    }
-
-    /// An exchange whose only outputs are `response`, already written for request `id`, and
-    /// before it the request's final `progress` notification, if any.
-    pub(crate) fn responded(
-        shared: Arc<Shared>,
-        id: RequestId,
-        progress: Option<Vec<u8>>,
-        response: Vec<u8>,
-    ) -> Exchange {
-        let mut exchange = Exchange::new(shared, id, None);
-        if let Some(progress) = progress {
-            exchange.send_notification(progress);
-        }
-        exchange.send(response, true);
-        exchange
-    }
-
     /// The next thing to do, or `None` when there is nothing until the exchange is fed again.
     pub fn poll_output(&mut self) -> Option<Output> {
         self.outputs.pop_front()
@@ -285,24 +253,6 @@ impl Exchange {
     pub fn handle_changes(&mut self, changes: impl IntoIterator<Item = Change>, now: Instant) {
         let _ = now;
         self.feed_changes(changes, &mut Exchange::send_notification);
-    }
-
-    /// Like [`handle_changes`](Self::handle_changes), but hands each notification's bytes to
-    /// `send` at once, for a transport that writes a listen stream's notifications as they come:
-    /// no queue in between, nothing to drain. Each relates to this listen request and none is a
-    /// response. While messages are still queued for [`poll_output`](Self::poll_output) (the
-    /// acknowledgment, say), the notifications are queued behind them instead, in order.
-    pub fn handle_changes_with(
-        &mut self,
-        changes: impl IntoIterator<Item = Change>,
-        now: Instant,
-        mut send: impl FnMut(Vec<u8>),
-    ) {
-        if self.outputs.is_empty() {
-            self.feed_changes(changes, &mut |_, bytes| send(bytes));
-        } else {
-            self.handle_changes(changes, now);
-        }
     }
 
     /// Feeds changes, each notification to `emit`.

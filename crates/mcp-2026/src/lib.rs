@@ -9,17 +9,7 @@
 //! A [`Handler`] is made once per server from a [`ModernConfig`] and shared by reference. For
 //! every decoded request the binary routes to the modern era it calls [`Handler::start`] (stdio)
 //! or [`Handler::start_http`] (Streamable HTTP, which adds the header checks), and gets one
-//! [`Exchange`]. A `resources/read` in its usual shape may be read in one pass instead, without
-//! decoding it first ([`ReadLine::parse`], then [`Handler::start_read`] or
-//! [`Handler::start_http_read`]): the exchange is the same. Their `_with` forms
-//! ([`Handler::start_read_line_with`], [`Handler::start_read_with`],
-//! [`Handler::start_http_read_with`]) also take a function that answers the read's query on the
-//! spot when it can (`Service::answer_now`): the exchange then comes back finished, its response
-//! queued, and gives out no query. [`Handler::answer_read_with`] and
-//! [`Handler::answer_http_read_with`] go one step further: a read answered there with contents
-//! comes back as its response alone ([`ReadStart::Answered`]), after its final progress
-//! notification when it asked for progress, with no exchange made for it; the transport writes
-//! them (or refuses the read when its id is in flight) as it would the exchange's messages. Then, for an exchange, until
+//! [`Exchange`]. Then, for an exchange, until
 //! [`Exchange::is_finished`] and the queue is empty:
 //!
 //! 1. drain [`Exchange::poll_output`] until `None`:
@@ -32,9 +22,8 @@
 //!    - [`Output::Cancel`]. Drop the query of that ticket.
 //! 2. for a listen stream ([`Exchange::is_listen`]), whenever `Service::resource_updated` or
 //!    `Service::list_changed` names its subscriber, feed `Service::drain_changes` to
-//!    [`Exchange::handle_changes`] (or to [`Exchange::handle_changes_with`], which hands each
-//!    notification's bytes straight to a closure instead of queueing it); on client cancellation (stdio `notifications/cancelled`,
-//!    HTTP disconnect) call [`Exchange::cancel`]; on shutdown call [`Exchange::close`] (and on
+//!    [`Exchange::handle_changes`]; on client cancellation (stdio `notifications/cancelled`, HTTP
+//!    disconnect) call [`Exchange::cancel`]; on shutdown call [`Exchange::close`] (and on
 //!    stdio then send [`cancelled_notification`]). Remove the subscriber when the exchange ends.
 //!
 //! Nothing here blocks, sleeps, spawns or reads the clock: every call takes `now` and returns
@@ -139,7 +128,6 @@
 //! assert_eq!(exchange.http_status(), 200);
 //! ```
 
-mod compact;
 mod config;
 pub mod errors;
 mod exchange;
@@ -153,6 +141,6 @@ mod convert;
 pub use crate::config::ModernConfig;
 pub use crate::errors::RequestError;
 pub use crate::exchange::{Exchange, cancelled_notification};
-pub use crate::handler::{Handler, ReadLine, ReadStart};
+pub use crate::handler::Handler;
 pub use crate::headers::{HeaderError, RequestHeaders};
 pub use crate::output::{Outgoing, Output, Ticket};

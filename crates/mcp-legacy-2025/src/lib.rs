@@ -13,19 +13,10 @@
 //! 1. **Feeds** it, always with the current `now`:
 //!    - [`Session::handle_incoming`] with the result of [`mcp_types::jsonrpc::decode`] of one
 //!      stdio line or one POST body (a decode error is fed too: it becomes `-32700` or `-32600`);
-//!      or first [`Session::handle_read_line`] with the bytes, which serves a `resources/read` in
-//!      its usual shape in one pass and leaves any other line untouched (then decode and feed it);
-//!      [`Session::handle_read_line_with`] also takes a function that answers the read's query
-//!      on the spot when it can (`Service::answer_now`): such a read's response is queued at
-//!      once, and it is never an [`Output::Query`]; and [`Session::answer_read_with`] gives
-//!      that response back alone ([`ReadFed::Answered`]) while nothing else waits in the queue,
-//!      to be sent as the next message;
 //!    - [`Session::handle_answer`] with the [`Answer`](mcp_resources_core::service::Answer) to
 //!      each [`Output::Query`];
 //!    - [`Session::handle_changes`] with `Service::drain_changes(subscriber)` whenever
-//!      `Service::resource_updated` or `Service::list_changed` names this session's subscriber
-//!      (or [`Session::handle_changes_with`], which hands each notification's bytes straight to
-//!      a closure instead of queueing it);
+//!      `Service::resource_updated` or `Service::list_changed` names this session's subscriber;
 //!    - [`Session::log`] with any log message meant for the client.
 //! 2. **Drains** [`Session::poll_output`] until `None` after every call, and carries out each
 //!    [`Output`] in order:
@@ -141,6 +132,5 @@ mod session;
 mod wire;
 
 pub use crate::session::{
-    DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Outgoing, Output, ReadFed, ReadLine, Session,
-    Ticket,
+    DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Outgoing, Output, Session, Ticket,
 };

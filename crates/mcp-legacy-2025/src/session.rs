@@ -17,8 +17,8 @@ use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
 use mcp_types::completion::{CompleteParams, CompletionReference};
 use mcp_types::jsonrpc::{
-    self, Cursor, DecodeError, ErrorObject, Incoming, Message, Notification, Outcome, RawValue,
-    Request, Response,
+    self, DecodeError, ErrorObject, Incoming, Message, Notification, Outcome, RawValue, Request,
+    Response,
 };
 use mcp_types::lifecycle::{EmptyResult, Implementation, InitializeParams};
 use mcp_types::logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelParams};
@@ -279,126 +279,6 @@ impl Session {
         self.outputs.pop_front()
     }
 
-    /// Feeds one stdio line or POST body when it is a `resources/read` request of this era in
-    /// its usual shape ([`ReadLine::parse`]), read in one pass over its bytes instead of being
-    /// decoded and its params read again; returns whether it did. A line it leaves is
-    /// untouched: decode it and feed it to [`Session::handle_incoming`], which does for a read
-    /// exactly what this does.
-    pub fn handle_read_line(&mut self, line: &[u8], now: Instant) -> bool {
-        self.handle_read_line_with(line, now, Err)
-    }
-
-    /// Like [`handle_read_line`](Self::handle_read_line), with `answer_now` to answer the read's
-    /// query on the spot when it can (a static resource; `Err` gives the query back): such a
-    /// read is answered at once, its response queued for [`poll_output`](Self::poll_output),
-    /// and it never becomes an [`Output::Query`]. Any other read goes the usual way, its
-    /// query given back by `answer_now` emitted as an `Output::Query`.
-    pub fn handle_read_line_with(
-        &mut self,
-        line: &[u8],
-        now: Instant,
-        answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
-    ) -> bool {
-        let Some(read) = ReadLine::parse(line) else {
-            return false;
-        };
-        self.handle_read_with(read, now, answer_now);
-        true
-    }
-
-    /// Feeds a read already read with [`ReadLine::parse`], as
-    /// [`Session::handle_read_line_with`] feeds it.
-    pub fn handle_read_with(
-        &mut self,
-        read: ReadLine,
-        now: Instant,
-        answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
-    ) {
-        if let ReadFed::Answered {
-            id,
-            progress,
-            response,
-        } = self.answer_read_with(read, now, answer_now)
-        {
-            if let Some(bytes) = progress {
-                self.push_progress(&id, bytes);
-            }
-            self.push_response(Some(id), Ok(response));
-        }
-    }
-
-    /// Like [`handle_read_with`](Self::handle_read_with), but a read answered on the spot with
-    /// contents, while nothing else waits in [`poll_output`](Self::poll_output), is given back
-    /// as its messages alone ([`ReadFed::Answered`]: the response, after the final progress
-    /// notification when progress was asked) instead of being queued: write them as the next
-    /// messages, as their queued forms would have been.
-    pub fn answer_read_with(
-        &mut self,
-        read: ReadLine,
-        now: Instant,
-        answer_now: impl FnOnce(Query) -> Result<Answer, Query>,
-    ) -> ReadFed {
-        // On the spot only with nothing that needs the request's bookkeeping: an initialized
-        // session and an id not in flight (that is an error).
-        let plain = self.version.is_some()
-            && (self.in_flight.is_empty() || !self.in_flight.contains_key(&read.id));
-        let uri = match plain.then(|| ResourceUri::parse(&read.uri)) {
-            Some(Ok(uri)) => uri,
-            // An invalid URI is answered as usual.
-            _ => {
-                self.handle_read(read, now);
-                return ReadFed::Queued;
-            }
-        };
-        let ReadLine {
-            id,
-            uri: text,
-            progress,
-        } = read;
-        let purpose = Purpose::Read { uri: text };
-        match answer_now(Query::Read { uri }) {
-            Ok(Answer::Read(Ok(output))) if self.outputs.is_empty() => {
-                let result = wire::read(&output.contents);
-                match wire::encode_read(&id, &result) {
-                    Ok(response) => {
-                        let progress = progress.and_then(|token| self.progress_bytes(token));
-                        return ReadFed::Answered {
-                            id,
-                            progress,
-                            response,
-                        };
-                    }
-                    Err(error) => {
-                        if let Some(token) = progress {
-                            self.send_progress(&id, token);
-                        }
-                        self.push_response(Some(id), Err(error));
-                    }
-                }
-            }
-            Ok(answer) => {
-                if let Some(token) = progress {
-                    self.send_progress(&id, token);
-                }
-                self.answer_request(id, None, &purpose, answer);
-            }
-            Err(query) => {
-                self.ask(&id, None, progress, purpose, query);
-            }
-        }
-        ReadFed::Queued
-    }
-
-    /// Feeds a read already read with [`ReadLine::parse`], as [`Session::handle_read_line`]
-    /// feeds it.
-    pub fn handle_read(&mut self, read: ReadLine, _now: Instant) {
-        let ReadLine { id, uri, progress } = read;
-        self.serve_request(id.clone(), None, |session| {
-            session.negotiated()?;
-            session.read(&id, None, uri, progress)
-        });
-    }
-
     /// Feeds the result of decoding one stdio line or one POST body. Only requests are
     /// answered: a notification or a response, even one that did not decode
     /// ([`DecodeError::is_answered`]), never is; this server sends no requests, so every
@@ -512,25 +392,6 @@ impl Session {
                 }
             }
             LifecycleState::Uninitialized => {}
-        }
-    }
-
-    /// Like [`handle_changes`](Self::handle_changes), but hands each notification's bytes to
-    /// `send` at once, for a transport that writes the session's unsolicited messages as they
-    /// come (the HTTP GET stream): no queue in between, nothing to drain. Each is unsolicited
-    /// (`related: None`, not a response). While messages are still queued for
-    /// [`poll_output`](Self::poll_output), and before the session is ready, this is
-    /// `handle_changes`: the notifications queue behind those messages, in order, or are held.
-    pub fn handle_changes_with(
-        &mut self,
-        changes: impl IntoIterator<Item = Change>,
-        now: Instant,
-        mut send: impl FnMut(Vec<u8>),
-    ) {
-        if self.state == LifecycleState::Ready && self.outputs.is_empty() {
-            self.deliver_changes(changes, &mut |_, bytes| send(bytes));
-        } else {
-            self.handle_changes(changes, now);
         }
     }
 
@@ -1068,25 +929,6 @@ impl Session {
     }
 }
 
-/// How [`Session::answer_read_with`] took a read.
-#[derive(Debug)]
-pub enum ReadFed {
-    /// Answered on the spot: the whole response to request `id`, after the request's final
-    /// `notifications/progress` when it asked for progress: the next messages to send.
-    Answered {
-        /// The request's id.
-        id: RequestId,
-        /// The progress notification's bytes, to send first, when the request carried a
-        /// `progressToken`.
-        progress: Option<Vec<u8>>,
-        /// The response's bytes.
-        response: Vec<u8>,
-    },
-    /// Fed as [`Session::handle_read_with`] feeds it: what it gives out waits in
-    /// [`Session::poll_output`].
-    Queued,
-}
-
 /// The buffer a message starts with unless its size is known: serde_json's own default.
 const SMALL_MESSAGE: usize = 128;
 
@@ -1128,67 +970,4 @@ fn to_response<R>(id: Option<RequestId>, outcome: Result<R, ErrorObject>) -> Res
             Err(error) => Outcome::Failure(error),
         },
     }
-}
-
-/// A `resources/read` request of this era, read in one pass over its line or body.
-#[derive(Debug)]
-pub struct ReadLine {
-    id: RequestId,
-    uri: String,
-    /// The progress token of its `_meta`, if it holds a valid one: the only member of a
-    /// read's `_meta` that the session reads.
-    progress: Option<ProgressToken>,
-}
-
-impl ReadLine {
-    /// Reads `line` (one stdio line, one POST body) when it is a `resources/read` request in
-    /// its usual shape: the compact shape nearly every client writes, with params of a `uri`
-    /// and at most a `_meta` holding a progress token only ([`jsonrpc::compact_request`]), by
-    /// hand; any other with serde ([`jsonrpc::decode_request`]). `None` for anything else,
-    /// anything unusual, and a read whose `_meta` names the key of the 2026-07-28 protocol
-    /// version (a request of the other era).
-    pub fn parse(line: &[u8]) -> Option<ReadLine> {
-        let compact = jsonrpc::compact_request(line, method::RESOURCES_READ, compact_params);
-        if let Some((id, (uri, progress))) = compact {
-            let uri = uri.to_owned();
-            return Some(ReadLine { id, uri, progress });
-        }
-        let (id, params) = jsonrpc::decode_request::<UriParams>(line, method::RESOURCES_READ)?;
-        let modern = params
-            .meta
-            .as_ref()
-            .is_some_and(|meta| meta.contains_key(meta::PROTOCOL_VERSION));
-        let progress = progress_of(params.meta.as_ref());
-        let uri = params.uri;
-        (!modern).then_some(ReadLine { id, uri, progress })
-    }
-
-    /// The id of the request.
-    pub fn id(&self) -> &RequestId {
-        &self.id
-    }
-}
-
-/// The params of a compact read after their opening brace, up to and with the closing one:
-/// `uri`, and at most `"_meta":{"progressToken":…}` ([`Cursor::id`]: an integer or a string),
-/// once each, in either order, and nothing else. Returns the URI and the progress token.
-fn compact_params<'a>(cursor: &mut Cursor<'a>) -> Option<(&'a str, Option<ProgressToken>)> {
-    let (mut uri, mut progress) = (None, None);
-    loop {
-        if uri.is_none() && cursor.key("uri").is_some() {
-            uri = Some(cursor.string()?);
-        } else if progress.is_none() && cursor.key("_meta").is_some() {
-            cursor.eat("{")?;
-            cursor.key(meta::PROGRESS_TOKEN)?;
-            progress = Some(cursor.id()?);
-            cursor.eat("}")?;
-        } else {
-            return None;
-        }
-        if cursor.eat(",").is_none() {
-            break;
-        }
-    }
-    cursor.eat("}")?;
-    Some((uri?, progress))
 }

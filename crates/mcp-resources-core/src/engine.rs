@@ -688,19 +688,6 @@ impl Engine {
         self.read_inner(principal, uri, Some(range)).await
     }
 
-    /// Reads `uri` whole when nothing has to be awaited for it: a static resource, a read the
-    /// policy denies, or a read its provider answers without waiting ([`Provider::read_now`]).
-    /// `None` when a provider or a template has to be awaited: call [`Engine::read`] then.
-    /// Whenever this gives an answer, it is the one [`Engine::read`] gives.
-    pub fn read_now(
-        &self,
-        principal: &Principal,
-        uri: &ResourceUri,
-    ) -> Option<Result<ReadOutput, ReadError>> {
-        self.read_at_once(principal, uri, None)
-            .or_else(|| self.read_provider_now(principal, uri, None))
-    }
-
     /// The first steps of [`Engine::read_inner`], which never wait: the policy, then the
     /// static resources.
     fn read_at_once(
@@ -719,29 +706,6 @@ impl Engine {
         }
         let &index = self.static_index.get(uri.as_str())?;
         Some(self.read_static(&self.statics[index], uri, range))
-    }
-
-    /// The answer of the first provider claiming `uri`, if it has one without waiting: the
-    /// step [`Engine::read_inner`] takes first with that provider. `None` also when that
-    /// provider has no such resource, so that the others and the templates are asked, as
-    /// [`Engine::read_inner`] asks them.
-    fn read_provider_now(
-        &self,
-        principal: &Principal,
-        uri: &ResourceUri,
-        range: Option<ByteRange>,
-    ) -> Option<Result<ReadOutput, ReadError>> {
-        let slot = self
-            .providers
-            .iter()
-            .find(|slot| slot.provider.claims(uri))?;
-        let matched = slot.matched(uri);
-        let request = read_request(principal, uri, &matched, range);
-        match slot.provider.read_now(&request)? {
-            Ok(Some(contents)) => Some(self.provider_output(slot, uri, contents)),
-            Ok(None) => None,
-            Err(error) => Some(Err(error.into())),
-        }
     }
 
     /// A provider's contents of `uri` as a read's output, within the size limit.
@@ -798,12 +762,7 @@ impl Engine {
             }
             let matched = slot.matched(uri);
             let request = read_request(principal, uri, &matched, range);
-            // What the provider has at once, as `read_now` takes it; otherwise its read.
-            let read = match slot.provider.read_now(&request) {
-                Some(read) => read,
-                None => slot.provider.read(request).await,
-            };
-            if let Some(contents) = read? {
+            if let Some(contents) = slot.provider.read(request).await? {
                 return self.provider_output(slot, uri, contents);
             }
         }

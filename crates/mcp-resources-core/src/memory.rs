@@ -183,14 +183,6 @@ impl Provider for MemoryProvider {
         self.read_in_memory(&request)
     }
 
-    /// Always answered at once: the contents are in memory.
-    fn read_now(
-        &self,
-        request: &ReadRequest<'_>,
-    ) -> Option<Result<Option<Vec<Contents>>, ProviderError>> {
-        Some(self.read_in_memory(request))
-    }
-
     async fn complete(&self, request: CompletionRequest<'_>) -> Result<Vec<String>, ProviderError> {
         let state = self.read_state();
         let values = state

@@ -56,18 +56,6 @@ pub trait Provider: Send + Sync {
     /// (see [`Body::slice`](crate::resource::Body::slice) for the reference behaviour).
     async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError>;
 
-    /// What [`Provider::read`] would answer for `request`, when it can be had without waiting
-    /// (from memory, a cache, a small local file): the engine asks this first, and a read
-    /// answered here is served on the spot, with no future at all. `None` sends the read to
-    /// [`Provider::read`]. The default is `None`.
-    fn read_now(
-        &self,
-        request: &ReadRequest<'_>,
-    ) -> Option<Result<Option<Vec<Contents>>, ProviderError>> {
-        let _ = request;
-        None
-    }
-
     /// Whether the engine matches a URI against this provider's templates before each read, to
     /// fill [`ReadRequest::template`] and [`ReadRequest::variables`]. A provider that parses its
     /// URIs itself says `false` and saves that match on every read; its requests then carry

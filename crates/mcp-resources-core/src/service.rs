@@ -244,21 +244,6 @@ impl Service {
         }
     }
 
-    /// Answers `query` without waiting when that is possible: for now a read that
-    /// [`Engine::read_now`] answers (a static resource, a denied read, a read its provider
-    /// answers at once). Otherwise the query is
-    /// given back, for [`Service::answer`]. An answer given here is the one
-    /// [`Service::answer`] gives; it spares the caller a future for the commonest query.
-    pub fn answer_now(&self, context: QueryContext<'_>, query: Query) -> Result<Answer, Query> {
-        match query {
-            Query::Read { uri } => match self.engine.read_now(context.principal, &uri) {
-                Some(read) => Ok(Answer::Read(read)),
-                None => Err(Query::Read { uri }),
-            },
-            other => Err(other),
-        }
-    }
-
     fn subscribe(
         &self,
         context: QueryContext<'_>,

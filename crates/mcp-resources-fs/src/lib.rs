@@ -760,16 +760,6 @@ impl Provider for FilesystemProvider {
         }
     }
 
-    fn read_now(
-        &self,
-        request: &ReadRequest<'_>,
-    ) -> Option<Result<Option<Vec<Contents>>, ProviderError>> {
-        match self.plan_read(request) {
-            Planned::Done(read) => Some(read),
-            Planned::Pool { .. } => None,
-        }
-    }
-
     fn matches_templates(&self) -> bool {
         // The path is decoded from the URI by `read::resolve`, which can tell `%2F` from `/`.
         false

@@ -364,22 +364,6 @@ impl Drop for SubscriberGuard {
     }
 }
 
-/// Answers one adapter query at once when the service can ([`Service::answer_now`]: a read of
-/// a static resource), with no future to allocate or poll; otherwise gives the query back for
-/// [`answer`].
-pub(crate) fn answer_now(
-    service: &Service,
-    principal: &Principal,
-    subscriber: Option<SubscriberId>,
-    query: Query,
-) -> Result<Answer, Query> {
-    let context = QueryContext {
-        principal,
-        subscriber,
-    };
-    service.answer_now(context, query)
-}
-
 /// Runs one adapter query against the service with `principal` and `subscriber`. The future
 /// owns what it needs, so it can be polled by any task (a `FuturesUnordered`, a spawned task).
 pub(crate) async fn answer(

@@ -207,63 +207,6 @@ fn changes_fed_before_the_acknowledgment_follow_it() {
     );
 }
 
-/// `handle_changes_with` hands the notifications over at once, the same bytes `handle_changes`
-/// queues; while messages are still queued, the notifications go behind them.
-#[test]
-fn changes_handed_over_at_once_are_the_queued_ones_and_keep_their_order() {
-    let listening = |list_changes| {
-        let mut listen = start(LISTEN);
-        let (ticket, _) = query_ticket(&mut listen);
-        let answer = Answer::Listening {
-            uris: vec!["test://a".to_owned()],
-            list_changes,
-        };
-        listen.handle_answer(ticket, answer, support::now());
-        listen
-    };
-    let changes = || {
-        vec![
-            Change::ListChanged,
-            Change::ResourceUpdated("test://a".into()),
-        ]
-    };
-
-    // The acknowledgment is still queued: the notifications are queued behind it.
-    let mut listen = listening(true);
-    let mut handed = Vec::new();
-    listen.handle_changes_with(changes(), support::now(), |bytes| handed.push(bytes));
-    assert!(handed.is_empty(), "nothing jumps the queue");
-    let queued = drain(&mut listen);
-    let methods: Vec<&Value> = queued.iter().map(|message| &message["method"]).collect();
-    assert_eq!(
-        methods,
-        [
-            "notifications/subscriptions/acknowledged",
-            "notifications/resources/list_changed"
-        ]
-    );
-
-    // Nothing queued: handed over, the same bytes as queued ones.
-    listen.handle_changes_with(changes(), support::now(), |bytes| handed.push(bytes));
-    assert_eq!(listen.poll_output(), None, "nothing queued");
-    let mut reference = listening(true);
-    drain(&mut reference);
-    reference.handle_changes(changes(), support::now());
-    let mut expected = Vec::new();
-    while let Some(Output::Send(outgoing)) = reference.poll_output() {
-        assert!(!outgoing.is_response);
-        expected.push(outgoing.bytes);
-    }
-    assert_eq!(handed, expected);
-    assert_eq!(handed.len(), 1, "only the acknowledged kind: {handed:?}");
-
-    // After the stream ends, nothing.
-    listen.cancel();
-    handed.clear();
-    listen.handle_changes_with(changes(), support::now(), |bytes| handed.push(bytes));
-    assert!(handed.is_empty());
-}
-
 /// The error a `resources/read` with these params (besides a valid `_meta`) is answered with,
 /// or `query` when it goes to the service.
 fn read_params_check(params: &str, expect: &str) {

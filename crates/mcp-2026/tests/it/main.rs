@@ -4,6 +4,5 @@ mod examples;
 mod exchange;
 mod headers;
 mod properties;
-mod read_line;
 mod support;
 mod transcripts;

@@ -149,60 +149,6 @@ fn changes_while_initializing_wait_for_initialized() {
     );
 }
 
-/// `handle_changes_with` hands the notifications over at once, the same bytes `handle_changes`
-/// queues (a URI needing escaping included); while messages are still queued the
-/// notifications go behind them, and before `notifications/initialized` they are held.
-#[test]
-fn changes_handed_over_at_once_are_the_queued_ones_and_keep_their_order() {
-    let changes = || {
-        vec![
-            Change::ListChanged,
-            Change::ResourceUpdated("mem:///docs/readme.md".into()),
-            Change::ResourceUpdated("mem:///docs/a\"quote".into()),
-        ]
-    };
-    let mut handed = Vec::new();
-
-    // Initializing: held, then delivered by `notifications/initialized`.
-    let mut driver = Driver::new(Offer::default());
-    feed(&mut driver, &initialize("2025-11-25"));
-    driver.run();
-    let now = driver.now;
-    driver
-        .session
-        .handle_changes_with(changes(), now, |bytes| handed.push(bytes));
-    assert!(handed.is_empty(), "nothing before initialized");
-    feed(&mut driver, INITIALIZED);
-    let held = driver.run();
-    assert_eq!(held.len(), 3, "{held:?}");
-
-    // Ready, nothing queued: handed over, the same bytes as queued ones.
-    driver
-        .session
-        .handle_changes_with(changes(), now, |bytes| handed.push(bytes));
-    assert!(driver.session.poll_output().is_none(), "nothing queued");
-    let mut reference = ready("2025-11-25", Offer::default());
-    reference.session.handle_changes(changes(), now);
-    let expected = reference.run();
-    let handed_text: Vec<String> = handed
-        .drain(..)
-        .map(|bytes| String::from_utf8(bytes).expect("utf-8 json"))
-        .collect();
-    assert_eq!(handed_text, expected);
-    assert_eq!(handed_text, held, "the held ones too");
-
-    // A message still queued: the notifications queue behind it.
-    feed(&mut driver, r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#);
-    driver
-        .session
-        .handle_changes_with(changes(), now, |bytes| handed.push(bytes));
-    assert!(handed.is_empty(), "nothing jumps the queue");
-    let sent = driver.run();
-    assert_eq!(sent.len(), 4, "{sent:?}");
-    assert!(sent[0].contains(r#""id":5"#), "the pong first: {sent:?}");
-    assert_eq!(sent[1..], expected[..]);
-}
-
 #[test]
 fn subscription_queries_are_emitted_one_at_a_time_in_arrival_order() {
     let mut driver = ready("2025-11-25", Offer::default());

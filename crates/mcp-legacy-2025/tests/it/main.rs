@@ -4,6 +4,5 @@
 mod fixture;
 mod lifecycle;
 mod properties;
-mod read_line;
 mod schema;
 mod transcripts;

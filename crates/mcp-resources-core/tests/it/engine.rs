@@ -81,16 +81,9 @@ impl Provider for Named {
     }
 }
 
-/// A provider of `q:` URIs that answers some reads without waiting: `q://h/now…` with
-/// "now", `q://h/none…` with nothing, `q://h/fail…` with an error; every other read only when
-/// awaited, with "later".
+/// A provider of `q:` URIs: `q://h/now…` answers "now", `q://h/none…` has nothing,
+/// `q://h/fail…` fails; every other read answers "later" after waiting once.
 struct Quick;
-
-impl Quick {
-    fn answer(uri: &ResourceUri, body: &str) -> Result<Option<Vec<Contents>>, ProviderError> {
-        Ok(Some(vec![Contents::text(uri.clone(), body)]))
-    }
-}
 
 #[async_trait]
 impl Provider for Quick {
@@ -103,31 +96,37 @@ impl Provider for Quick {
     }
 
     async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError> {
-        match self.read_now(&request) {
-            Some(read) => read,
-            None => Quick::answer(request.uri, "later"),
-        }
-    }
-
-    fn read_now(
-        &self,
-        request: &ReadRequest<'_>,
-    ) -> Option<Result<Option<Vec<Contents>>, ProviderError>> {
         let path = request.uri.path();
-        if path.starts_with("/now") {
-            Some(Quick::answer(request.uri, "now"))
+        let body = if path.starts_with("/now") {
+            "now"
         } else if path.starts_with("/none") {
-            Some(Ok(None))
+            return Ok(None);
         } else if path.starts_with("/fail") {
-            Some(Err(ProviderError::new("quick failure")))
+            return Err(ProviderError::new("quick failure"));
         } else {
-            None
-        }
+            pending_once().await;
+            "later"
+        };
+        Ok(Some(vec![Contents::text(request.uri.clone(), body)]))
     }
 }
 
+/// Pending at its first poll (waking its task), ready at the next.
+async fn pending_once() {
+    let mut waited = false;
+    std::future::poll_fn(|context| {
+        if std::mem::replace(&mut waited, true) {
+            std::task::Poll::Ready(())
+        } else {
+            context.waker().wake_by_ref();
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}
+
 #[test]
-fn a_read_its_provider_answers_at_once_is_read_now_as_read_would() {
+fn a_read_that_need_not_wait_is_ready_at_its_first_poll() {
     let engine = EngineBuilder::new(key())
         .provider(Arc::new(Quick))
         .provider(Arc::new(Named::new("second", "q", true)))
@@ -137,19 +136,19 @@ fn a_read_its_provider_answers_at_once_is_read_now_as_read_would() {
     for (text, at_once, expect) in [
         ("q://h/now/1", true, "now"),
         ("q://h/later", false, "later"),
-        // Nothing from the first provider: the next one is asked, by the full read.
-        ("q://h/none", false, "second"),
+        // Nothing from the first provider: the next one is asked.
+        ("q://h/none", true, "second"),
         ("q://h/fail", true, "quick failure"),
     ] {
-        let now = engine.read_now(&anonymous, &uri(text));
-        assert_eq!(now.is_some(), at_once, "{text}");
+        let first_poll = ready_at_once(engine.read(&anonymous, &uri(text)));
+        assert_eq!(first_poll.is_some(), at_once, "{text}");
         let full = run(engine.read(&anonymous, &uri(text)));
-        if let Some(now) = now {
-            assert_eq!(format!("{now:?}"), format!("{full:?}"), "{text}");
+        if let Some(first_poll) = first_poll {
+            assert_eq!(format!("{first_poll:?}"), format!("{full:?}"), "{text}");
         }
         assert!(read_text(&engine, text).contains(expect), "{text}");
     }
-    // The in-memory provider always answers at once, ranged reads included.
+    // The in-memory provider answers at once too, a missing resource included.
     let memory = MemoryProvider::new();
     let (resource, contents) = text_resource("m://h/1", "in memory");
     memory.insert(resource, contents);
@@ -157,10 +156,21 @@ fn a_read_its_provider_answers_at_once_is_read_now_as_read_would() {
         .provider(Arc::new(memory))
         .build()
         .unwrap();
-    let now = engine.read_now(&anonymous, &uri("m://h/1"));
+    let first_poll = ready_at_once(engine.read(&anonymous, &uri("m://h/1")));
     let full = run(engine.read(&anonymous, &uri("m://h/1")));
-    assert_eq!(format!("{now:?}"), format!("{:?}", Some(full)));
-    assert!(engine.read_now(&anonymous, &uri("m://h/2")).is_none());
+    assert_eq!(format!("{first_poll:?}"), format!("{:?}", Some(full)));
+    assert!(ready_at_once(engine.read(&anonymous, &uri("m://h/2"))).is_some());
+}
+
+/// The output of `future` if it is ready at its first poll (what the server's transports
+/// feed back to an adapter on the spot).
+fn ready_at_once<F: Future>(future: F) -> Option<F::Output> {
+    let mut future = std::pin::pin!(future);
+    let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+    match future.as_mut().poll(&mut context) {
+        std::task::Poll::Ready(output) => Some(output),
+        std::task::Poll::Pending => None,
+    }
 }
 
 fn template(text: &str, name: &str) -> ResourceTemplate {
@@ -202,18 +212,6 @@ fn check(uri_text: &str, expect: &str) {
         .build()
         .unwrap();
     assert_eq!(read_text(&engine, uri_text), expect, "reading {uri_text}");
-    // Reading at once answers for the static URI only, and as the full read does.
-    let anonymous = Principal::anonymous();
-    let at_once = engine.read_now(&anonymous, &uri(uri_text));
-    assert_eq!(
-        at_once.is_some(),
-        uri_text == "db://static/1",
-        "{uri_text} at once"
-    );
-    if let Some(read) = at_once {
-        let full = run(engine.read(&anonymous, &uri(uri_text)));
-        assert_eq!(format!("{read:?}"), format!("{full:?}"));
-    }
 }
 
 #[test]
@@ -554,18 +552,11 @@ fn cache_scope_is_private_under_a_principal_dependent_policy_on_every_page() {
         .build()
         .unwrap();
     let alice = Principal::subject("alice");
-    // A denied read is answered at once, as the full read answers it.
-    let denied = engine.read_now(&Principal::anonymous(), &uri("mem:///1"));
+    // A denied read is not found, at once.
+    let denied = ready_at_once(engine.read(&Principal::anonymous(), &uri("mem:///1")));
     assert!(matches!(denied, Some(Err(ReadError::NotFound { .. }))));
-    let full = run(engine.read(&Principal::anonymous(), &uri("mem:///1")));
-    assert_eq!(format!("{denied:?}"), format!("{:?}", Some(full)));
-    // So is an allowed read of the in-memory provider, with the same private scope.
-    let now = engine
-        .read_now(&alice, &uri("mem:///1"))
-        .expect("at once")
-        .unwrap();
+    // An allowed read of the in-memory provider has the private scope.
     let read = run(engine.read(&alice, &uri("mem:///1"))).unwrap();
-    assert_eq!(format!("{now:?}"), format!("{read:?}"));
     assert_eq!(read.cache.scope, CacheScope::Private);
     let mut cursor = None;
     let mut pages = 0;

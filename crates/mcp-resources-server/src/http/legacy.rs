@@ -24,6 +24,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
+use futures_util::FutureExt;
 use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
 use mcp_legacy_2025::{LifecycleState, Outgoing, Output, Session, Ticket};
@@ -538,27 +539,18 @@ impl LegacyHttpSession {
                     to_stream |= route_message(state, outgoing, own.as_deref_mut());
                 }
                 Output::Query { ticket, query } => {
-                    let subscriber = Some(self.subscriber.id());
-                    // A static read is answered on the spot, its outputs drained by this loop;
-                    // anything else runs as a future of its own.
-                    match driver::answer_now(
-                        &self.shared.service,
-                        &state.principal,
-                        subscriber,
+                    let mut answer = Box::pin(driver::answer(
+                        Arc::clone(&self.shared.service),
+                        Arc::clone(&state.principal),
+                        Some(self.subscriber.id()),
                         query,
-                    ) {
-                        Ok(answer) => state.session.handle_answer(ticket, answer, Instant::now()),
-                        Err(query) => {
-                            let future = driver::answer(
-                                Arc::clone(&self.shared.service),
-                                Arc::clone(&state.principal),
-                                subscriber,
-                                query,
-                            );
-                            queries.push(
-                                Box::pin(async move { (ticket, future.await) }) as QueryFuture
-                            );
-                        }
+                    ));
+                    // An answer ready at once (a static read) is fed back within this loop;
+                    // anything else runs as a future of its own.
+                    match answer.as_mut().now_or_never() {
+                        Some(answer) => state.session.handle_answer(ticket, answer, Instant::now()),
+                        None => queries
+                            .push(Box::pin(async move { (ticket, answer.await) }) as QueryFuture),
                     }
                 }
                 // The session ignores the answer of a cancelled ticket; the query is short.

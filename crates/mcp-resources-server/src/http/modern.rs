@@ -66,27 +66,15 @@ async fn serve(state: &HttpState, mut exchange: Exchange) -> Response {
         match exchange.poll_output() {
             Some(Output::Send(outgoing)) => messages.push(outgoing.bytes),
             Some(Output::Query { ticket, query }) => {
-                // A static read is answered on the spot; anything else is awaited here.
-                let answer = match driver::answer_now(
-                    &state.shared.service,
-                    &state.principal,
+                // Boxed: inline, the query's future would be part of every request's future,
+                // and so of every HTTP/2 stream's task, live streams included.
+                let answer = Box::pin(driver::answer(
+                    Arc::clone(&state.shared.service),
+                    Arc::clone(&state.principal),
                     None,
                     query,
-                ) {
-                    Ok(answer) => answer,
-                    // Boxed: inline, the query's future (about 700 bytes) would be part of
-                    // every request's future, and so of every HTTP/2 stream's task, live
-                    // streams included, even where a read is answered at once.
-                    Err(query) => {
-                        Box::pin(driver::answer(
-                            Arc::clone(&state.shared.service),
-                            Arc::clone(&state.principal),
-                            None,
-                            query,
-                        ))
-                        .await
-                    }
-                };
+                ))
+                .await;
                 exchange.handle_answer(ticket, answer, Instant::now());
             }
             // Only after a cancellation, which cannot happen here: a dropped POST drops this.

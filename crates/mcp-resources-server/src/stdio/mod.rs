@@ -20,11 +20,10 @@
 //!
 //! Cost: on the process's stdio, pipes and sockets are read and written by the loop's own thread
 //! through the runtime's reactor ([`process`]), so a request costs one `read` and one `write`
-//! and no thread hand-off. Every line is decoded once and fed to its adapter. A query the
-//! service answers on the spot (a read of a static resource:
-//! [`Service::answer_now`](mcp_resources_core::service::Service::answer_now)) is fed straight
-//! back to its adapter; any other is polled once as soon as it is issued, and only one that has
-//! to wait (a file read, a slow provider) joins the set of running queries. A reply's buffer is
+//! and no thread hand-off. Every line is decoded once and fed to its adapter. A query's answer
+//! is polled once as soon as it is asked: one ready at once (a read of a static resource) is fed
+//! straight back to its adapter, and only one that has to wait (a file read, a slow provider)
+//! joins the set of running queries. A reply's buffer is
 //! given back once written, for the next reply ([`mcp_types::jsonrpc::buffer`]). Shutdown is
 //! waited for on the server's latch; subscribers' wake-ups on a signal and a list of targets
 //! ([`Wakes`]). The loop uses no timer of the runtime (the shutdown grace below is timed by a
@@ -39,7 +38,7 @@
 
 mod process;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -124,7 +123,6 @@ impl Server {
             next_exchange: 0,
             queries: FuturesUnordered::new(),
             aborts: FastMap::default(),
-            ready: VecDeque::new(),
             wakes: Arc::default(),
             clock: Clock::new(),
         };
@@ -189,6 +187,9 @@ enum QueryTicket {
 
 type QueryFuture = Pin<Box<dyn Future<Output = (QueryTicket, Option<Answer>)> + Send>>;
 
+/// The answer to one query, not yet polled.
+type AnswerFuture = Pin<Box<dyn Future<Output = Answer> + Send>>;
+
 /// The legacy session of the process and its subscriber.
 struct Legacy {
     session: Session,
@@ -247,8 +248,6 @@ struct Connection<W> {
     next_exchange: u64,
     queries: FuturesUnordered<QueryFuture>,
     aborts: FastMap<QueryTicket, AbortHandle>,
-    /// Queries that were answered when first polled, to be handed to their adapter next.
-    ready: VecDeque<(QueryTicket, Answer)>,
     /// The subscribers' wake-ups, looked at by the loop.
     wakes: Arc<Wakes>,
     /// The time given to the adapters with lines and answers.
@@ -300,10 +299,6 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         let mut shutdown = self.shared.closing.wait();
         let mut line = LineBuffer::default();
         loop {
-            if let Some((ticket, answer)) = self.ready.pop_front() {
-                self.handle_answer(ticket, Some(answer)).await?;
-                continue;
-            }
             let event = {
                 let reading = self.queries.len() < MAX_QUERIES_IN_FLIGHT;
                 let mut next = std::pin::pin!(next_event(
@@ -399,9 +394,6 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         self.wakes.close();
         let mut grace = None;
         loop {
-            while let Some((ticket, answer)) = self.ready.pop_front() {
-                self.handle_answer(ticket, Some(answer)).await?;
-            }
             if self.queries.is_empty() {
                 break;
             }
@@ -548,8 +540,8 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                 subscriber,
             },
         );
-        if let Some((ticket, query)) = waiting {
-            self.run_query(QueryTicket::Modern(key, ticket), None, query);
+        if let Some((ticket, answer)) = waiting {
+            self.wait_for(QueryTicket::Modern(key, ticket), answer);
         }
         self.pump_modern(key).await
     }
@@ -633,14 +625,24 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         }
     }
 
-    /// Carries out an adapter's query: an answer the service has at once is fed straight back
-    /// (the caller goes on draining the adapter, which now has the response); any other query
-    /// is run ([`Connection::run_query`]).
+    /// Carries out an adapter's query: an answer ready at once (a static read) is fed straight
+    /// back (the caller goes on draining the adapter, which now has the response); any other
+    /// joins the running queries, with an abort handle.
     fn ask(&mut self, ticket: QueryTicket, subscriber: Option<SubscriberId>, query: Query) {
-        match self.answer_now(subscriber, query) {
-            Ok(answer) => self.feed(ticket, answer),
-            Err(query) => self.run_query(ticket, subscriber, query),
+        let mut answer = self.answer(subscriber, query);
+        match answer.as_mut().now_or_never() {
+            Some(answer) => self.feed(ticket, answer),
+            None => self.wait_for(ticket, answer),
         }
+    }
+
+    /// Runs a query that has to wait among the running ones, with an abort handle.
+    fn wait_for(&mut self, ticket: QueryTicket, answer: AnswerFuture) {
+        let (handle, registration) = AbortHandle::new_pair();
+        self.aborts.insert(ticket, handle);
+        self.queries.push(Box::pin(
+            Abortable::new(answer, registration).map(move |answer| (ticket, answer.ok())),
+        ));
     }
 
     async fn handle_wake(&mut self, target: Target) -> std::io::Result<()> {
@@ -699,15 +701,18 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
     async fn serve_at_once(
         &mut self,
         exchange: &mut Exchange,
-    ) -> std::io::Result<Option<(mcp_2026::Ticket, Query)>> {
+    ) -> std::io::Result<Option<(mcp_2026::Ticket, AnswerFuture)>> {
         let mut waiting = None;
         while let Some(output) = exchange.poll_output() {
             match output {
                 mcp_2026::Output::Send(outgoing) => self.write_message(outgoing.bytes).await?,
-                mcp_2026::Output::Query { ticket, query } => match self.answer_now(None, query) {
-                    Ok(answer) => exchange.handle_answer(ticket, answer, self.clock.now()),
-                    Err(query) => waiting = Some((ticket, query)),
-                },
+                mcp_2026::Output::Query { ticket, query } => {
+                    let mut answer = self.answer(None, query);
+                    match answer.as_mut().now_or_never() {
+                        Some(answer) => exchange.handle_answer(ticket, answer, self.clock.now()),
+                        None => waiting = Some((ticket, answer)),
+                    }
+                }
                 // Nothing of a new exchange is running yet.
                 mcp_2026::Output::Cancel { .. } => {}
             }
@@ -747,43 +752,20 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         }
     }
 
-    /// The answer to `query` when the service has it at once (a static read: no future at all);
-    /// otherwise the query, for [`Connection::run_query`].
-    fn answer_now(&self, subscriber: Option<SubscriberId>, query: Query) -> Result<Answer, Query> {
-        driver::answer_now(
-            &self.shared.service,
-            &self.shared.stdio_principal,
-            subscriber,
-            query,
-        )
-    }
-
-    /// Polls a query the service could not answer at once ([`Connection::answer_now`]): a
-    /// ready answer waits in `ready` for the loop, a pending query joins the running ones with
-    /// an abort handle.
-    fn run_query(&mut self, ticket: QueryTicket, subscriber: Option<SubscriberId>, query: Query) {
-        let mut answer = Box::pin(driver::answer(
+    /// The future of `query`'s answer, owning what it needs.
+    fn answer(&self, subscriber: Option<SubscriberId>, query: Query) -> AnswerFuture {
+        Box::pin(driver::answer(
             Arc::clone(&self.shared.service),
             Arc::clone(&self.shared.stdio_principal),
             subscriber,
             query,
-        ));
-        if let Some(answer) = answer.as_mut().now_or_never() {
-            self.ready.push_back((ticket, answer));
-            return;
-        }
-        let (handle, registration) = AbortHandle::new_pair();
-        self.aborts.insert(ticket, handle);
-        self.queries.push(Box::pin(
-            Abortable::new(answer, registration).map(move |answer| (ticket, answer.ok())),
-        ));
+        ))
     }
 
     fn abort(&mut self, ticket: QueryTicket) {
         if let Some(handle) = self.aborts.remove(&ticket) {
             handle.abort();
         }
-        self.ready.retain(|(ready, _)| *ready != ticket);
     }
 
     async fn write_response<R: serde::Serialize>(
