@@ -12,6 +12,7 @@
 //! - the dependency graph is the architecture (`STYLE.md`): tokio, hyper and axum only in
 //!   `mcp-server-bin`; the adapters independent of each other; the core free of wire types and
 //!   JSON; the wire types free of async; nothing depends on `xtask`;
+//! - no module cycles inside a crate (`cycles.rs`, the top-level modules and each directory's);
 //! - `ARCHITECTURE.md` names every crate of the workspace;
 //! - no library crate has a build script (a user who links one runs nothing at build time).
 
@@ -51,6 +52,7 @@ pub(crate) fn run_all() -> Result<(), Vec<String>> {
     problems.extend(check_module_docs(&root));
     problems.extend(check_no_printing_in_libraries(&root));
     problems.extend(check_no_build_scripts(&root));
+    problems.extend(crate::cycles::check_module_cycles(&root));
     match Metadata::load(&root) {
         Ok(metadata) => {
             problems.extend(check_dependency_graph(&metadata));
