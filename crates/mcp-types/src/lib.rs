@@ -63,6 +63,7 @@
 
 pub mod capabilities;
 pub mod completion;
+mod echo;
 pub mod error;
 pub mod jsonrpc;
 pub mod lifecycle;
