@@ -72,6 +72,7 @@ pub mod meta;
 pub mod method;
 pub mod notifications;
 pub mod resources;
+mod result_type;
 pub mod subscriptions;
 #[cfg(feature = "testing")]
 pub mod testing;

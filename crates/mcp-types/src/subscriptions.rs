@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::meta::Meta;
-use crate::v2026_07_28::ResultType;
+use crate::result_type::ResultType;
 
 /// Which notifications a listen request asks for, and the subset the server acknowledges.
 /// An omitted field means "not subscribed".
