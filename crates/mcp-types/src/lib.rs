@@ -71,6 +71,7 @@ pub mod logging;
 pub mod meta;
 pub mod method;
 pub mod notifications;
+pub mod request_meta;
 pub mod resources;
 mod result_type;
 pub mod subscriptions;

@@ -32,8 +32,9 @@ pub struct SubscriptionFilter {
 /// Params of `subscriptions/listen`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SubscriptionsListenParams {
-    /// Request metadata (required; parse it with [`crate::meta::RequestMeta::parse`]). Read as
-    /// empty when absent so the adapter can name the missing key.
+    /// Request metadata (required; parse it with
+    /// [`crate::request_meta::RequestMeta::parse`]). Read as empty when absent so the adapter can
+    /// name the missing key.
     #[serde(rename = "_meta", default)]
     pub meta: Meta,
     /// What the client wants to hear about.

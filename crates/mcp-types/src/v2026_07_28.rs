@@ -4,7 +4,7 @@
 //! **Layer:** wire types, one revision. The data types (resources, templates, contents,
 //! annotations, icons, `Implementation`) are the 2025-11-25 shapes, re-exported. What is new is
 //! the envelope of every exchange: every request's params carry a required `_meta` (parse it
-//! with [`crate::meta::RequestMeta::parse`]), every result carries `resultType`, and the
+//! with [`crate::request_meta::RequestMeta::parse`]), every result carries `resultType`, and the
 //! cacheable results (`server/discover`, `resources/list`, `resources/templates/list`,
 //! `resources/read`) carry `ttlMs` and `cacheScope`. Legacy results never have those fields; the
 //! `From` impls at the end turn a modern result into the legacy one by dropping them. This module
