@@ -137,10 +137,11 @@
 
 mod errors;
 mod notification;
+mod output;
 mod session;
 mod wire;
 
+pub use crate::output::{Outgoing, Output, Ticket};
 pub use crate::session::{
-    DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Outgoing, Output, ReadFed, ReadLine, Session,
-    Ticket,
+    DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, ReadFed, ReadLine, Session,
 };
