@@ -702,6 +702,13 @@ mod tests {
             .unwrap_or_default()
     }
 
+    /// The rule holds in this workspace (besides the exempt crates), as the other tidy checks do.
+    #[test]
+    fn the_workspace_has_no_module_cycles() {
+        let problems = check_module_cycles(&crate::tidy::workspace_root());
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
     #[test]
     fn a_cycle_is_reported_with_its_modules_and_where() {
         let problems = check(&[
