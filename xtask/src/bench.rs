@@ -22,9 +22,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, ExitCode};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -35,6 +35,18 @@ use crate::tidy::workspace_root;
 
 mod fanout;
 mod pages;
+mod plan;
+mod server;
+mod stats;
+
+use self::plan::{
+    Era, FANOUT_STREAMS_PER_CONNECTION, FANOUT_STREAMS_TEXT, Plan, Subject, Transport, Wire,
+};
+use self::server::{
+    Cpu, LOG_FILTER, Programs, RESOURCE_COUNT, Server, Serving, config_text, file_uri_prefix,
+    peak_rss_mib, write_files,
+};
+use self::stats::{median, ratio};
 
 const USAGE: &str = "usage: cargo xtask bench [--quick]
 
@@ -56,13 +68,8 @@ holds a whole run.";
 /// The cargo profile every benched program is built with, defined alike in the workspace's and
 /// in `bench/rmcp-anchor`'s `Cargo.toml`: release with fat LTO and one codegen unit.
 pub(crate) const PROFILE: &str = "dist";
-/// How many static resources are served, and their size.
-const RESOURCE_COUNT: usize = 1000;
-const RESOURCE_BYTES: usize = 1024;
 /// The list page size every server uses.
 const PAGE_SIZE: usize = 100;
-/// How long a server may take to accept connections.
-const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a reply may take before the run is abandoned.
 const REPLY_TIMEOUT: Duration = Duration::from_secs(20);
 /// How old the files must be before a server reads them: older than the two seconds within
@@ -73,76 +80,10 @@ const FILES_SETTLE: Duration = Duration::from_secs(3);
 /// limit per subscriber is 1,000).
 const SUBSCRIPTION_SESSIONS: usize = 100;
 const SUBSCRIPTIONS_PER_SESSION: usize = 1_000;
-/// The fan-out scenario: streams opened on one server.
-const FANOUT_STREAMS: usize = 10_000;
-const FANOUT_STREAMS_TEXT: &str = "10,000";
-/// The fan-out scenario over HTTP/2: streams to one connection (the server's default
-/// `HttpOptions::max_streams_per_connection`).
-const FANOUT_STREAMS_PER_CONNECTION: usize = 200;
 /// The legacy protocol revision used on the wire.
 pub(crate) const LEGACY: &str = "2025-11-25";
 /// The modern protocol revision.
 pub(crate) const MODERN: &str = "2026-07-28";
-
-/// How much work one invocation does.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Plan {
-    quick: bool,
-    /// Only the scenarios whose title contains this text.
-    only: Option<String>,
-    /// Only the subjects whose label contains this text.
-    subject: Option<String>,
-    rounds: usize,
-    warmup: usize,
-    /// The most requests of one measured run, by concurrency 1 and 32.
-    count_c1: usize,
-    count_c32: usize,
-    /// The longest measured run.
-    run_time: Duration,
-    /// List walks per run.
-    walks: usize,
-    /// Fan-out: runs (a fresh server and 10,000 fresh streams each) and changes per run.
-    fanout_rounds: usize,
-    fanout_changes: usize,
-    /// The in-process list page: divan samples per size.
-    page_samples: usize,
-}
-
-impl Plan {
-    fn new(quick: bool) -> Plan {
-        if quick {
-            Plan {
-                quick,
-                only: None,
-                subject: None,
-                rounds: 3,
-                warmup: 300,
-                count_c1: 3_000,
-                count_c32: 20_000,
-                run_time: Duration::from_secs(2),
-                walks: 30,
-                fanout_rounds: 1,
-                fanout_changes: 3,
-                page_samples: 50,
-            }
-        } else {
-            Plan {
-                quick,
-                only: None,
-                subject: None,
-                rounds: 5,
-                warmup: 1_000,
-                count_c1: 20_000,
-                count_c32: 100_000,
-                run_time: Duration::from_secs(5),
-                walks: 200,
-                fanout_rounds: 3,
-                fanout_changes: 5,
-                page_samples: 200,
-            }
-        }
-    }
-}
 
 fn parse_options(args: &[String]) -> Result<Plan, String> {
     let mut quick = false;
@@ -164,13 +105,6 @@ fn parse_options(args: &[String]) -> Result<Plan, String> {
     })
 }
 
-impl Plan {
-    /// Whether this run measures only part of the plan (and so leaves `BENCHMARKS.md` alone).
-    fn is_partial(&self) -> bool {
-        self.only.is_some() || self.subject.is_some()
-    }
-}
-
 /// Runs `cargo xtask bench` with the arguments after the command name.
 pub(crate) fn run(args: &[String]) -> ExitCode {
     if args.iter().any(|arg| arg == "--help" || arg == "-h") {
@@ -189,97 +123,6 @@ pub(crate) fn run(args: &[String]) -> ExitCode {
         Err(message) => {
             eprintln!("bench: {message}");
             ExitCode::FAILURE
-        }
-    }
-}
-
-/// The protocol era of a request on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Era {
-    /// `initialize` first (a session on HTTP), then bare requests.
-    Legacy,
-    /// No handshake; every request carries `_meta` (and, on HTTP, the routing headers).
-    Modern,
-}
-
-/// How the fan-out driver's streams reach the server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Wire {
-    /// HTTP/1.1, a connection per stream.
-    Http1,
-    /// HTTP/2 with prior knowledge (h2c), [`FANOUT_STREAMS_PER_CONNECTION`] streams to a
-    /// connection.
-    Http2,
-}
-
-impl Wire {
-    fn label(self) -> String {
-        match self {
-            Wire::Http1 => "HTTP/1.1, a connection per stream".to_owned(),
-            Wire::Http2 => {
-                format!("HTTP/2 (h2c), {FANOUT_STREAMS_PER_CONNECTION} streams per connection")
-            }
-        }
-    }
-}
-
-/// Who serves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Subject {
-    Ours(Era),
-    Rmcp(Era),
-    /// The floor, sent the requests of this era: the same bytes as the servers of that era
-    /// (which it reads the same way; a modern request's `_meta` is skipped as it is parsed).
-    /// The fan-out's floor serves modern listen streams.
-    Floor(Era),
-    /// The fan-out's floor of another design, over HTTP/2 only: the `h2` crate served directly,
-    /// one task per connection writing to all of its streams, no task per stream.
-    FloorPerConnection,
-}
-
-impl Subject {
-    fn label(self) -> &'static str {
-        match self {
-            Subject::Ours(Era::Legacy) => "mcp-resources, legacy (2025-11-25)",
-            Subject::Ours(Era::Modern) => "mcp-resources, modern (2026-07-28)",
-            Subject::Rmcp(Era::Legacy) => "rmcp 3.11, legacy (2025-11-25)",
-            Subject::Rmcp(Era::Modern) => "rmcp 3.11, modern (2026-07-28)",
-            Subject::Floor(Era::Legacy) => {
-                "floor, legacy requests (bare pipe / bare hyper, typed serde)"
-            }
-            Subject::Floor(Era::Modern) => {
-                "floor, modern requests (bare pipe / bare hyper, typed serde)"
-            }
-            Subject::FloorPerConnection => {
-                "floor with a task per connection (h2 directly, typed serde)"
-            }
-        }
-    }
-
-    fn era(self) -> Era {
-        match self {
-            Subject::Ours(era) | Subject::Rmcp(era) | Subject::Floor(era) => era,
-            Subject::FloorPerConnection => Era::Modern,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Transport {
-    Stdio,
-    Http,
-    /// Streamable HTTP where every reply is an SSE body: rmcp and the floor in their SSE mode;
-    /// mcp-resources answers with SSE when a notification precedes the response, so each read
-    /// carries a `progressToken` (its reply: the progress notification, then the result).
-    HttpSse,
-}
-
-impl Transport {
-    fn label(self) -> &'static str {
-        match self {
-            Transport::Stdio => "stdio",
-            Transport::Http => "Streamable HTTP (JSON replies)",
-            Transport::HttpSse => "Streamable HTTP (SSE replies)",
         }
     }
 }
@@ -407,24 +250,6 @@ struct Figures {
     /// The part of that CPU time spent in the kernel, in percent.
     kernel_percent: f64,
     peak_rss_mib: f64,
-}
-
-/// The programs under test and their inputs.
-struct Programs {
-    root: PathBuf,
-    ours: PathBuf,
-    anchor: PathBuf,
-    floor: PathBuf,
-    /// The fan-out driver (`bench/rmcp-anchor/src/bin/bench-fanout.rs`).
-    fanout: PathBuf,
-    config: PathBuf,
-    /// The 1,000 files of the filesystem read scenarios (never changed).
-    files: PathBuf,
-    /// When they were written.
-    files_written: Instant,
-    /// The 1,000 files of the fan-out scenario (one of them rewritten).
-    fanout_files: PathBuf,
-    logs: PathBuf,
 }
 
 fn run_plan(plan: Plan, args: &[String]) -> Result<(), String> {
@@ -672,348 +497,6 @@ pub(crate) fn cargo_build(
     } else {
         Err(format!("cargo {} failed ({status})", args.join(" ")))
     }
-}
-
-/// The text of resource `index`: 1 KiB, the same bytes the anchor and the floor serve.
-fn resource_text(index: usize) -> String {
-    let mut text = format!("resource {index:04} ");
-    while text.len() < RESOURCE_BYTES {
-        text.push('x');
-    }
-    text
-}
-
-/// Writes the 1,000 files of 1 KiB (`r0000.txt`…, the texts of [`resource_text`]) into a fresh
-/// `dir`.
-pub(crate) fn write_files(dir: &Path) -> Result<(), String> {
-    if dir.exists() {
-        fs::remove_dir_all(dir)
-            .map_err(|error| format!("cannot empty {}: {error}", dir.display()))?;
-    }
-    fs::create_dir_all(dir).map_err(|error| format!("cannot create {}: {error}", dir.display()))?;
-    for index in 0..RESOURCE_COUNT {
-        let path = dir.join(file_name(index));
-        fs::write(&path, resource_text(index))
-            .map_err(|error| format!("cannot write {}: {error}", path.display()))?;
-    }
-    Ok(())
-}
-
-fn file_name(index: usize) -> String {
-    format!("r{index:04}.txt")
-}
-
-/// The `file://` URI prefix under which the filesystem provider lists the files of `dir`:
-/// `file://` and the canonical path (the provider canonicalizes its roots and percent-encodes
-/// every byte that is not an RFC 3986 `pchar`; the bench folder is refused when its path would
-/// need encoding, so that the URI is exactly the path).
-pub(crate) fn file_uri_prefix(dir: &Path) -> Result<String, String> {
-    let canonical = fs::canonicalize(dir)
-        .map_err(|error| format!("cannot canonicalize {}: {error}", dir.display()))?;
-    let text = canonical
-        .to_str()
-        .filter(|text| {
-            text.bytes()
-                .all(|byte| byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte))
-        })
-        .ok_or_else(|| {
-            format!(
-                "the bench folder {} has characters a file:// URI would encode; set CARGO_TARGET_DIR to a plain path",
-                canonical.display()
-            )
-        })?;
-    Ok(format!("file://{}/", text.trim_end_matches('/')))
-}
-
-/// The `mcp-resources` configuration of the workload: no files, 1,000 static resources and a
-/// template, no watching, warnings only in the log.
-pub(crate) fn config_text() -> String {
-    let mut text = String::from(
-        "# Written by `cargo xtask bench`: the bench workload.\n\
-         paths = [\"empty\"]\nwatch = false\nlog_level = \"warn\"\npage_size = 100\n\n",
-    );
-    for index in 0..RESOURCE_COUNT {
-        let _ = write!(
-            text,
-            "[[resources]]\nuri = \"mem:///r/{index:04}\"\nname = \"r{index:04}\"\nmime_type = \"text/plain\"\ntext = \"{}\"\n\n",
-            resource_text(index)
-        );
-    }
-    text.push_str("[[resources]]\nuri_template = \"mem:///t/{id}\"\nname = \"t\"\nmime_type = \"text/plain\"\ntext = \"template {id}\"\n");
-    text
-}
-
-/// A server child process; killed on drop.
-struct Server {
-    child: Child,
-    port: Option<u16>,
-    stdio: Option<(ChildStdin, BufReader<ChildStdout>)>,
-    log: PathBuf,
-}
-
-/// What mcp-resources serves.
-#[derive(Clone, Copy, Debug)]
-enum Serving<'a> {
-    /// The configuration file of the workload (`[[resources]]` entries, no watching).
-    Config,
-    /// `serve <dir>`: the filesystem provider, with the watcher on or off.
-    Files { dir: &'a Path, watch: bool },
-}
-
-impl Server {
-    fn start(
-        programs: &Programs,
-        subject: Subject,
-        transport: Transport,
-        serving: Serving<'_>,
-    ) -> Result<Server, String> {
-        let port = match transport {
-            Transport::Stdio => None,
-            Transport::Http | Transport::HttpSse => Some(free_port()?),
-        };
-        let address = port.map(|port| format!("127.0.0.1:{port}"));
-        let mut command = match subject {
-            Subject::Ours(_) => {
-                let mut command = Command::new(&programs.ours);
-                command.arg("serve");
-                if let Some(address) = &address {
-                    command.args(["--http", address]);
-                }
-                match serving {
-                    Serving::Config => {
-                        command.arg("--config").arg(&programs.config);
-                    }
-                    Serving::Files { dir, watch } => {
-                        command.arg("--no-ignore-files");
-                        if watch {
-                            command.args(["--log-level", fanout::LOG_FILTER]);
-                            // 10,000 streams from one address: past every per-client default.
-                            let limits = dir.with_extension("limits.toml");
-                            std::fs::write(&limits, fanout::HTTP_LIMITS).map_err(|error| {
-                                format!("cannot write {}: {error}", limits.display())
-                            })?;
-                            command.arg("--config").arg(&limits);
-                        } else {
-                            command.args(["--log-level", "warn", "--no-watch"]);
-                        }
-                        command.arg(dir);
-                    }
-                }
-                command
-            }
-            // The fan-out's floors, told the file that changes (the first).
-            Subject::Floor(_) | Subject::FloorPerConnection
-                if let (Some(address), Serving::Files { dir, watch: true }) =
-                    (&address, serving) =>
-            {
-                let mut command = Command::new(&programs.floor);
-                command
-                    .arg(match subject {
-                        Subject::Floor(_) => "fanout",
-                        _ => "fanout-h2",
-                    })
-                    .arg(address)
-                    .arg(dir.join(file_name(0)));
-                command
-            }
-            Subject::Rmcp(_) | Subject::Floor(_) => {
-                let program = if matches!(subject, Subject::Rmcp(_)) {
-                    &programs.anchor
-                } else {
-                    &programs.floor
-                };
-                let mut command = Command::new(program);
-                match (&address, transport) {
-                    (Some(address), Transport::HttpSse) => command.args(["http-sse", address]),
-                    (Some(address), _) => command.args(["http", address]),
-                    (None, _) => command.arg("stdio"),
-                };
-                command
-            }
-            Subject::FloorPerConnection => {
-                return Err("the per-connection floor serves only the fan-out".to_owned());
-            }
-        };
-        let log = programs.logs.join("server.log");
-        let file = fs::File::create(&log)
-            .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
-        command.stderr(file);
-        match transport {
-            Transport::Stdio => command.stdin(Stdio::piped()).stdout(Stdio::piped()),
-            Transport::Http | Transport::HttpSse => {
-                command.stdin(Stdio::null()).stdout(Stdio::null())
-            }
-        };
-        let mut child = command
-            .spawn()
-            .map_err(|error| format!("cannot start {:?}: {error}", command.get_program()))?;
-        let stdio = match (child.stdin.take(), child.stdout.take()) {
-            (Some(stdin), Some(stdout)) => Some((stdin, BufReader::with_capacity(1 << 16, stdout))),
-            _ => None,
-        };
-        let mut server = Server {
-            child,
-            port,
-            stdio,
-            log,
-        };
-        if let Some(port) = port {
-            let deadline = Instant::now() + START_TIMEOUT;
-            while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
-                if let Ok(Some(status)) = server.child.try_wait() {
-                    return Err(format!(
-                        "the server exited before listening ({status}){}",
-                        server.log_tail()
-                    ));
-                }
-                if Instant::now() > deadline {
-                    return Err(format!(
-                        "the server did not listen within {START_TIMEOUT:?}{}",
-                        server.log_tail()
-                    ));
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-        Ok(server)
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    fn log_path(&self) -> &Path {
-        &self.log
-    }
-
-    fn log_tail(&self) -> String {
-        let text = fs::read_to_string(&self.log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        let tail = lines[lines.len().saturating_sub(20)..].join("\n");
-        format!("\n--- server log ({}):\n{tail}", self.log.display())
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// A port of 127.0.0.1 that was free a moment ago.
-pub(crate) fn free_port() -> Result<u16, String> {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .map_err(|error| format!("cannot find a free port: {error}"))?;
-    listener
-        .local_addr()
-        .map(|address| address.port())
-        .map_err(|error| format!("cannot find a free port: {error}"))
-}
-
-/// CPU time the process has used so far, all threads, in nanoseconds.
-fn cpu_ns(pid: u32) -> Result<u64, String> {
-    let dir = format!("/proc/{pid}/task");
-    let mut total = 0;
-    for entry in fs::read_dir(&dir).map_err(|error| format!("cannot read {dir}: {error}"))? {
-        let path = entry
-            .map_err(|error| format!("cannot read {dir}: {error}"))?
-            .path()
-            .join("schedstat");
-        // A thread may end between the listing and the read; its time is then lost, which
-        // the servers measured here do not do in steady state.
-        if let Ok(text) = fs::read_to_string(&path) {
-            total += text
-                .split_whitespace()
-                .next()
-                .and_then(|field| field.parse::<u64>().ok())
-                .ok_or_else(|| format!("unexpected {}: {text:?}", path.display()))?;
-        }
-    }
-    Ok(total)
-}
-
-/// The CPU time a process has used so far, all threads: exact nanoseconds from the scheduler,
-/// and the clock ticks the kernel charged to user and to kernel mode (coarse, but their ratio
-/// says where that time went).
-#[derive(Clone, Copy, Debug)]
-struct Cpu {
-    ns: u64,
-    user_ticks: u64,
-    kernel_ticks: u64,
-}
-
-impl Cpu {
-    fn of(pid: u32) -> Result<Self, String> {
-        let ns = cpu_ns(pid)?;
-        let (mut user_ticks, mut kernel_ticks) = (0, 0);
-        let dir = format!("/proc/{pid}/task");
-        for entry in fs::read_dir(&dir).map_err(|error| format!("cannot read {dir}: {error}"))? {
-            let path = entry
-                .map_err(|error| format!("cannot read {dir}: {error}"))?
-                .path()
-                .join("stat");
-            // As in `cpu_ns`: a thread that has just ended is skipped.
-            let Ok(text) = fs::read_to_string(&path) else {
-                continue;
-            };
-            let (user, kernel) = stat_ticks(&text)
-                .ok_or_else(|| format!("unexpected {}: {text:?}", path.display()))?;
-            user_ticks += user;
-            kernel_ticks += kernel;
-        }
-        Ok(Self {
-            ns,
-            user_ticks,
-            kernel_ticks,
-        })
-    }
-
-    /// What was used between `earlier` and `self`.
-    fn since(self, earlier: Self) -> Self {
-        Self {
-            ns: self.ns.saturating_sub(earlier.ns),
-            user_ticks: self.user_ticks.saturating_sub(earlier.user_ticks),
-            kernel_ticks: self.kernel_ticks.saturating_sub(earlier.kernel_ticks),
-        }
-    }
-
-    /// The kernel's share of the ticks, in percent (NaN when no tick was charged).
-    fn kernel_percent(self) -> f64 {
-        let total = self.user_ticks + self.kernel_ticks;
-        if total == 0 {
-            return f64::NAN;
-        }
-        self.kernel_ticks as f64 * 100.0 / total as f64
-    }
-}
-
-/// The user and kernel clock ticks (`utime`, `stime`) of a `/proc/<pid>/task/<tid>/stat` line.
-fn stat_ticks(text: &str) -> Option<(u64, u64)> {
-    // After the command name (in parentheses, and free to hold spaces and parentheses), the
-    // fields from the third on: `utime` and `stime` are the 14th and 15th (proc(5)).
-    let (_, rest) = text.rsplit_once(')')?;
-    let mut fields = rest.split_whitespace().skip(11);
-    let mut next = || fields.next()?.parse::<u64>().ok();
-    Some((next()?, next()?))
-}
-
-/// The peak resident set size of the process, in MiB.
-fn peak_rss_mib(pid: u32) -> Result<f64, String> {
-    let path = format!("/proc/{pid}/status");
-    let text = fs::read_to_string(&path).map_err(|error| format!("cannot read {path}: {error}"))?;
-    let kib = text
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| {
-            rest.trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse::<f64>()
-                .ok()
-        })
-        .ok_or_else(|| format!("no VmHWM in {path}"))?;
-    Ok(kib / 1024.0)
 }
 
 /// Starts the subject, shakes hands, warms up, measures, and stops it.
@@ -1917,19 +1400,6 @@ impl std::fmt::Write for VecWriter<'_> {
     }
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    values.sort_by(f64::total_cmp);
-    let middle = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[middle]
-    } else {
-        (values[middle - 1] + values[middle]) / 2.0
-    }
-}
-
 fn median_figures(runs: &[Figures]) -> Figures {
     let pick = |field: fn(&Figures) -> f64| median(runs.iter().map(field).collect());
     Figures {
@@ -1965,14 +1435,6 @@ fn utc_now() -> String {
         .and_then(|output| String::from_utf8(output.stdout).ok())
         .map(|text| text.trim().to_owned())
         .unwrap_or_else(|| "unknown date".to_owned())
-}
-
-fn ratio(numerator: f64, denominator: f64) -> String {
-    if numerator.is_finite() && denominator.is_finite() && denominator > 0.0 {
-        format!("{:.2}", numerator / denominator)
-    } else {
-        "–".to_owned()
-    }
 }
 
 /// One section for the fan-out scenarios, a row per era, wire and server.
@@ -2024,7 +1486,7 @@ fn render_fanouts(
         FANOUT_STREAMS_TEXT,
         FANOUT_STREAMS_PER_CONNECTION,
         fanout::CHANGE_LOGGED,
-        fanout::LOG_FILTER,
+        LOG_FILTER,
     );
     let change_to_last = |changes: &[fanout::FanOut]| {
         median(
@@ -2230,21 +1692,6 @@ mod tests {
     }
 
     #[test]
-    fn resource_texts_are_one_kib_and_distinct() {
-        assert_eq!(resource_text(7).len(), RESOURCE_BYTES);
-        assert!(resource_text(7).starts_with("resource 0007 x"));
-        assert_ne!(resource_text(1), resource_text(2));
-    }
-
-    #[test]
-    fn the_config_holds_every_resource_and_the_template() {
-        let text = config_text();
-        assert_eq!(text.matches("[[resources]]").count(), RESOURCE_COUNT + 1);
-        assert!(text.contains("uri = \"mem:///r/0999\""));
-        assert!(text.contains("uri_template = \"mem:///t/{id}\""));
-    }
-
-    #[test]
     fn modern_requests_carry_meta() {
         let body = request_body(Era::Modern, 5, "resources/read", r#""uri":"mem:///r/0005""#);
         let value: Value = serde_json::from_str(&body).expect("valid JSON");
@@ -2312,7 +1759,7 @@ mod tests {
         assert_eq!(http2, 2);
         assert_eq!(
             FANOUT_STREAMS_TEXT.replace(',', "").parse::<usize>(),
-            Ok(FANOUT_STREAMS)
+            Ok(plan::FANOUT_STREAMS)
         );
         // The floor answers the list walk as well as reads; rmcp keeps no subscriptions, and
         // the fan-out's floors answer modern listen streams, the per-connection one over
@@ -2381,43 +1828,5 @@ mod tests {
         assert_eq!(Uris::memory().at(12), "mem:///r/0012");
         assert_eq!(file_uri_prefix(Path::new("/")), Ok("file:///".to_owned()));
         assert!(file_uri_prefix(Path::new("/no/such/bench/folder")).is_err());
-    }
-
-    #[test]
-    fn medians_and_ratios() {
-        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
-        assert_eq!(median(vec![4.0, 1.0, 2.0, 3.0]), 2.5);
-        assert_eq!(ratio(1.0, 4.0), "0.25");
-        assert_eq!(ratio(1.0, 0.0), "–");
-    }
-
-    #[test]
-    fn user_and_kernel_ticks() {
-        // A command name with a space and a parenthesis; utime 1234, stime 567.
-        let line = "4242 (tokio (rt) 1) S 1 4242 4242 0 -1 4194560 900 0 0 0 1234 567 0 0 20 0 \
-                    3 0 100 4096 300 18446744073709551615";
-        assert_eq!(stat_ticks(line), Some((1234, 567)));
-        assert_eq!(stat_ticks("4242 (short) S 1 2"), None);
-        let cpu = Cpu::of(std::process::id()).expect("this process's own statistics");
-        assert!(cpu.ns > 0);
-        let earlier = Cpu {
-            ns: 1_000,
-            user_ticks: 7,
-            kernel_ticks: 2,
-        };
-        let none = Cpu {
-            ns: 1_500,
-            ..earlier
-        }
-        .since(earlier);
-        assert_eq!(none.ns, 500);
-        assert!(none.kernel_percent().is_nan());
-        let some = Cpu {
-            ns: 2_000,
-            user_ticks: 10,
-            kernel_ticks: 3,
-        }
-        .since(earlier);
-        assert_eq!(some.kernel_percent(), 25.0);
     }
 }

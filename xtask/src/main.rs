@@ -6,6 +6,7 @@
 
 mod bench;
 mod conformance;
+mod cycles;
 mod fuzz;
 mod tidy;
 

@@ -15,6 +15,7 @@
 //!   free of async; providers on the core alone; only the binary names a provider; the server
 //!   built without its features has no HTTP stack and without `auth` no JWT crate; nothing
 //!   depends on `xtask`;
+//! - no module cycles inside a crate (`cycles.rs`, the top-level modules and each directory's);
 //! - `ARCHITECTURE.md` names every crate of the workspace;
 //! - no library crate has a build script (a user who links one runs nothing at build time).
 
@@ -96,6 +97,7 @@ pub(crate) fn run_all() -> Result<(), Vec<String>> {
     problems.extend(check_module_docs(&root));
     problems.extend(check_no_printing_in_libraries(&root));
     problems.extend(check_no_build_scripts(&root));
+    problems.extend(crate::cycles::check_module_cycles(&root));
     match Metadata::load(&root) {
         Ok(metadata) => {
             problems.extend(check_every_crate_has_a_layer(&metadata));

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use mcp_resources_core::service::Offer;
 use mcp_types::jsonrpc::RawValue;
 use mcp_types::v2026_07_28::Implementation;
-use mcp_types::{ProtocolVersion, meta};
+use mcp_types::{ProtocolVersion, lifecycle};
 
 /// How the modern adapter presents the server. Every value is valid, so the fields are public.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,7 +82,7 @@ pub(crate) struct Shared {
 impl Shared {
     pub(crate) fn new(config: Arc<ModernConfig>) -> Shared {
         let result_meta =
-            serde_json::value::to_raw_value(&meta::server_info_meta(&config.server_info))
+            serde_json::value::to_raw_value(&lifecycle::server_info_meta(&config.server_info))
                 .expect("invariant: a json map always serializes");
         Shared {
             config,

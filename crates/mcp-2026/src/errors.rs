@@ -25,7 +25,7 @@ use mcp_resources_core::provider::ProviderError;
 use mcp_types::ProtocolVersion;
 use mcp_types::error::echo;
 use mcp_types::jsonrpc::ErrorObject;
-use mcp_types::meta::RequestMetaError;
+use mcp_types::request_meta::RequestMetaError;
 use mcp_types::v2026_07_28::ClientCapabilities;
 
 use crate::headers::HeaderError;

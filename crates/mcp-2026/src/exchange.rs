@@ -16,8 +16,10 @@ use mcp_resources_core::engine::ReadOutput;
 use mcp_resources_core::service::Answer;
 use mcp_resources_core::subscription::Change;
 use mcp_types::jsonrpc::{self, Notification, RawValue, RequestId, Response};
-use mcp_types::meta::{self, Meta, ProgressToken, RequestMeta};
+use mcp_types::lifecycle::server_info_meta;
+use mcp_types::meta::{self, Meta, ProgressToken};
 use mcp_types::method;
+use mcp_types::request_meta::RequestMeta;
 use mcp_types::resources::{ContentsOut, ResourceRef};
 use mcp_types::v2026_07_28::{self as wire, LoggingLevel};
 use serde::Serialize;
@@ -423,7 +425,7 @@ impl Exchange {
 
     /// `_meta` of every result: the server identity.
     fn result_meta(&self) -> Meta {
-        meta::server_info_meta(&self.shared.config.server_info)
+        server_info_meta(&self.shared.config.server_info)
     }
 
     fn finish_with<R: Serialize>(&mut self, result: &R) {
@@ -684,7 +686,7 @@ mod tests {
                 }]),
             },
         ];
-        let meta = meta::server_info_meta(&wire::Implementation::new("s", "1"));
+        let meta = server_info_meta(&wire::Implementation::new("s", "1"));
         for id in [
             RequestId::Number(-3),
             RequestId::String("\"id\"".to_owned()),

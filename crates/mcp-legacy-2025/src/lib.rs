@@ -128,9 +128,9 @@
 
 mod errors;
 mod notification;
+mod output;
 mod session;
 mod wire;
 
-pub use crate::session::{
-    DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Outgoing, Output, Session, Ticket,
-};
+pub use crate::output::{Outgoing, Output, Ticket};
+pub use crate::session::{DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Session};

@@ -11,7 +11,7 @@
 
 use mcp_types::method;
 
-use crate::session::Outgoing;
+use crate::output::Outgoing;
 
 /// Whether serde_json writes `text` inside quotes unchanged: no control character, quote or
 /// backslash (everything else, non-ASCII included, is written as is).

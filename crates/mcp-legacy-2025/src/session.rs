@@ -30,6 +30,7 @@ use mcp_types::{Era, ProtocolVersion, RequestId};
 use serde::Serialize;
 
 use crate::errors::{self, RequestError};
+use crate::output::{Outgoing, Output, Ticket};
 use crate::wire::{self, Shape};
 
 /// What a legacy session serves and says about itself. Shared by every session of a server.
@@ -82,53 +83,6 @@ impl LegacyConfig {
             .cloned()
             .unwrap_or(ProtocolVersion::LATEST_LEGACY)
     }
-}
-
-/// Names one query the session asked the binary to run. Opaque; unique within a session.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Ticket(u64);
-
-/// One effect of the session, drained with [`Session::poll_output`].
-#[derive(Debug)]
-pub enum Output {
-    /// A message to write.
-    Send(Outgoing),
-    /// Run `query` against the engine (with this session's principal and subscriber) and feed
-    /// the answer back with [`Session::handle_answer`].
-    Query {
-        /// The ticket to feed the answer back with.
-        ticket: Ticket,
-        /// The question for `Service::answer`.
-        query: Query,
-    },
-    /// The client cancelled the work of this ticket: drop it; any answer fed later is ignored.
-    Cancel {
-        /// The ticket of the dropped query.
-        ticket: Ticket,
-    },
-}
-
-/// One message to write to the client.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outgoing {
-    /// The message: compact JSON, no trailing newline.
-    pub bytes: Vec<u8>,
-    /// The request this message answers or relates to (a response, or the progress of that
-    /// request); `None` for unsolicited messages (resource notifications and log messages,
-    /// which on HTTP go to the GET stream) and for the error answering a message whose id could
-    /// not be read. For a batch, the id of the batch's first request.
-    pub related: Option<RequestId>,
-    /// Whether this is the final response of `related` (or, with `related: None`, the error
-    /// answering an unreadable message): the HTTP transport ends the POST's stream on it.
-    pub is_response: bool,
-}
-
-impl Outgoing {
-    /// The spare capacity a resource notification is written with: room for a transport to frame
-    /// the message in its own buffer (a prefix and a suffix of up to this many bytes in all)
-    /// instead of copying it into a new one. One change is written by every subscribed session,
-    /// so the copy would be made once per session.
-    pub const FRAMING_ROOM: usize = 8;
 }
 
 /// Where a session is in its lifecycle.

@@ -2,30 +2,26 @@
 //! `data` shape each one has on the wire, and [`echo`], the one way an error quotes what a
 //! client sent.
 //!
-//! **Layer:** wire types. Which code answers which failure in which era (resource not found is
-//! `-32002` in legacy and `-32602` in modern) is decided by the adapters; this module only makes
-//! each error correctly shaped, and bounds what it echoes. It must never know the engine's error
-//! types.
-
-use std::borrow::Cow;
+//! **Layer:** wire types, above the envelope. The codes and constructors JSON-RPC 2.0 itself
+//! defines (`-32700` to `-32603`) belong to the envelope ([`crate::jsonrpc`]) and `echo` to a
+//! small module of its own below both; this module re-exports them beside MCP's codes, so it
+//! still lists every code a server sends. Which code answers which failure in which era
+//! (resource not found is `-32002` in legacy and `-32602` in modern) is decided by the adapters;
+//! this module only makes each error correctly shaped, and bounds what it echoes. It must never
+//! know the engine's error types.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::capabilities::ClientCapabilities;
+pub use crate::echo::{ECHO_LIMIT, echo};
 use crate::jsonrpc::{ErrorCode, ErrorObject};
+// The JSON-RPC 2.0 codes are the envelope's; they are here too, so that this module lists every
+// code a server sends.
+pub use crate::jsonrpc::{
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR,
+};
 
-/// `-32700`: the bytes are not valid JSON.
-pub const PARSE_ERROR: ErrorCode = ErrorCode(-32700);
-/// `-32600`: valid JSON, not a valid JSON-RPC request (or a forbidden batch).
-pub const INVALID_REQUEST: ErrorCode = ErrorCode(-32600);
-/// `-32601`: unknown method, or a capability the server did not advertise.
-pub const METHOD_NOT_FOUND: ErrorCode = ErrorCode(-32601);
-/// `-32602`: invalid params, invalid cursor, missing modern `_meta` key, and (modern) resource
-/// not found.
-pub const INVALID_PARAMS: ErrorCode = ErrorCode(-32602);
-/// `-32603`: internal error.
-pub const INTERNAL_ERROR: ErrorCode = ErrorCode(-32603);
 /// `-32002`: resource not found (legacy era only; modern servers must not send it).
 pub const RESOURCE_NOT_FOUND: ErrorCode = ErrorCode(-32002);
 /// `-32020`: an HTTP header is missing, malformed or disagrees with the body (modern).
@@ -34,38 +30,6 @@ pub const HEADER_MISMATCH: ErrorCode = ErrorCode(-32020);
 pub const MISSING_REQUIRED_CLIENT_CAPABILITY: ErrorCode = ErrorCode(-32021);
 /// `-32022`: the requested protocol version is not supported (modern).
 pub const UNSUPPORTED_PROTOCOL_VERSION: ErrorCode = ErrorCode(-32022);
-
-/// The most bytes of one value from the client that an error quotes: 1 KiB, so that the URIs
-/// people and tools write come back whole (clients match `data.uri` against what they asked
-/// for), while an error never grows with what a peer sends.
-pub const ECHO_LIMIT: usize = 1024;
-
-/// `value`, sent by a client, as an error message or `data` may quote it: whole when it is at
-/// most [`ECHO_LIMIT`] bytes; else its start, cut on a character boundary, then `…` and how long
-/// it was, for example `test://aaaa… (cut from 1048576 bytes)`, all of it within
-/// [`ECHO_LIMIT`] bytes. So an echo of an echo is the echo itself.
-///
-/// ```
-/// use mcp_types::error::{ECHO_LIMIT, echo};
-///
-/// assert_eq!(echo("file:///notes.txt"), "file:///notes.txt");
-/// let long = "x".repeat(1 << 20);
-/// let echoed = echo(&long);
-/// assert!(echoed.len() <= ECHO_LIMIT);
-/// assert!(echoed.ends_with("… (cut from 1048576 bytes)"));
-/// assert_eq!(echo(&echoed), echoed);
-/// ```
-pub fn echo(value: &str) -> Cow<'_, str> {
-    if value.len() <= ECHO_LIMIT {
-        return Cow::Borrowed(value);
-    }
-    let marker = format!("… (cut from {} bytes)", value.len());
-    let mut end = ECHO_LIMIT - marker.len();
-    while !value.is_char_boundary(end) {
-        end -= 1;
-    }
-    Cow::Owned(format!("{}{marker}", &value[..end]))
-}
 
 /// `data` of a resource-not-found error: `{uri}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -97,37 +61,6 @@ fn data(value: &impl Serialize) -> serde_json::Value {
 }
 
 impl ErrorObject {
-    /// `-32700` Parse error.
-    pub fn parse_error(detail: impl Into<String>) -> Self {
-        ErrorObject::new(PARSE_ERROR, format!("Parse error: {}", detail.into()))
-    }
-
-    /// `-32600` Invalid Request.
-    pub fn invalid_request(detail: impl Into<String>) -> Self {
-        ErrorObject::new(
-            INVALID_REQUEST,
-            format!("Invalid Request: {}", detail.into()),
-        )
-    }
-
-    /// `-32601` Method not found, naming the method ([`echo`]ed).
-    pub fn method_not_found(method: &str) -> Self {
-        ErrorObject::new(
-            METHOD_NOT_FOUND,
-            format!("Method not found: {}", echo(method)),
-        )
-    }
-
-    /// `-32602` Invalid params.
-    pub fn invalid_params(message: impl Into<String>) -> Self {
-        ErrorObject::new(INVALID_PARAMS, message)
-    }
-
-    /// `-32603` Internal error.
-    pub fn internal_error(message: impl Into<String>) -> Self {
-        ErrorObject::new(INTERNAL_ERROR, message)
-    }
-
     /// Legacy resource not found: `-32002` with `data: {uri}` (the URI [`echo`]ed).
     pub fn resource_not_found_legacy(uri: &str) -> Self {
         ErrorObject::new(RESOURCE_NOT_FOUND, "Resource not found").with_data(data(
@@ -180,44 +113,5 @@ impl ErrorObject {
                 requested: echo(requested).into_owned(),
             }),
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{ECHO_LIMIT, echo};
-
-    /// The echo of `value`: whole, or cut to `kept` bytes of it and marked.
-    fn check(value: &str, kept: Option<usize>) {
-        let echoed = echo(value);
-        assert!(echoed.len() <= ECHO_LIMIT, "{} bytes", echoed.len());
-        assert_eq!(echo(&echoed), echoed, "an echo is echoed unchanged");
-        match kept {
-            None => assert_eq!(echoed, value),
-            Some(kept) => {
-                assert_eq!(&echoed[..kept], &value[..kept]);
-                assert_eq!(
-                    &echoed[kept..],
-                    format!("… (cut from {} bytes)", value.len())
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn echoes_are_bounded_on_a_character_boundary() {
-        check("", None);
-        check("test://static-text", None);
-        check(&"a".repeat(ECHO_LIMIT), None);
-        let marker = "… (cut from 1025 bytes)".len();
-        check(&"a".repeat(ECHO_LIMIT + 1), Some(ECHO_LIMIT - marker));
-        // Three-byte characters: the cut falls before the one the limit would split.
-        let wide = "€".repeat(400);
-        let room = ECHO_LIMIT - "… (cut from 1200 bytes)".len();
-        check(&wide, Some(room - room % 3));
-        check(
-            &"x".repeat(1 << 20),
-            Some(ECHO_LIMIT - "… (cut from 1048576 bytes)".len()),
-        );
     }
 }

@@ -63,6 +63,7 @@
 
 pub mod capabilities;
 pub mod completion;
+mod echo;
 pub mod error;
 pub mod jsonrpc;
 pub mod lifecycle;
@@ -70,7 +71,9 @@ pub mod logging;
 pub mod meta;
 pub mod method;
 pub mod notifications;
+pub mod request_meta;
 pub mod resources;
+mod result_type;
 pub mod subscriptions;
 #[cfg(feature = "testing")]
 pub mod testing;

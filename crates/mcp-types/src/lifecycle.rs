@@ -1,15 +1,18 @@
-//! Lifecycle: `Implementation`, the legacy `initialize` handshake, `ping`'s empty result and
-//! the modern `server/discover` exchange.
+//! Lifecycle: `Implementation`, the legacy `initialize` handshake, `ping`'s empty result, the
+//! modern `server/discover` exchange, and the `serverInfo` every modern result's `_meta` carries
+//! ([`server_info_meta`]).
 //!
-//! **Layer:** wire types. `Implementation` grew over the versions, so the handshake types are
-//! generic over it and each revision module names its own instance (for example
+//! **Layer:** wire types, above [`crate::meta`] (whose [`MetaParams`] it re-exports).
+//! `Implementation` grew over the versions, so the handshake types are generic over it and each
+//! revision module names its own instance (for example
 //! [`crate::v2024_11_05::InitializeResult`]). This module must never know session state.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::capabilities::{ClientCapabilities, ServerCapabilities};
-use crate::meta::Meta;
+pub use crate::meta::MetaParams;
+use crate::meta::{Meta, SERVER_INFO};
 use crate::resources::Icon;
 use crate::version::ProtocolVersion;
 
@@ -50,6 +53,15 @@ impl Implementation {
             website_url: None,
         }
     }
+}
+
+/// `_meta` with only `io.modelcontextprotocol/serverInfo`, for modern results.
+pub fn server_info_meta(server_info: &Implementation) -> Meta {
+    let mut meta = Meta::new();
+    // An `Implementation` is strings and a list of icons: its conversion cannot fail.
+    let info = serde_json::to_value(server_info).unwrap_or(serde_json::Value::Null);
+    meta.insert(SERVER_INFO.into(), info);
+    meta
 }
 
 /// Params of `initialize` (legacy era), generic over the version's `Implementation`.
@@ -96,15 +108,6 @@ impl<I> InitializeResult<I> {
             meta: self.meta,
         }
     }
-}
-
-/// Params that carry only optional `_meta`: `notifications/initialized`, `ping`, and the
-/// legacy `list_changed` notifications.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct MetaParams {
-    /// Metadata.
-    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
-    pub meta: Option<Meta>,
 }
 
 /// The legacy empty result (`ping`, `resources/subscribe`, `resources/unsubscribe`,

@@ -631,7 +631,7 @@ pub struct ResourceUpdatedNotificationParams {
 }
 
 /// Params of `notifications/resources/list_changed` (all versions): only `_meta`.
-pub type ResourceListChangedNotificationParams = crate::lifecycle::MetaParams;
+pub type ResourceListChangedNotificationParams = crate::meta::MetaParams;
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::meta::Meta;
-use crate::v2026_07_28::ResultType;
+use crate::result_type::ResultType;
 
 /// Which notifications a listen request asks for, and the subset the server acknowledges.
 /// An omitted field means "not subscribed".
@@ -32,8 +32,9 @@ pub struct SubscriptionFilter {
 /// Params of `subscriptions/listen`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SubscriptionsListenParams {
-    /// Request metadata (required; parse it with [`crate::meta::RequestMeta::parse`]). Read as
-    /// empty when absent so the adapter can name the missing key.
+    /// Request metadata (required; parse it with
+    /// [`crate::request_meta::RequestMeta::parse`]). Read as empty when absent so the adapter can
+    /// name the missing key.
     #[serde(rename = "_meta", default)]
     pub meta: Meta,
     /// What the client wants to hear about.

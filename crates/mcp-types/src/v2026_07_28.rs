@@ -4,14 +4,11 @@
 //! **Layer:** wire types, one revision. The data types (resources, templates, contents,
 //! annotations, icons, `Implementation`) are the 2025-11-25 shapes, re-exported. What is new is
 //! the envelope of every exchange: every request's params carry a required `_meta` (parse it
-//! with [`crate::meta::RequestMeta::parse`]), every result carries `resultType`, and the
+//! with [`crate::request_meta::RequestMeta::parse`]), every result carries `resultType`, and the
 //! cacheable results (`server/discover`, `resources/list`, `resources/templates/list`,
 //! `resources/read`) carry `ttlMs` and `cacheScope`. Legacy results never have those fields; the
 //! `From` impls at the end turn a modern result into the legacy one by dropping them. This module
 //! must never know listen streams or caching policy.
-
-use std::borrow::Cow;
-use std::fmt;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -28,6 +25,7 @@ pub use crate::resources::{
     ResourceLinkType, ResourceListChangedNotificationParams, ResourceTemplate,
     ResourceUpdatedNotificationParams, Role, TextResourceContents,
 };
+pub use crate::result_type::ResultType;
 pub use crate::subscriptions::{
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenParams,
     SubscriptionsListenResult,
@@ -35,40 +33,6 @@ pub use crate::subscriptions::{
 
 use crate::meta::Meta;
 use crate::version::ProtocolVersion;
-
-/// How a client should read a result. Open: extensions may add values.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
-#[serde(transparent)]
-pub struct ResultType(Cow<'static, str>);
-
-impl ResultType {
-    /// A final result.
-    pub const COMPLETE: ResultType = ResultType(Cow::Borrowed("complete"));
-    /// An interim multi-round-trip result asking the client for input.
-    pub const INPUT_REQUIRED: ResultType = ResultType(Cow::Borrowed("input_required"));
-
-    /// Any result type string.
-    pub fn new(text: impl Into<String>) -> Self {
-        ResultType(Cow::Owned(text.into()))
-    }
-
-    /// The string.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl Default for ResultType {
-    fn default() -> Self {
-        ResultType::COMPLETE
-    }
-}
-
-impl fmt::Display for ResultType {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// Who may reuse a cached result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

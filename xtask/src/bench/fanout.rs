@@ -22,9 +22,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::{
-    Era, FANOUT_STREAMS, FANOUT_STREAMS_PER_CONNECTION, Plan, Programs, Server, Serving, Subject,
-    Transport, Wire, cpu_ns, file_name, file_uri_prefix, peak_rss_mib, write_files,
+use super::plan::{
+    Era, FANOUT_STREAMS, FANOUT_STREAMS_PER_CONNECTION, Plan, Subject, Transport, Wire,
+};
+use super::server::{
+    Programs, Server, Serving, cpu_ns, file_name, file_uri_prefix, peak_rss_mib, write_files,
 };
 
 /// What one change measured.
@@ -93,16 +95,6 @@ fn pin(pid: u32, core: usize) -> Result<(), String> {
 /// The server's log line for a changed file, written (at `debug` for the module
 /// `mcp_resources_server::server`) just before it notifies the file's subscribers.
 pub(super) const CHANGE_LOGGED: &str = "resource changed: notifying its subscribers";
-
-/// The `[http_limits]` of the fan-out's server: its 10,000 streams come from one address (one
-/// client), past the per-client defaults, and over HTTP/1.1 each has a connection.
-pub(super) const HTTP_LIMITS: &str = "[http_limits]\n\
-    max_connections = 20000\nmax_connections_per_peer = 20000\n\
-    max_sessions = 20000\nmax_sessions_per_client = 20000\n\
-    max_listen_streams = 20000\nmax_listen_streams_per_client = 20000\n";
-
-/// The log filter the fan-out's server runs with: warnings, and [`CHANGE_LOGGED`].
-pub(super) const LOG_FILTER: &str = "warn,mcp_resources_server::server=debug";
 
 /// When the server took its first change at or after `since_unix_us`, in µs since the Unix
 /// epoch, from the timestamps of its log (`2026-11-30T02:50:24.623425Z …`).

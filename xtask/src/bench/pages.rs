@@ -10,7 +10,9 @@
 use std::fmt::Write as _;
 use std::process::Command;
 
-use super::{Plan, Programs, ratio};
+use super::plan::Plan;
+use super::server::Programs;
+use super::stats::ratio;
 
 /// The label of the subject, for `--subject`.
 pub(super) const SUBJECT: &str = "mcp-resources-core (in-process)";

@@ -1,111 +1,12 @@
-//! Expansion of a template with variables (RFC 6570 section 3 and appendix A), and the
-//! percent-encoding rules it shares with parsing.
+//! Expansion of a template with variables (RFC 6570 section 3 and appendix A); the
+//! percent-encoding rules it shares with parsing and matching are in [`encoding`](super::encoding).
 //!
 //! **Layer:** core, inside [`template`](super). Pure string work; it must never know what the
 //! expanded URI names.
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
-
-use super::parse::is_triplet;
-use super::{Expression, Modifier, Part, UriTemplate, VarValue, Variables};
-
-/// Everything but the unreserved characters `ALPHA DIGIT - . _ ~` is percent-encoded.
-const NOT_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
-
-/// Everything but unreserved and reserved characters is percent-encoded.
-const NOT_URI_CHARACTER: &AsciiSet = &NOT_UNRESERVED
-    .remove(b':')
-    .remove(b'/')
-    .remove(b'?')
-    .remove(b'#')
-    .remove(b'[')
-    .remove(b']')
-    .remove(b'@')
-    .remove(b'!')
-    .remove(b'$')
-    .remove(b'&')
-    .remove(b'\'')
-    .remove(b'(')
-    .remove(b')')
-    .remove(b'*')
-    .remove(b'+')
-    .remove(b',')
-    .remove(b';')
-    .remove(b'=');
-
-/// Whether `byte` is an RFC 3986 unreserved character.
-pub(super) fn is_unreserved(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~')
-}
-
-/// Whether `byte` is an RFC 3986 reserved character.
-pub(super) fn is_reserved(byte: u8) -> bool {
-    matches!(
-        byte,
-        b':' | b'/'
-            | b'?'
-            | b'#'
-            | b'['
-            | b']'
-            | b'@'
-            | b'!'
-            | b'$'
-            | b'&'
-            | b'\''
-            | b'('
-            | b')'
-            | b'*'
-            | b'+'
-            | b','
-            | b';'
-            | b'='
-    )
-}
-
-/// Appends `value` percent-encoded: only unreserved characters stay as they are, or, when
-/// `allow_reserved`, also reserved characters and existing `%XX` triplets.
-fn encode(value: &str, allow_reserved: bool, out: &mut String) {
-    if !allow_reserved {
-        out.extend(utf8_percent_encode(value, NOT_UNRESERVED));
-        return;
-    }
-    let mut rest = value;
-    while let Some(percent) = rest.find('%') {
-        out.extend(utf8_percent_encode(&rest[..percent], NOT_URI_CHARACTER));
-        if is_triplet(&rest[percent..]) {
-            out.push_str(&rest[percent..percent + 3]);
-            rest = &rest[percent + 3..];
-        } else {
-            out.push_str("%25");
-            rest = &rest[percent + 1..];
-        }
-    }
-    out.extend(utf8_percent_encode(rest, NOT_URI_CHARACTER));
-}
-
-/// Literal template text as it appears in a URI: URI characters copied, others percent-encoded,
-/// and existing triplets normalized like a canonical URI (uppercase hex digits, unreserved
-/// characters decoded).
-pub(super) fn encode_literal(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(percent) = rest.find('%') {
-        out.extend(utf8_percent_encode(&rest[..percent], NOT_URI_CHARACTER));
-        // The parser has checked that every `%` in literal text starts a triplet.
-        let triplet = &rest[percent..percent + 3];
-        match u8::from_str_radix(&triplet[1..], 16) {
-            Ok(byte) if is_unreserved(byte) => out.push(char::from(byte)),
-            _ => out.push_str(&triplet.to_ascii_uppercase()),
-        }
-        rest = &rest[percent + 3..];
-    }
-    out.extend(utf8_percent_encode(rest, NOT_URI_CHARACTER));
-    out
-}
+use super::encoding::encode;
+use super::syntax::{Expression, Modifier, Part, UriTemplate};
+use super::variables::{VarValue, Variables};
 
 pub(super) fn expand(template: &UriTemplate, variables: &Variables) -> String {
     let mut out = String::with_capacity(template.text.len() + 16);

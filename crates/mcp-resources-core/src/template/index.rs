@@ -6,7 +6,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{UriTemplate, Variables};
+use super::syntax::UriTemplate;
+use super::variables::Variables;
 
 /// Many templates with a value each, for finding the template that matches a URI.
 ///

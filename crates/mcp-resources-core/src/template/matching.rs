@@ -9,9 +9,9 @@ use std::borrow::Cow;
 
 use percent_encoding::percent_decode_str;
 
-use super::expand::{is_reserved, is_unreserved};
-use super::parse::is_triplet;
-use super::{Expression, Modifier, Operator, Part, UriTemplate, VarSpec, VarValue, Variables};
+use super::encoding::{is_reserved, is_triplet, is_unreserved};
+use super::syntax::{Expression, Modifier, Operator, Part, UriTemplate, VarSpec};
+use super::variables::{VarValue, Variables};
 
 /// How much work one match may do before it gives up: one unit per byte scanned for the
 /// boundaries of an expression, per candidate split considered and per byte decoded. An

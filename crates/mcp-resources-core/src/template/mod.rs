@@ -63,269 +63,21 @@
 //! [`TemplateIndex`] finds the template that matches a URI without trying all of them; see its
 //! documentation for the order among several matches.
 
+mod encoding;
 mod expand;
 mod index;
 mod matching;
 mod parse;
-
-use std::collections::BTreeMap;
-use std::fmt;
+mod syntax;
+mod variables;
 
 pub use index::TemplateIndex;
 pub use parse::TemplateError;
+pub use syntax::UriTemplate;
+pub use variables::{VarValue, Variables};
 
-/// A parsed RFC 6570 URI template.
-///
-/// ```
-/// use mcp_resources_core::template::{UriTemplate, Variables};
-///
-/// let template = UriTemplate::parse("file:///notes/{+path}{?rev}").unwrap();
-/// let mut variables = Variables::new();
-/// variables.insert("path", "2026/todo list.md");
-/// variables.insert("rev", "7");
-/// let uri = template.expand(&variables);
-/// assert_eq!(uri, "file:///notes/2026/todo%20list.md?rev=7");
-/// assert_eq!(template.match_uri(&uri), Some(variables));
-/// assert_eq!(template.match_uri("file:///notes/../etc/passwd"), None);
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UriTemplate {
-    text: String,
-    parts: Vec<Part>,
-    names: Vec<String>,
-    /// Index into `parts` where the trailing, order-free query expressions start, if any.
-    query_start: Option<usize>,
-}
-
-/// One piece of a template: literal text or an expression in braces.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Part {
-    /// Literal text, already percent-encoded the way it appears in a URI.
-    Literal(String),
-    Expression(Expression),
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Expression {
-    operator: Operator,
-    variables: Vec<VarSpec>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct VarSpec {
-    name: String,
-    modifier: Modifier,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Modifier {
-    None,
-    /// `:n`, at most this many characters of a string value.
-    Prefix(usize),
-    /// `*`.
-    Explode,
-}
-
-/// The eight expression operators of RFC 6570.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Operator {
-    Simple,
-    Reserved,
-    Fragment,
-    Label,
-    PathSegment,
-    PathParameter,
-    Query,
-    QueryContinuation,
-}
-
-impl Operator {
-    fn from_char(character: char) -> Option<Operator> {
-        Some(match character {
-            '+' => Operator::Reserved,
-            '#' => Operator::Fragment,
-            '.' => Operator::Label,
-            '/' => Operator::PathSegment,
-            ';' => Operator::PathParameter,
-            '?' => Operator::Query,
-            '&' => Operator::QueryContinuation,
-            _ => return None,
-        })
-    }
-
-    /// The text put before the first defined value (RFC 6570 appendix A, `first`).
-    fn first(self) -> &'static str {
-        match self {
-            Operator::Simple | Operator::Reserved => "",
-            Operator::Fragment => "#",
-            Operator::Label => ".",
-            Operator::PathSegment => "/",
-            Operator::PathParameter => ";",
-            Operator::Query => "?",
-            Operator::QueryContinuation => "&",
-        }
-    }
-
-    /// The separator between defined values (`sep`).
-    fn separator(self) -> char {
-        match self {
-            Operator::Simple | Operator::Reserved | Operator::Fragment => ',',
-            Operator::Label => '.',
-            Operator::PathSegment => '/',
-            Operator::PathParameter => ';',
-            Operator::Query | Operator::QueryContinuation => '&',
-        }
-    }
-
-    /// Whether values are written as `name=value` (`named`).
-    fn named(self) -> bool {
-        matches!(
-            self,
-            Operator::PathParameter | Operator::Query | Operator::QueryContinuation
-        )
-    }
-
-    /// What follows the name of an empty value (`ifemp`).
-    fn if_empty(self) -> &'static str {
-        match self {
-            Operator::Query | Operator::QueryContinuation => "=",
-            _ => "",
-        }
-    }
-
-    /// Whether reserved characters and `%XX` triplets are copied unencoded (`allow`).
-    fn allows_reserved(self) -> bool {
-        matches!(self, Operator::Reserved | Operator::Fragment)
-    }
-}
-
-/// The value of one template variable.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum VarValue {
-    /// A string.
-    String(String),
-    /// A list of strings; empty means undefined.
-    List(Vec<String>),
-    /// An associative array, in the order its pairs are expanded; empty means undefined.
-    Map(Vec<(String, String)>),
-}
-
-impl VarValue {
-    /// The string, if this is [`VarValue::String`].
-    pub fn as_str(&self) -> Option<&str> {
-        match self {
-            VarValue::String(value) => Some(value),
-            VarValue::List(_) | VarValue::Map(_) => None,
-        }
-    }
-
-    /// Whether RFC 6570 treats this value as undefined (an empty list or map).
-    fn is_undefined(&self) -> bool {
-        match self {
-            VarValue::String(_) => false,
-            VarValue::List(items) => items.is_empty(),
-            VarValue::Map(pairs) => pairs.is_empty(),
-        }
-    }
-}
-
-impl From<&str> for VarValue {
-    fn from(value: &str) -> Self {
-        VarValue::String(value.to_owned())
-    }
-}
-
-impl From<String> for VarValue {
-    fn from(value: String) -> Self {
-        VarValue::String(value)
-    }
-}
-
-impl From<Vec<String>> for VarValue {
-    fn from(items: Vec<String>) -> Self {
-        VarValue::List(items)
-    }
-}
-
-impl From<Vec<&str>> for VarValue {
-    fn from(items: Vec<&str>) -> Self {
-        VarValue::List(items.into_iter().map(str::to_owned).collect())
-    }
-}
-
-impl From<Vec<(String, String)>> for VarValue {
-    fn from(pairs: Vec<(String, String)>) -> Self {
-        VarValue::Map(pairs)
-    }
-}
-
-impl From<Vec<(&str, &str)>> for VarValue {
-    fn from(pairs: Vec<(&str, &str)>) -> Self {
-        VarValue::Map(
-            pairs
-                .into_iter()
-                .map(|(key, value)| (key.to_owned(), value.to_owned()))
-                .collect(),
-        )
-    }
-}
-
-/// Variables for expansion, or extracted by a match: a map from name to [`VarValue`], iterated in
-/// name order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Variables {
-    values: BTreeMap<String, VarValue>,
-}
-
-impl Variables {
-    /// No variables.
-    pub fn new() -> Self {
-        Variables::default()
-    }
-
-    /// Sets `name` to `value`, replacing any earlier value.
-    pub fn insert(&mut self, name: impl Into<String>, value: impl Into<VarValue>) {
-        self.values.insert(name.into(), value.into());
-    }
-
-    /// The value of `name`, if set.
-    pub fn get(&self, name: &str) -> Option<&VarValue> {
-        self.values.get(name)
-    }
-
-    /// The value of `name`, if it is set to a string.
-    pub fn get_str(&self, name: &str) -> Option<&str> {
-        self.get(name).and_then(VarValue::as_str)
-    }
-
-    /// All variables, in name order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &VarValue)> {
-        self.values
-            .iter()
-            .map(|(name, value)| (name.as_str(), value))
-    }
-
-    /// The number of variables set.
-    pub fn len(&self) -> usize {
-        self.values.len()
-    }
-
-    /// Whether no variable is set.
-    pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
-    }
-}
-
-impl<N: Into<String>, V: Into<VarValue>> FromIterator<(N, V)> for Variables {
-    fn from_iter<I: IntoIterator<Item = (N, V)>>(iter: I) -> Self {
-        let mut variables = Variables::new();
-        for (name, value) in iter {
-            variables.insert(name, value);
-        }
-        variables
-    }
-}
-
+// The entry points of a template, here because they tie parsing, expansion and matching
+// together; the form they work on and its accessors are in `syntax`.
 impl UriTemplate {
     /// Parses an RFC 6570 template.
     ///
@@ -334,16 +86,6 @@ impl UriTemplate {
     /// A [`TemplateError`] naming the byte offset and what is wrong there.
     pub fn parse(input: &str) -> Result<UriTemplate, TemplateError> {
         parse::parse(input)
-    }
-
-    /// The template as it was written.
-    pub fn as_str(&self) -> &str {
-        &self.text
-    }
-
-    /// The names of the variables, in order of first appearance, each once.
-    pub fn variable_names(&self) -> impl Iterator<Item = &str> {
-        self.names.iter().map(String::as_str)
     }
 
     /// Expands the template with `variables` (RFC 6570 levels 1 to 4). Variables that are not
@@ -358,34 +100,6 @@ impl UriTemplate {
     /// [module documentation](self) for the rules.
     pub fn match_uri(&self, uri: &str) -> Option<Variables> {
         matching::match_uri(self, uri)
-    }
-
-    /// The literal text before the first expression, as it appears in a matching URI (characters
-    /// outside the URI character set percent-encoded). Every URI the template matches starts with
-    /// it.
-    pub fn literal_prefix(&self) -> &str {
-        match self.parts.first() {
-            Some(Part::Literal(text)) => text,
-            _ => "",
-        }
-    }
-
-    /// The number of literal characters of the template (as they appear in a URI); a template
-    /// with more of them is more specific.
-    pub fn literal_len(&self) -> usize {
-        self.parts
-            .iter()
-            .map(|part| match part {
-                Part::Literal(text) => text.len(),
-                Part::Expression(_) => 0,
-            })
-            .sum()
-    }
-}
-
-impl fmt::Display for UriTemplate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
     }
 }
 

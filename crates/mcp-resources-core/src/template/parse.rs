@@ -4,8 +4,8 @@
 //! **Layer:** core, inside [`template`](super). It must never know where a template comes from
 //! or what it is used for.
 
-use super::expand::encode_literal;
-use super::{Expression, Modifier, Operator, Part, UriTemplate, VarSpec};
+use super::encoding::{encode_literal, is_triplet};
+use super::syntax::{Expression, Modifier, Operator, Part, UriTemplate, VarSpec};
 
 /// What is wrong with a URI template. Offsets are in bytes from the start of the template.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -164,15 +164,6 @@ fn push_literal(
     }
     parts.push(Part::Literal(encode_literal(text)));
     Ok(())
-}
-
-/// Whether `text` starts with `%` and two hexadecimal digits.
-pub(super) fn is_triplet(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes.len() >= 3
-        && bytes[0] == b'%'
-        && bytes[1].is_ascii_hexdigit()
-        && bytes[2].is_ascii_hexdigit()
 }
 
 fn parse_expression(input: &str, open: usize, close: usize) -> Result<Expression, TemplateError> {

@@ -13,10 +13,12 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{
-    ErrorCode, ErrorObject, JsonRpcVersion, Message, Notification, Request, RequestId,
-    RequestIdError, Response,
+use super::envelope::{
+    ErrorCode, ErrorObject, INVALID_REQUEST, JsonRpcVersion, Message, Notification, PARSE_ERROR,
+    Request, Response,
 };
+use super::id::{RequestId, RequestIdError};
+use crate::echo::echo;
 
 /// What [`decode`] found: one message or a batch (a JSON array) of them.
 #[derive(Debug)]
@@ -130,8 +132,8 @@ impl DecodeError {
     /// The JSON-RPC code to answer with: `-32700` or `-32600`.
     pub fn code(&self) -> ErrorCode {
         match self {
-            DecodeError::InvalidJson(_) => crate::error::PARSE_ERROR,
-            DecodeError::InvalidMessage { .. } => crate::error::INVALID_REQUEST,
+            DecodeError::InvalidJson(_) => PARSE_ERROR,
+            DecodeError::InvalidMessage { .. } => INVALID_REQUEST,
         }
     }
 
@@ -268,7 +270,7 @@ fn classify(input: &[u8], error: serde_json::Error) -> DecodeError {
     if serde_json::from_slice::<IgnoredAny>(input).is_ok() {
         DecodeError::invalid(
             None,
-            InvalidMessage::Malformed(crate::error::echo(&error.to_string()).into_owned()),
+            InvalidMessage::Malformed(echo(&error.to_string()).into_owned()),
         )
     } else {
         DecodeError::InvalidJson(error.to_string())
@@ -406,7 +408,7 @@ fn from_envelope(envelope: Envelope<'_>) -> Result<Message, DecodeError> {
         },
         (None, Some(error)) => {
             let error: ErrorObject = serde_json::from_str(error.get()).map_err(|error| {
-                let reason = crate::error::echo(&error.to_string()).into_owned();
+                let reason = echo(&error.to_string()).into_owned();
                 invalid(InvalidMessage::InvalidErrorObject(reason))
             })?;
             Ok(Message::Response(Response::error(id, error)))

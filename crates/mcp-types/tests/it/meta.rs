@@ -1,6 +1,7 @@
 //! The typed modern request `_meta`: which required key is missing or malformed.
 
-use mcp_types::meta::{self, RequestMeta, RequestMetaError};
+use mcp_types::meta;
+use mcp_types::request_meta::{RequestMeta, RequestMetaError};
 use mcp_types::{Meta, ProtocolVersion, RequestId};
 use serde_json::json;
 

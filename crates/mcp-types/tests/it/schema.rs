@@ -278,7 +278,7 @@ fn produced_messages_validate_for_2026_07_28() {
     let Some(_) = testing::spec_dir() else { return };
     let version = ProtocolVersion::V2026_07_28;
     let mut check = Checker::new(version.clone());
-    let server_meta = meta::server_info_meta(&full_implementation());
+    let server_meta = lifecycle::server_info_meta(&full_implementation());
     let public = CacheHints {
         ttl_ms: 300_000,
         cache_scope: CacheScope::Public,

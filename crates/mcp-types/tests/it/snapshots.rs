@@ -3,7 +3,7 @@
 
 use mcp_types::jsonrpc::Response;
 use mcp_types::v2026_07_28::{self as v2026, CacheHints, CacheScope};
-use mcp_types::{ProtocolVersion, RequestId, lifecycle, meta, resources};
+use mcp_types::{ProtocolVersion, RequestId, lifecycle, resources};
 
 use crate::common::*;
 
@@ -18,7 +18,7 @@ fn modern_list_resources_response() {
         },
     );
     let server = lifecycle::Implementation::new("mcp-resources", "0.1.0");
-    page.meta = Some(meta::server_info_meta(&server));
+    page.meta = Some(lifecycle::server_info_meta(&server));
     insta::assert_json_snapshot!(
         "modern_list_resources_response",
         Response::success(RequestId::from("list-1"), page)
