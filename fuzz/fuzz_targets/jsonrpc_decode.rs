@@ -5,16 +5,12 @@
 //!   serializes; a message re-encoded decodes again to the same bytes (a fixed point);
 //! - `jsonrpc::decode_request`, when it takes the line, gives the request `decode` gives (id,
 //!   method and params);
-//! - `mcp_legacy_2025::ReadLine::parse` and `mcp_2026::ReadLine::parse`, when they take the
-//!   line, take a `resources/read` request `decode` reads with the same id (legacy) and the same
-//!   `_meta` protocol version (modern), and the legacy one never a modern-era read;
 //! - `jsonrpc::write_string` writes any text byte for byte as serde_json does.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use mcp_types::jsonrpc::{self, Incoming, Message, Request};
-use mcp_types::meta::PROTOCOL_VERSION;
 use mcp_types::method::RESOURCES_READ;
 use serde_json::{Map, Value};
 
@@ -45,31 +41,6 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(request.id, id);
         assert_eq!(request.method, RESOURCES_READ);
         assert_eq!(params_of(request), Some(params));
-    }
-
-    if let Some(read) = mcp_legacy_2025::ReadLine::parse(data) {
-        let request = request.expect("legacy ReadLine took a line that is not a request");
-        assert_eq!(request.method, RESOURCES_READ);
-        assert_eq!(request.id, *read.id());
-        let params = params_of(request).expect("a read's params are an object");
-        assert!(params.get("uri").is_some_and(Value::is_string));
-        let modern = params
-            .get("_meta")
-            .and_then(Value::as_object)
-            .is_some_and(|meta| meta.contains_key(PROTOCOL_VERSION));
-        assert!(!modern, "legacy ReadLine took a modern-era read");
-    }
-
-    if let Some(read) = mcp_2026::ReadLine::parse(data) {
-        let request = request.expect("modern ReadLine took a line that is not a request");
-        assert_eq!(request.method, RESOURCES_READ);
-        let params = params_of(request).expect("a read's params are an object");
-        assert!(params.get("uri").is_some_and(Value::is_string));
-        let version = params
-            .get("_meta")
-            .and_then(|meta| meta.get(PROTOCOL_VERSION))
-            .and_then(Value::as_str);
-        assert_eq!(version, Some(read.protocol_version()));
     }
 
     if let Ok(text) = std::str::from_utf8(data) {
