@@ -1611,9 +1611,9 @@ impl tokio::io::AsyncWrite for SplitStart {
     }
 }
 
-/// The protocol is told from the first bytes the server peeks at; when they are only the start
-/// of the HTTP/2 preface (or of `POST`, which shares its first letter), it reads on until it
-/// can tell.
+/// The protocol is told from the first bytes (by hyper-util's builder); when they are only the
+/// start of the HTTP/2 preface (or of `POST`, which shares its first letter), it reads on until
+/// it can tell.
 #[tokio::test]
 async fn a_preface_or_a_request_split_across_writes_is_still_told_apart() {
     let server = TestServer::start(HttpOptions::default()).await;
