@@ -554,7 +554,8 @@ impl hyper::body::Body for InProgressBody {
 }
 
 /// Ready once the connection has had no request in progress for `idle` (before its first
-/// request, for `first`).
+/// request, for `first`). Every request that starts restarts the wait, even one that was
+/// over before this future was polled again.
 async fn idle_for(
     mut in_progress: tokio::sync::watch::Receiver<usize>,
     first: Duration,
@@ -565,11 +566,11 @@ async fn idle_for(
         if in_progress.wait_for(|open| *open == 0).await.is_err() {
             return std::future::pending().await;
         }
-        let busy = tokio::time::timeout(timeout, in_progress.wait_for(|open| *open > 0)).await;
-        if busy.is_err() {
-            return;
+        match tokio::time::timeout(timeout, in_progress.changed()).await {
+            Err(_) => return,
+            Ok(Err(_)) => return std::future::pending().await,
+            Ok(Ok(())) => timeout = idle,
         }
-        timeout = idle;
     }
 }
 
