@@ -1,13 +1,16 @@
 //! The Streamable HTTP transport: one MCP endpoint (`/mcp` by default) serving both protocol
 //! eras, as an axum [`Router`] to mount into any app ([`Server::router`]) or served on its own
-//! ([`Server::serve_http`], which runs the same handler without the router and without a
-//! per-request service clone, on hyper's connections: HTTP/1.1, and HTTP/2 for a client that
-//! opens with its preface (h2c with prior knowledge)).
+//! ([`Server::serve_http`]). There is one HTTP stack: `serve_http` serves the very router
+//! `router()` returns, with the peer's address as `ConnectInfo`, on connections of
+//! hyper-util's one builder for both protocols: HTTP/1.1, and HTTP/2 for a client that opens
+//! with its preface (h2c with prior knowledge), told apart by hyper-util.
 //!
 //! [`Server::serve_http`] bounds every connection before anyone is authorized
 //! ([`HttpOptions`]): how many are open (in all and per peer address), how long headers, a
-//! body and an idle connection may take, HTTP/2 keep-alive pings; and, on every path, how many
-//! response bytes are held at once, in all and per client ([`limits`]).
+//! body and an idle connection may take, HTTP/2 windows, streams and keep-alive pings; served
+//! by a router of your own, these are your server's to set. Whoever serves it, the router
+//! bounds how many request and response bytes, sessions and listen streams are held at once,
+//! in all and per client ([`limits`]).
 //!
 //! **Layer:** server, HTTP transport. Every request goes through the same checks, in the order
 //! of DIGEST §5.3:
@@ -39,8 +42,9 @@
 //!
 //! SSE events carry no ids (no stream is resumable, so there is nothing to prime), and live
 //! streams send `:` keep-alive comments. [`Server::shutdown`] ends listen streams with their
-//! graceful result and legacy GET streams, then [`Server::serve_http`] returns once open
-//! requests are done. The principal of every HTTP request is anonymous, unless
+//! graceful result and legacy GET streams, and [`Server::serve_http`] stops accepting, shuts
+//! each connection down gracefully and returns once they are closed, their open requests
+//! done. The principal of every HTTP request is anonymous, unless
 //! [`HttpOptions::authorization`] is set ([`auth`]): every request then needs a bearer token
 //! (checked before anything else but `Origin` and `Host`), runs as its token's principal, gets
 //! every modern result `cacheScope: "private"`, and may only name a legacy session its subject
@@ -131,8 +135,9 @@ pub struct HttpOptions {
     /// How many connections one peer address may have open at once (default 256;
     /// [`Server::serve_http`] only).
     pub max_connections_per_peer: usize,
-    /// How long a client may take to send a request's headers, and how long an HTTP/1.1
-    /// connection may wait for its next request (default 10 s; [`Server::serve_http`] only).
+    /// How long a client may take to send a request's headers: a new connection's first
+    /// request, on either protocol, and each next request of an HTTP/1.1 connection (default
+    /// 10 s; [`Server::serve_http`] only).
     pub header_read_timeout: Duration,
     /// How long a connection may stay open with no request in progress (default 60 s;
     /// [`Server::serve_http`] only). Live streams are requests in progress.
@@ -229,12 +234,13 @@ impl HttpState {
 impl Server {
     /// The MCP endpoint as an axum [`Router`] serving both eras at `options.path`, to serve
     /// alone or merge into an app. Each router has its own legacy sessions.
+    /// [`Server::serve_http`] serves this same router.
     ///
     /// The connection limits of [`HttpOptions`] (counts, timeouts, pings) are
     /// [`Server::serve_http`]'s: serving a router, they are the app's to set. The per-client
-    /// quotas (response bytes, sessions, listen streams) apply here too; serve the app with
-    /// connect info, as below, so that an anonymous client is its peer's address; without it,
-    /// every anonymous request counts as one client.
+    /// quotas (request and response bytes, sessions, listen streams) apply here too; serve the
+    /// app with connect info, as below, so that an anonymous client is its peer's address;
+    /// without it, every anonymous request counts as one client.
     ///
     /// ```no_run
     /// # async fn run(server: mcp_resources_server::Server) -> std::io::Result<()> {
@@ -279,14 +285,16 @@ impl Server {
     /// Like [`Server::serve_http`], on a listener bound already (for example to port 0, to
     /// learn the port from [`tokio::net::TcpListener::local_addr`] first).
     ///
-    /// Each connection is served by hyper on a task of its own, calling the endpoint directly:
-    /// no router, no per-request service clone. A connection that opens with the HTTP/2
-    /// preface is served as HTTP/2 (h2c with prior knowledge: there is no TLS, so no ALPN, and
-    /// `Upgrade: h2c` is not taken), every other as HTTP/1.1. On HTTP/2, `:authority` stands
-    /// for `Host` in the DNS-rebinding check, and at most
-    /// [`HttpOptions::max_streams_per_connection`] requests of a connection are open at once.
-    /// A failed `accept` (the process is out of file descriptors, say) is logged and retried
-    /// after a pause rather than ending the server.
+    /// It serves the [`Router`] that [`Server::router`] returns for `options`, the same
+    /// service an app serves, with the peer's address as axum's `ConnectInfo` on every
+    /// request. Each connection is served on a task of its own by hyper-util's
+    /// [`auto::Builder`](hyper_util::server::conn::auto::Builder), which tells the protocol
+    /// from the first bytes: a connection that opens with the HTTP/2 preface is served as
+    /// HTTP/2 (h2c with prior knowledge: there is no TLS, so no ALPN, and `Upgrade: h2c` is not
+    /// taken), every other as HTTP/1.1. On HTTP/2, `:authority` stands for `Host` in the
+    /// DNS-rebinding check, and at most [`HttpOptions::max_streams_per_connection`] requests of
+    /// a connection are open at once. A failed `accept` (the process is out of file
+    /// descriptors, say) is logged and retried after a pause rather than ending the server.
     ///
     /// # Errors
     ///
@@ -299,13 +307,13 @@ impl Server {
         if let Ok(addr) = listener.local_addr() {
             tracing::info!(%addr, path = %options.path, "serving MCP over Streamable HTTP");
         }
-        let protocols = Arc::new(Protocols::new(&options));
         let connections = limits::Quota::new(
             "connections",
             limits::connection_cap(options.max_connections),
             options.max_connections_per_peer,
         );
-        let state = Arc::new(self.http_state(options));
+        let serving = Arc::new(Connections::new(&options));
+        let router = self.router(options);
         let shutdown = self.shared.shutdown.clone();
         // Every connection task holds a sender; once they are all gone, `recv` says so.
         let (open, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
@@ -327,10 +335,12 @@ impl Server {
             };
             // Replies are written whole; waiting for more to coalesce only adds latency.
             let _ = stream.set_nodelay(true);
-            let (state, protocols) = (Arc::clone(&state), Arc::clone(&protocols));
-            let open = open.clone();
+            let (serving, router, open) = (Arc::clone(&serving), router.clone(), open.clone());
+            // Polled at every wake-up of the connection (each notification of a stream it
+            // carries): a latch wait, not a token's, which takes two locks per poll.
+            let closing = self.shared.closing.wait();
             tokio::spawn(async move {
-                serve_connection(state, protocols, stream, peer).await;
+                serving.serve(router, stream, peer, closing).await;
                 drop((held, open));
             });
         }
@@ -388,103 +398,112 @@ async fn accept_failed(error: &std::io::Error) {
     tokio::time::sleep(Duration::from_secs(1)).await;
 }
 
-/// The HTTP/2 connection preface (RFC 9113, section 3.4), which a client speaking HTTP/2 with
-/// prior knowledge sends first.
-const HTTP2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-
 /// How much of one HTTP/2 request body, and of all a connection's, a client may send before
 /// the server reads it: what the server holds of bodies it has not charged to their client
 /// yet ([`HttpOptions::max_request_bytes`]).
 const STREAM_WINDOW: u32 = 256 * 1024;
 const CONNECTION_WINDOW: u32 = 1024 * 1024;
 
-/// How connections are served by hyper: HTTP/1.1, HTTP/2 for a connection that opens with its
-/// preface, or, for a connection whose first bytes were only the start of that preface,
-/// hyper-util's builder, which reads on until it can tell. Made once by
-/// [`Server::serve_http_on`], with the timeouts and sizes of [`HttpOptions`].
-struct Protocols {
-    http1: hyper::server::conn::http1::Builder,
-    http2: hyper::server::conn::http2::Builder<hyper_util::rt::TokioExecutor>,
-    undecided: hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>,
+/// How [`Server::serve_http_on`] serves a connection: one hyper-util builder for both
+/// protocols, set up once with the timeouts and sizes of [`HttpOptions`], and the timeouts the
+/// server enforces itself around it.
+struct Connections {
+    builder: hyper_util::server::conn::auto::Builder<hyper_util::rt::TokioExecutor>,
+    /// How long a new connection may go without a request, and how long an idle one has to
+    /// close once told to ([`HttpOptions::header_read_timeout`]).
+    header_read_timeout: Duration,
     idle_timeout: Duration,
 }
 
-impl Protocols {
-    fn new(options: &HttpOptions) -> Protocols {
+impl Connections {
+    fn new(options: &HttpOptions) -> Connections {
         let timer = hyper_util::rt::TokioTimer::new;
-        // hyper's smallest read buffer; headers past it get `431`.
-        let header_bytes = options.max_header_bytes.max(8192);
-        let mut http1 = hyper::server::conn::http1::Builder::new();
-        http1
-            .timer(timer())
-            .header_read_timeout(options.header_read_timeout)
-            .max_buf_size(header_bytes);
-        // The same settings for HTTP/2 through either builder (two types, one shape). How
-        // much the server may send is the client's to grant; its own windows bound the request
-        // bodies it holds unread ([`STREAM_WINDOW`]).
-        macro_rules! http2 {
-            ($builder:expr) => {
-                $builder
-                    .timer(timer())
-                    .initial_stream_window_size(STREAM_WINDOW)
-                    .initial_connection_window_size(CONNECTION_WINDOW)
-                    .max_concurrent_streams(options.max_streams_per_connection)
-                    .max_header_list_size(
-                        u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX),
-                    )
-                    .keep_alive_interval(options.http2_keep_alive)
-                    .keep_alive_timeout(options.http2_keep_alive)
-            };
-        }
-        let mut http2 =
-            hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
-        http2!(http2);
-        let mut undecided =
+        let mut builder =
             hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
-        undecided
+        builder
             .http1()
             .timer(timer())
             .header_read_timeout(options.header_read_timeout)
-            .max_buf_size(header_bytes);
-        http2!(undecided.http2());
-        Protocols {
-            http1,
-            http2,
-            undecided,
+            // hyper's smallest read buffer; headers past it get `431`.
+            .max_buf_size(options.max_header_bytes.max(8192));
+        // How much the server may send is the client's to grant; its own windows bound the
+        // request bodies it holds unread ([`STREAM_WINDOW`]).
+        builder
+            .http2()
+            .timer(timer())
+            .initial_stream_window_size(STREAM_WINDOW)
+            .initial_connection_window_size(CONNECTION_WINDOW)
+            .max_concurrent_streams(options.max_streams_per_connection)
+            .max_header_list_size(u32::try_from(options.max_header_bytes).unwrap_or(u32::MAX))
+            .keep_alive_interval(options.http2_keep_alive)
+            .keep_alive_timeout(options.http2_keep_alive);
+        Connections {
+            builder,
+            header_read_timeout: options.header_read_timeout,
             idle_timeout: options.idle_timeout,
         }
     }
-}
 
-/// Drives a hyper connection until it ends, or, once `$shutdown` is ready, shuts it down
-/// gracefully and lets its requests in progress finish; once it has been idle for too long
-/// (`$idle`), shuts it down and gives it `$grace` to close (the connection types share the
-/// shape, not a trait).
-macro_rules! serve_until_shutdown {
-    ($connection:expr, $shutdown:expr, $idle:expr, $grace:expr) => {{
-        let connection = $connection;
-        tokio::pin!(connection);
+    /// Serves `router` on one connection from `peer` until the client closes it; once
+    /// `shutdown` is ready, shuts it down gracefully and lets its requests in progress finish
+    /// (live streams end with the server); once it has had no request in progress for
+    /// [`HttpOptions::idle_timeout`] (before its first request, for
+    /// [`HttpOptions::header_read_timeout`]: a client that connects and sends nothing, or only
+    /// part of the HTTP/2 preface, is not kept), shuts it down and gives it
+    /// [`HttpOptions::header_read_timeout`] to close before dropping it.
+    async fn serve(
+        &self,
+        router: Router,
+        stream: tokio::net::TcpStream,
+        peer: SocketAddr,
+        shutdown: impl Future<Output = ()>,
+    ) {
+        let in_progress: InProgress = Arc::new(tokio::sync::watch::channel(0).0);
+        let idle = idle_for(
+            in_progress.subscribe(),
+            self.header_read_timeout,
+            self.idle_timeout,
+        );
+        let router = hyper_util::service::TowerToHyperService::new(router);
+        let service = hyper::service::service_fn(
+            move |mut request: hyper::Request<hyper::body::Incoming>| {
+                request
+                    .extensions_mut()
+                    .insert(axum::extract::ConnectInfo(peer));
+                let open = Open::start(&in_progress);
+                let response = hyper::service::Service::call(&router, request);
+                async move {
+                    let response = response.await?;
+                    Ok::<_, std::convert::Infallible>(
+                        response.map(|body| InProgressBody { body, _open: open }),
+                    )
+                }
+            },
+        );
+        let connection = self
+            .builder
+            .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        tokio::pin!(connection, shutdown, idle);
         let result = tokio::select! {
             result = connection.as_mut() => result,
-            () = $shutdown => {
+            () = shutdown => {
                 connection.as_mut().graceful_shutdown();
                 connection.await
             }
-            () = $idle => {
-                tracing::debug!("idle connection closed");
+            () = idle => {
+                tracing::debug!(%peer, "idle connection closed");
                 connection.as_mut().graceful_shutdown();
                 // An HTTP/2 client has a moment to acknowledge the shutdown; one that does not
                 // is dropped.
-                match tokio::time::timeout($grace, connection).await {
-                    Ok(result) => result,
-                    Err(_) => Ok(()),
-                }
+                tokio::time::timeout(self.header_read_timeout, connection)
+                    .await
+                    .unwrap_or(Ok(()))
             }
         };
         if let Err(error) = result {
             tracing::debug!(%error, "connection ended with an error");
         }
-    }};
+    }
 }
 
 /// How many requests of one connection are in progress (their responses not yet sent whole),
@@ -510,13 +529,13 @@ impl Drop for Open {
 /// A response body that keeps its request counted as in progress until hyper is done with it
 /// (a live stream is in progress for as long as it is open).
 struct InProgressBody {
-    body: reply::Body,
+    body: axum::body::Body,
     _open: Open,
 }
 
 impl hyper::body::Body for InProgressBody {
     type Data = Bytes;
-    type Error = std::convert::Infallible;
+    type Error = axum::Error;
 
     fn poll_frame(
         self: std::pin::Pin<&mut Self>,
@@ -534,127 +553,36 @@ impl hyper::body::Body for InProgressBody {
     }
 }
 
-/// Ready once the connection has had no request in progress for `timeout`.
-async fn idle_for(mut in_progress: tokio::sync::watch::Receiver<usize>, timeout: Duration) {
+/// Ready once the connection has had no request in progress for `idle` (before its first
+/// request, for `first`). Every request that starts restarts the wait, even one that was
+/// over before this future was polled again.
+async fn idle_for(
+    mut in_progress: tokio::sync::watch::Receiver<usize>,
+    first: Duration,
+    idle: Duration,
+) {
+    let mut timeout = first;
     loop {
         if in_progress.wait_for(|open| *open == 0).await.is_err() {
             return std::future::pending().await;
         }
-        let busy = tokio::time::timeout(timeout, in_progress.wait_for(|open| *open > 0)).await;
-        if busy.is_err() {
-            return;
+        match tokio::time::timeout(timeout, in_progress.changed()).await {
+            Err(_) => return,
+            Ok(Err(_)) => return std::future::pending().await,
+            Ok(Ok(())) => timeout = idle,
         }
     }
 }
 
-/// Serves one connection until the client closes it, or, once the server shuts down or the
-/// connection idled for [`HttpOptions::idle_timeout`], until its requests in progress are
-/// answered.
-///
-/// The protocol is told from the first bytes, peeked, not read: a connection that opens with
-/// the HTTP/2 preface is served as HTTP/2, any other as HTTP/1.1, each by hyper over the socket
-/// itself (hyper-util's builder, which puts a wrapper on every read, only serves a connection
-/// whose first bytes could be either). The peek waits at most
-/// [`HttpOptions::header_read_timeout`]. Every request carries the peer's address (axum's
-/// `ConnectInfo`), which names its client when it is anonymous.
-async fn serve_connection(
-    state: Arc<HttpState>,
-    protocols: Arc<Protocols>,
-    stream: tokio::net::TcpStream,
-    peer: SocketAddr,
-) {
-    // Polled at every wake-up of the connection (each notification of a stream it carries):
-    // a latch wait, not a token's, which takes two locks per poll.
-    let mut shutdown = state.shared.closing.wait();
-    let mut head = [0_u8; HTTP2_PREFACE.len()];
-    let peeked = tokio::select! {
-        peeked = tokio::time::timeout(state.options.header_read_timeout, stream.peek(&mut head)) => peeked,
-        // Nothing was asked yet: nothing to finish.
-        () = &mut shutdown => return,
+/// The metadata document, at its routes of the [`Router`] (with
+/// [`HttpOptions::authorization`]).
+async fn metadata(State(state): State<HttpState>, method: Method) -> axum::response::Response {
+    let response = match &state.options.authorization {
+        Some(authorization) if method == Method::GET => authorization.metadata(),
+        Some(_) => method_not_allowed(),
+        None => reply::status(StatusCode::NOT_FOUND),
     };
-    let seen = match peeked {
-        Ok(Ok(0)) => return,
-        Ok(Ok(seen)) => seen,
-        Ok(Err(error)) => {
-            tracing::debug!(%error, "connection ended before its first request");
-            return;
-        }
-        Err(_) => {
-            tracing::debug!(%peer, "connection closed: nothing sent in time");
-            return;
-        }
-    };
-    let in_progress: InProgress = Arc::new(tokio::sync::watch::channel(0).0);
-    let idle = idle_for(in_progress.subscribe(), protocols.idle_timeout);
-    let grace = state.options.header_read_timeout;
-    let service =
-        hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
-            let state = Arc::clone(&state);
-            let open = Open::start(&in_progress);
-            request
-                .extensions_mut()
-                .insert(axum::extract::ConnectInfo(peer));
-            async move {
-                // The one route (and the metadata document's): anything else is `404`, as
-                // from the router.
-                let response = if request.uri().path() != state.options.path {
-                    elsewhere(&state, request.method(), request.uri().path())
-                } else {
-                    // Hyper's body as it is: boxing it into axum's would cost an allocation
-                    // and a dynamic call per frame.
-                    handle(&state, request).await
-                };
-                Ok::<_, std::convert::Infallible>(
-                    response.map(|body| InProgressBody { body, _open: open }),
-                )
-            }
-        });
-    let io = hyper_util::rt::TokioIo::new(stream);
-    if head[..seen] == *HTTP2_PREFACE {
-        serve_until_shutdown!(
-            protocols.http2.serve_connection(io, service),
-            shutdown,
-            idle,
-            grace
-        );
-    } else if head[..seen] != HTTP2_PREFACE[..seen] {
-        serve_until_shutdown!(
-            protocols.http1.serve_connection(io, service),
-            shutdown,
-            idle,
-            grace
-        );
-    } else {
-        serve_until_shutdown!(
-            protocols.undecided.serve_connection(io, service),
-            shutdown,
-            idle,
-            grace
-        );
-    }
-}
-
-/// A request for another path than the endpoint's: the metadata document at its paths when
-/// requests are authorized, else `404`.
-fn elsewhere(state: &HttpState, method: &Method, path: &str) -> Response {
-    match &state.options.authorization {
-        Some(authorization) if authorization.is_metadata_path(path, &state.options.path) => {
-            if method == Method::GET {
-                authorization.metadata()
-            } else {
-                method_not_allowed()
-            }
-        }
-        _ => reply::status(StatusCode::NOT_FOUND),
-    }
-}
-
-/// The metadata document's route of the [`Router`].
-async fn metadata(
-    State(state): State<HttpState>,
-    request: axum::extract::Request,
-) -> axum::response::Response {
-    elsewhere(&state, request.method(), request.uri().path()).map(axum::body::Body::new)
+    response.map(axum::body::Body::new)
 }
 
 /// The one handler of the endpoint, as a [`Router`] route.
@@ -665,15 +593,11 @@ async fn endpoint(
     handle(&state, request).await.map(axum::body::Body::new)
 }
 
-/// Answers one request to the endpoint (whichever path it came by: axum's body from the
-/// router, hyper's from [`Server::serve_http`]), and charges its body to the bytes its client
-/// may hold: over that, the answer is `503` (the client is holding too much unread already).
-/// The charge rides in the body's bytes, so it is given back when the last of them is
-/// dropped, wherever the connection keeps them meanwhile.
-async fn handle<B>(state: &HttpState, request: axum::http::Request<B>) -> Response
-where
-    B: hyper::body::Body<Data = Bytes> + Unpin,
-{
+/// Answers one request to the endpoint, and charges its body to the bytes its client may
+/// hold: over that, the answer is `503` (the client is holding too much unread already). The
+/// charge rides in the body's bytes, so it is given back when the last of them is dropped,
+/// wherever the connection keeps them meanwhile.
+async fn handle(state: &HttpState, request: axum::extract::Request) -> Response {
     let peer = request
         .extensions()
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
@@ -692,14 +616,11 @@ where
 }
 
 /// The answer to one request from `peer`, and the client it ran for.
-async fn answer<B>(
+async fn answer(
     state: &HttpState,
     peer: Option<SocketAddr>,
-    request: axum::http::Request<B>,
-) -> (limits::Client, Response)
-where
-    B: hyper::body::Body<Data = Bytes> + Unpin,
-{
+    request: axum::extract::Request,
+) -> (limits::Client, Response) {
     let refused = |response: Response| (limits::Client::of(&state.principal, peer), response);
     let (parts, body) = request.into_parts();
     let origins = parts.headers.get_all(header::ORIGIN).iter();
@@ -764,10 +685,7 @@ where
     (client, response)
 }
 
-async fn post<B>(state: &HttpState, headers: &HeaderMap, body: B) -> Response
-where
-    B: hyper::body::Body<Data = Bytes> + Unpin,
-{
+async fn post(state: &HttpState, headers: &HeaderMap, body: axum::body::Body) -> Response {
     let limit = state.options.max_body_bytes;
     let declared = headers
         .get(header::CONTENT_LENGTH)

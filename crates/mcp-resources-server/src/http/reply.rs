@@ -19,7 +19,8 @@ use crate::http::{legacy, limits, modern, sse};
 pub(crate) type Response = axum::http::Response<Body>;
 
 /// The body of a [`Response`]: whole, or a live SSE stream. One type rather than a boxed
-/// one, so that hyper serves it without an allocation or a dynamic call per frame.
+/// one until the router's handler hands it to axum, so that a whole body can be charged to
+/// its client ([`Body::charge`]).
 pub(crate) enum Body {
     /// The whole body, sent as one frame; `None` once sent, or for an empty body.
     Whole(Option<Bytes>),

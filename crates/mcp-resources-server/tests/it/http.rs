@@ -20,7 +20,9 @@ const MODERN: &str = "2026-07-28";
 
 /// Reads of `test://gate/{n}` wait at gate `n` until a test lets one through (one gate per
 /// test, as tests run at once).
-static GATES: [tokio::sync::Notify; 2] = [
+static GATES: [tokio::sync::Notify; 4] = [
+    tokio::sync::Notify::const_new(),
+    tokio::sync::Notify::const_new(),
     tokio::sync::Notify::const_new(),
     tokio::sync::Notify::const_new(),
 ];
@@ -1611,9 +1613,9 @@ impl tokio::io::AsyncWrite for SplitStart {
     }
 }
 
-/// The protocol is told from the first bytes the server peeks at; when they are only the start
-/// of the HTTP/2 preface (or of `POST`, which shares its first letter), it reads on until it
-/// can tell.
+/// The protocol is told from the first bytes (by hyper-util's builder); when they are only the
+/// start of the HTTP/2 preface (or of `POST`, which shares its first letter), it reads on until
+/// it can tell.
 #[tokio::test]
 async fn a_preface_or_a_request_split_across_writes_is_still_told_apart() {
     let server = TestServer::start(HttpOptions::default()).await;
@@ -2233,4 +2235,172 @@ fn with_header<'a>(
     let mut all = headers.to_vec();
     all.push(more);
     all
+}
+
+/// What a client sees of a response: its status, its headers but `Date` (a session id only as
+/// present), and its body.
+async fn seen(response: hyper::Response<Incoming>) -> (u16, Vec<(String, String)>, String) {
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .filter(|(name, _)| *name != "date")
+        .map(|(name, value)| {
+            let value = if name == "mcp-session-id" {
+                "(a session id)".to_owned()
+            } else {
+                value.to_str().unwrap().to_owned()
+            };
+            (name.to_string(), value)
+        })
+        .collect();
+    let body = bounded(response.into_body().collect())
+        .await
+        .unwrap()
+        .to_bytes();
+    (status, headers, String::from_utf8(body.to_vec()).unwrap())
+}
+
+/// The answers to a few requests of either era, of both kinds of session header, to other
+/// paths and from a disallowed origin, as [`seen`], each named.
+async fn answers(server: &TestServer) -> Vec<(&'static str, (u16, Vec<(String, String)>, String))> {
+    let mut answers = Vec::new();
+    let get = server.send("GET", &[], None).await;
+    answers.push(("GET without a session", seen(get).await));
+    let initialize = initialize_request("2025-11-25").to_string();
+    let opened = server.send("POST", &[], Some(&initialize)).await;
+    let session = opened
+        .headers()
+        .get("mcp-session-id")
+        .map(|id| id.to_str().unwrap().to_owned())
+        .expect("a session id");
+    answers.push(("initialize", seen(opened).await));
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list"}).to_string();
+    let listed = server.send("POST", &headers, Some(&list)).await;
+    answers.push(("legacy resources/list", seen(listed).await));
+    let read = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+        "params": {"uri": "test://static-text", "_meta": modern_meta()}})
+    .to_string();
+    let modern_headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "resources/read"),
+        ("mcp-name", "test://static-text"),
+    ];
+    let modern = server.send("POST", &modern_headers, Some(&read)).await;
+    answers.push(("modern resources/read", seen(modern).await));
+    let origin = [("origin", "https://evil.example")];
+    let refused = server.send("POST", &origin, Some(&read)).await;
+    answers.push(("a disallowed origin", seen(refused).await));
+    let elsewhere = server.send_at("/elsewhere", "GET", &[], None).await;
+    answers.push(("an unknown path", seen(elsewhere).await));
+    let deleted = server.send("DELETE", &headers, None).await;
+    answers.push(("DELETE the session", seen(deleted).await));
+    let gone = server.send("POST", &headers, Some(&list)).await;
+    answers.push(("the deleted session", seen(gone).await));
+    let delete = server.send("DELETE", &[], None).await;
+    answers.push(("DELETE without a session", seen(delete).await));
+    answers
+}
+
+/// A second server of `server`'s resources: `router` served by a user's own `axum::serve`.
+async fn served_by_axum(server: &TestServer, router: axum::Router) -> TestServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let service = router.into_make_service_with_connect_info::<SocketAddr>();
+    TestServer {
+        server: server.server.clone(),
+        addr,
+        task: tokio::spawn(async move { axum::serve(listener, service).await }),
+    }
+}
+
+/// One HTTP stack: what `serve_http` serves is the router, so a user's own `axum::serve` of
+/// `router()` answers every request as it does, statuses, headers and bodies.
+#[tokio::test]
+async fn serve_http_and_the_router_served_by_axum_answer_alike() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let routed = served_by_axum(&server, server.server.router(HttpOptions::default())).await;
+    let (ours, theirs) = (answers(&server).await, answers(&routed).await);
+    assert_eq!(ours.len(), theirs.len());
+    for ((name, ours), (_, theirs)) in ours.iter().zip(&theirs) {
+        assert_eq!(ours, theirs, "{name}");
+    }
+    let statuses: Vec<u16> = ours.iter().map(|(_, (status, _, _))| *status).collect();
+    assert_eq!(statuses, [405, 200, 200, 200, 403, 404, 204, 404, 405]);
+
+    // With authorization: the metadata document at its paths, and a request without a token.
+    let options = HttpOptions {
+        authorization: Some(authorization()),
+        ..HttpOptions::default()
+    };
+    let server = TestServer::start(options.clone()).await;
+    let routed = served_by_axum(&server, server.server.router(options)).await;
+    let metadata = "/.well-known/oauth-protected-resource/mcp";
+    for (path, method, status) in [
+        (metadata, "GET", 200),
+        ("/.well-known/oauth-protected-resource", "GET", 200),
+        (metadata, "POST", 405),
+        ("/.well-known/oauth-protected-resource/other", "GET", 404),
+        ("/mcp", "POST", 401),
+    ] {
+        let body = (method == "POST").then(|| initialize_request("2025-11-25").to_string());
+        let ours = seen(server.send_at(path, method, &[], body.as_deref()).await).await;
+        let theirs = seen(routed.send_at(path, method, &[], body.as_deref()).await).await;
+        assert_eq!(ours.0, status, "{method} {path}: {ours:?}");
+        assert_eq!(ours, theirs, "{method} {path}");
+    }
+}
+
+/// Shutdown is graceful: a request in flight, over HTTP/1.1 or HTTP/2, is answered, and then
+/// `serve_http` returns.
+#[tokio::test]
+async fn shutdown_lets_requests_in_flight_finish() {
+    let server = TestServer::start(HttpOptions::default()).await;
+    let gated = |gate: usize| {
+        let uri = format!("test://gate/{gate}");
+        let read = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+            "params": {"uri": uri, "_meta": modern_meta()}});
+        (uri, read)
+    };
+    let (uri_1, read_1) = gated(2);
+    let headers_1 = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "resources/read"),
+        ("mcp-name", uri_1.as_str()),
+    ];
+    let mut http1 = Box::pin(server.post(&headers_1, &read_1));
+    let (uri_2, read_2) = gated(3);
+    let headers_2 = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "resources/read"),
+        ("mcp-name", uri_2.as_str()),
+    ];
+    let mut client = Http2Client::connect(&server).await;
+    let mut http2 = Box::pin(client.send("POST", &headers_2, Some(&read_2)));
+    // Both wait at their gates.
+    let waiting = tokio::time::timeout(Duration::from_millis(300), async {
+        tokio::join!(&mut http1, &mut http2)
+    });
+    assert!(waiting.await.is_err(), "a gated read was answered");
+    server.server.shutdown();
+    GATES[2].notify_one();
+    GATES[3].notify_one();
+    let text = |answer: &Answer| answer.json["result"]["contents"][0]["text"].clone();
+    let answer = bounded(http1).await;
+    assert_eq!(
+        (answer.status, text(&answer)),
+        (200, json!("through the gate"))
+    );
+    let answer = Answer::read(bounded(http2).await.unwrap()).await;
+    assert_eq!(
+        (answer.status, text(&answer)),
+        (200, json!("through the gate"))
+    );
+    let mut server = server;
+    let stopped = bounded(&mut server.task).await.unwrap();
+    assert!(stopped.is_ok(), "{stopped:?}");
 }

@@ -162,6 +162,42 @@ async fn idle_and_slow_connections_are_closed() {
     );
 }
 
+/// The idle timeout counts from the last request in progress: a connection whose requests
+/// each come within it is served for as long as they come, even when each is answered before
+/// the server's timer looks (a request that starts and ends between two of its polls).
+#[tokio::test]
+async fn a_connection_in_use_is_not_closed_as_idle() {
+    let server = start(short_timeouts()).await;
+    let mut stream = connect_from(server, "127.0.0.1", false).await;
+    // Ten requests, 100 ms apart: a second in all, three timeouts' worth.
+    for _ in 0..10 {
+        stream
+            .write_all(&read_request(server, "test://small"))
+            .await
+            .unwrap();
+        assert_eq!(status_of(&mut stream).await, 200);
+        // The rest of the answer: its headers to the blank line, then its body.
+        let mut head = Vec::new();
+        let mut byte = [0_u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            assert_eq!(bounded(stream.read(&mut byte)).await.unwrap(), 1);
+            head.push(byte[0]);
+        }
+        let head = String::from_utf8(head).unwrap().to_lowercase();
+        let length: usize = head
+            .lines()
+            .find_map(|line| line.strip_prefix("content-length: "))
+            .expect("a whole answer")
+            .trim()
+            .parse()
+            .unwrap();
+        let mut body = vec![0_u8; length];
+        bounded(stream.read_exact(&mut body)).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(closed_by_server(&mut stream).await, "idle at last");
+}
+
 #[tokio::test]
 async fn a_body_sent_too_slowly_gets_408() {
     let server = start(short_timeouts()).await;

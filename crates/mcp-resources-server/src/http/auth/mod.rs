@@ -280,18 +280,9 @@ impl Authorization {
         })
     }
 
-    /// Whether `path` is one where the metadata document is served: the root well-known URI,
+    /// The paths where the metadata document is served, each once: the root well-known URI,
     /// the one of the resource's path, and the one of the endpoint's `endpoint_path` (which
     /// differs from the resource's behind a proxy that rewrites paths).
-    pub(crate) fn is_metadata_path(&self, path: &str, endpoint_path: &str) -> bool {
-        path.starts_with(METADATA_PATH)
-            && self
-                .metadata_paths(endpoint_path)
-                .iter()
-                .any(|served| served == path)
-    }
-
-    /// The paths of [`Authorization::is_metadata_path`], each once.
     pub(crate) fn metadata_paths(&self, endpoint_path: &str) -> Vec<String> {
         let mut paths = vec![METADATA_PATH.to_owned()];
         paths.extend(self.metadata_path.clone());
@@ -836,7 +827,10 @@ mod tests {
             ("/mcp", false),
         ] {
             assert_eq!(
-                authorization.is_metadata_path(path, "/api"),
+                authorization
+                    .metadata_paths("/api")
+                    .iter()
+                    .any(|served| served == path),
                 served,
                 "{path}"
             );
