@@ -29,9 +29,11 @@ use serde_json::Value;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Layer {
     /// Wire types of every protocol version: plain data.
-    Wire,
+    Types,
     /// The engine: no wire types, no runtime, no I/O.
     Core,
+    /// The one conversion from the core's values to the wire types, shared by the adapters.
+    Wire,
     /// A sans-io protocol adapter of one era.
     Adapter,
     /// The server library: transports, era selection; names no provider.
@@ -47,8 +49,9 @@ enum Layer {
 /// Every crate of the workspace and its layer. A crate missing here is a tidy problem, so a new
 /// crate is placed before it lands.
 const LAYERS: &[(&str, Layer)] = &[
-    ("mcp-types", Layer::Wire),
+    ("mcp-types", Layer::Types),
     ("mcp-resources-core", Layer::Core),
+    ("mcp-resources-wire", Layer::Wire),
     ("mcp-legacy-2025", Layer::Adapter),
     ("mcp-2026", Layer::Adapter),
     ("mcp-resources-server", Layer::Server),
@@ -204,19 +207,20 @@ fn check_dependency_graph(metadata: &Metadata) -> Vec<String> {
         }
     };
 
-    let sans_io = [Layer::Wire, Layer::Core, Layer::Adapter];
+    let sans_io = [Layer::Types, Layer::Core, Layer::Wire, Layer::Adapter];
     for krate in sans_io.into_iter().flat_map(crates_of) {
         for runtime in RUNTIME_PACKAGES {
             forbid(
                 &mut problems,
                 krate,
                 runtime,
-                "the wire types, the core and the adapters are sans-io: no runtime, no HTTP stack",
+                "the wire types, the core, the wire conversion and the adapters are sans-io: no runtime, no HTTP stack",
             );
         }
     }
     for provider in crates_of(Layer::Provider) {
-        let above = crates_of(Layer::Wire)
+        let above = crates_of(Layer::Types)
+            .chain(crates_of(Layer::Wire))
             .chain(crates_of(Layer::Adapter))
             .chain(crates_of(Layer::Server));
         for forbidden in above.chain(HTTP_PACKAGES.iter().copied()) {
@@ -253,6 +257,16 @@ fn check_dependency_graph(metadata: &Metadata) -> Vec<String> {
         "mcp-legacy-2025",
         "the adapters are independent of each other",
     );
+    for conversion in crates_of(Layer::Wire) {
+        for adapter in crates_of(Layer::Adapter) {
+            forbid(
+                &mut problems,
+                conversion,
+                adapter,
+                "the wire conversion is shared by the adapters and knows neither",
+            );
+        }
+    }
     for wire in ["mcp-types", "serde_json", "mcp-legacy-2025", "mcp-2026"] {
         forbid(
             &mut problems,
@@ -637,6 +651,7 @@ mod tests {
         let json = serde_json::json!({
             "packages": [
                 {"id": "core", "name": "mcp-resources-core"},
+                {"id": "wire", "name": "mcp-resources-wire"},
                 {"id": "glue", "name": "glue"},
                 {"id": "tokio", "name": "tokio"},
                 {"id": "axum", "name": "axum"},
@@ -648,13 +663,14 @@ mod tests {
                 {"id": "bin", "name": "mcp-server-bin"},
                 {"id": "xtask", "name": "xtask"}
             ],
-            "workspace_members": ["core", "types", "legacy", "modern", "server", "fs", "bin", "xtask"],
+            "workspace_members": ["core", "wire", "types", "legacy", "modern", "server", "fs", "bin", "xtask"],
             "resolve": {"nodes": [
                 {"id": "core", "deps": [
                     {"pkg": "glue", "dep_kinds": [{"kind": null}]},
                     {"pkg": "tokio", "dep_kinds": [{"kind": "dev"}]}
                 ]},
                 {"id": "glue", "deps": [{"pkg": "tokio", "dep_kinds": [{"kind": null}]}]},
+                {"id": "wire", "deps": [{"pkg": "types", "dep_kinds": [{"kind": null}]}]},
                 {"id": "legacy", "deps": [{"pkg": "modern", "dep_kinds": [{"kind": null}]}]},
                 {"id": "types", "deps": []},
                 {"id": "modern", "deps": []},

@@ -12,15 +12,14 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 
-use mcp_resources_core::engine::ReadOutput;
 use mcp_resources_core::service::Answer;
 use mcp_resources_core::subscription::Change;
-use mcp_types::jsonrpc::{self, Notification, RawValue, RequestId, Response};
+use mcp_resources_wire::{self as to_wire, Shape};
+use mcp_types::jsonrpc::{self, Notification, RequestId, Response};
 use mcp_types::lifecycle::server_info_meta;
 use mcp_types::meta::{self, Meta, ProgressToken};
 use mcp_types::method;
 use mcp_types::request_meta::RequestMeta;
-use mcp_types::resources::{ContentsOut, ResourceRef};
 use mcp_types::v2026_07_28::{self as wire, LoggingLevel};
 use serde::Serialize;
 
@@ -188,22 +187,23 @@ impl Exchange {
         match (pending, answer) {
             (Pending::ListResources, Answer::Resources(page)) => match page {
                 Ok(page) => {
-                    let resources = page.items.iter().map(convert::listed).collect();
+                    let resources = page
+                        .items
+                        .iter()
+                        .map(|resource| to_wire::listed(resource, Shape::Newest, Some))
+                        .collect();
                     let hints =
                         convert::cache_hints(page.cache, self.shared.config.private_results);
                     let mut result =
                         wire::ListResourcesResult::new(resources, page.next_cursor, hints);
                     result.meta = Some(self.result_meta());
-                    self.progress_done();
-                    let bytes = encode_list(&self.id, &result);
-                    self.send(bytes, true);
-                    self.state = State::Finished;
+                    self.finish_with(&result);
                 }
                 Err(error) => self.finish_with_error(&RequestError::from_list(error)),
             },
             (Pending::ListTemplates, Answer::Templates(page)) => match page {
                 Ok(page) => {
-                    let templates = page.items.into_iter().map(convert::template).collect();
+                    let templates = page.items.into_iter().map(to_wire::template).collect();
                     let hints =
                         convert::cache_hints(page.cache, self.shared.config.private_results);
                     let mut result =
@@ -220,10 +220,16 @@ impl Exchange {
                     self.finish_with_error(&RequestError::ResourceNotFound { uri });
                 }
                 Ok(output) => {
-                    self.progress_done();
-                    let bytes = read_response(&self.shared, &self.id, &output);
-                    self.send(bytes, true);
-                    self.state = State::Finished;
+                    let shared = Arc::clone(&self.shared);
+                    let hints = convert::cache_hints(output.cache, shared.config.private_results);
+                    let result = wire::ReadResourceResult {
+                        result_type: wire::ResultType::COMPLETE,
+                        contents: output.contents.iter().map(to_wire::contents).collect(),
+                        ttl_ms: hints.ttl_ms,
+                        cache_scope: hints.cache_scope,
+                        meta: Some(&*shared.result_meta),
+                    };
+                    self.finish_with(&result);
                 }
                 Err(error) => self.finish_with_error(&RequestError::from_read(error, &uri)),
             },
@@ -231,7 +237,7 @@ impl Exchange {
                 Ok(completion) => {
                     let result = wire::CompleteResult {
                         result_type: wire::ResultType::COMPLETE,
-                        completion: convert::completion(completion),
+                        completion: to_wire::completion(completion),
                         meta: Some(self.result_meta()),
                     };
                     self.finish_with(&result);
@@ -302,16 +308,12 @@ impl Exchange {
                     };
                     notification(method::NOTIFICATION_RESOURCES_LIST_CHANGED, &params)
                 }
-                // Written directly (the same bytes, without serde's costs) unless the URI or the
-                // id needs escaping: one change is encoded by every listen stream.
                 Change::ResourceUpdated(uri) if updates => {
-                    crate::notification::resource_updated(&uri, &self.id).unwrap_or_else(|| {
-                        let params = wire::ResourceUpdatedNotificationParams {
-                            uri: uri.as_ref().to_owned(),
-                            meta: Some(meta::subscription_meta(&self.id)),
-                        };
-                        notification(method::NOTIFICATION_RESOURCES_UPDATED, &params)
-                    })
+                    let params = wire::ResourceUpdatedNotificationParams {
+                        uri: uri.as_ref().to_owned(),
+                        meta: Some(meta::subscription_meta(&self.id)),
+                    };
+                    notification(method::NOTIFICATION_RESOURCES_UPDATED, &params)
                 }
                 Change::ListChanged | Change::ResourceUpdated(_) => continue,
             };
@@ -438,25 +440,19 @@ impl Exchange {
         self.respond_error(error);
     }
 
-    /// The final `notifications/progress` of a request that carried a progress token
-    /// ([`progress_done`]).
+    /// The final `notifications/progress` of a request that carried a progress token: the work
+    /// is one step, and it is done.
     fn progress_done(&mut self) {
         if let Some(token) = self.progress_token.take() {
-            self.send_notification(progress_done(token));
+            let params = wire::ProgressNotificationParams::done(token, None);
+            self.notify(method::NOTIFICATION_PROGRESS, &params);
         }
     }
 
+    /// Sends the response carrying `result`.
     fn respond<R: Serialize>(&mut self, result: &R) {
-        self.respond_sized(result, SMALL_MESSAGE);
-    }
-
-    /// Sends the response carrying `result`, written into a buffer of `capacity` bytes to start
-    /// with.
-    fn respond_sized<R: Serialize>(&mut self, result: &R, capacity: usize) {
         let response = Response::success(self.id.clone(), result);
-        let bytes = response
-            .to_vec_with_capacity(capacity)
-            .unwrap_or_else(|_| unencodable(&self.id));
+        let bytes = jsonrpc::to_vec(&response).unwrap_or_else(|_| unencodable(&self.id));
         self.send(bytes, true);
         self.state = State::Finished;
     }
@@ -505,123 +501,9 @@ pub fn cancelled_notification(listen_id: &RequestId) -> Outgoing {
     }
 }
 
-/// The response to read `id` answered with `output` (contents, never empty): the contents
-/// borrowed (text escaped as it is written, blobs' encodings memoized) and the result `_meta`
-/// encoded once, written straight into a buffer sized for them.
-pub(crate) fn read_response(shared: &Shared, id: &RequestId, output: &ReadOutput) -> Vec<u8> {
-    let hints = convert::cache_hints(output.cache, shared.config.private_results);
-    let result = wire::ReadResourceResult {
-        result_type: wire::ResultType::COMPLETE,
-        contents: output.contents.iter().map(convert::contents).collect(),
-        ttl_ms: hints.ttl_ms,
-        cache_scope: hints.cache_scope,
-        meta: Some(&*shared.result_meta),
-    };
-    let capacity = read_size_hint(&result);
-    encode_read(id, &result, capacity)
-}
-
-/// The bytes of the final `notifications/progress` of a request that carried the progress
-/// `token`: the work is one step, and it is done (written by hand, as serde would).
-pub(crate) fn progress_done(token: ProgressToken) -> Vec<u8> {
-    mcp_types::notifications::progress_done_message(&token, None)
-}
-
-/// `{"jsonrpc":"2.0","id":…,"result":{"resultType":…`, how a response written by hand starts.
-fn start_result(
-    bytes: &mut Vec<u8>,
-    id: &RequestId,
-    result_type: &wire::ResultType,
-) -> Result<(), serde_json::Error> {
-    bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    serde_json::to_writer(&mut *bytes, id)?;
-    bytes.extend_from_slice(br#","result":{"resultType":"#);
-    jsonrpc::write_string(bytes, result_type.as_str());
-    Ok(())
-}
-
-/// `,"ttlMs":…,"cacheScope":…`, the caching hints of a cacheable result, as serde writes them.
-fn write_hints(bytes: &mut Vec<u8>, ttl_ms: u64, cache_scope: wire::CacheScope) {
-    bytes.extend_from_slice(br#","ttlMs":"#);
-    bytes.extend_from_slice(itoa::Buffer::new().format(ttl_ms).as_bytes());
-    bytes.extend_from_slice(match cache_scope {
-        wire::CacheScope::Public => br#","cacheScope":"public""#.as_slice(),
-        wire::CacheScope::Private => br#","cacheScope":"private""#.as_slice(),
-    });
-}
-
-/// The response carrying a `resources/list` page, written by hand as [`encode_read`] writes a
-/// read's: byte for byte what serde writes for it (a test compares both), every resource's
-/// strings escaped by SIMD ([`ResourceRef::write_json`]), in the thread's spare buffer.
-fn encode_list(id: &RequestId, result: &wire::ListResourcesResult<ResourceRef<'_>>) -> Vec<u8> {
-    let entries: usize = result.resources.iter().map(ResourceRef::size_hint).sum();
-    let mut bytes = jsonrpc::buffer::with_capacity(entries + 256);
-    let written = (|| {
-        start_result(&mut bytes, id, &result.result_type)?;
-        bytes.push(b',');
-        ResourceRef::write_page(&mut bytes, &result.resources, result.next_cursor.as_deref())?;
-        write_hints(&mut bytes, result.ttl_ms, result.cache_scope);
-        if let Some(meta) = &result.meta {
-            bytes.extend_from_slice(br#","_meta":"#);
-            serde_json::to_writer(&mut bytes, meta)?;
-        }
-        bytes.extend_from_slice(b"}}");
-        Ok::<(), serde_json::Error>(())
-    })();
-    match written {
-        Ok(()) => bytes,
-        Err(_) => unencodable(id),
-    }
-}
-
 /// A notification's bytes, through serde.
 fn notification<P: Serialize>(method: &str, params: &P) -> Vec<u8> {
     encode(&Notification::new(method, Some(params)))
-}
-
-/// The buffer a message starts with unless its size is known: serde_json's own default.
-const SMALL_MESSAGE: usize = 128;
-
-/// How many bytes to set aside for a response carrying the read `result`, so that it is written
-/// without growing its buffer when its text has nothing to escape ([`ContentsOut::size_hint`]).
-fn read_size_hint(result: &wire::ReadResourceResult<ContentsOut<'_>, &RawValue>) -> usize {
-    let contents: usize = result.contents.iter().map(ContentsOut::size_hint).sum();
-    let meta = result.meta.map_or(0, |meta| meta.get().len());
-    // The envelope, `resultType`, `ttlMs`, `cacheScope` and some room for the id.
-    contents + result.contents.len() + meta + 160
-}
-
-/// The response carrying a read's `result`, written straight into a buffer of `capacity` bytes:
-/// byte for byte what serde writes for it (a test compares both), with the constant members
-/// copied in whole instead of written key by key, string by string.
-fn encode_read(
-    id: &RequestId,
-    result: &wire::ReadResourceResult<ContentsOut<'_>, &RawValue>,
-    capacity: usize,
-) -> Vec<u8> {
-    let mut bytes = jsonrpc::buffer::with_capacity(capacity);
-    let written = (|| {
-        start_result(&mut bytes, id, &result.result_type)?;
-        bytes.extend_from_slice(br#","contents":["#);
-        for (index, contents) in result.contents.iter().enumerate() {
-            if index > 0 {
-                bytes.push(b',');
-            }
-            contents.write_json(&mut bytes);
-        }
-        bytes.push(b']');
-        write_hints(&mut bytes, result.ttl_ms, result.cache_scope);
-        if let Some(meta) = result.meta {
-            bytes.extend_from_slice(br#","_meta":"#);
-            bytes.extend_from_slice(meta.get().as_bytes());
-        }
-        bytes.extend_from_slice(b"}}");
-        Ok::<(), serde_json::Error>(())
-    })();
-    match written {
-        Ok(()) => bytes,
-        Err(_) => unencodable(id),
-    }
 }
 
 /// The error response sent instead of a result that could not be encoded.
@@ -642,141 +524,4 @@ fn encode<T: Serialize>(message: &T) -> Vec<u8> {
         br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"internal error: a message could not be encoded"}}"#
             .to_vec()
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use mcp_types::resources::{BodyRef, ContentsRef, EncodedContents, JsonString};
-
-    use super::*;
-
-    /// The read response written by hand is the one serde writes, whatever the id, the
-    /// contents (written from their fields or copied whole), the hints and the `_meta`.
-    #[test]
-    fn encode_list_writes_what_serde_writes() {
-        let annotations = wire::Annotations {
-            audience: Some(vec![wire::Role::Assistant]),
-            priority: Some(0.5),
-            last_modified: None,
-        };
-        let entries = [
-            ResourceRef {
-                uri: "mem:///a",
-                name: "a",
-                title: None,
-                description: None,
-                mime_type: None,
-                size: None,
-                annotations: None,
-                icons: None,
-            },
-            ResourceRef {
-                uri: "file:///x%20y/\"q\"",
-                name: "tab\there é",
-                title: Some("T"),
-                description: Some("line\nbreak"),
-                mime_type: Some("text/plain"),
-                size: Some(u64::MAX),
-                annotations: Some(annotations),
-                icons: Some(vec![wire::Icon {
-                    src: "https://example.com/i.png".to_owned(),
-                    mime_type: None,
-                    sizes: Some(vec!["any".to_owned()]),
-                    theme: None,
-                }]),
-            },
-        ];
-        let meta = server_info_meta(&wire::Implementation::new("s", "1"));
-        for id in [
-            RequestId::Number(-3),
-            RequestId::String("\"id\"".to_owned()),
-        ] {
-            for resources in [vec![], entries.to_vec()] {
-                for cursor in [None, Some("c\u{1}".to_owned())] {
-                    for meta in [None, Some(meta.clone())] {
-                        let hints = wire::CacheHints {
-                            ttl_ms: 60_000,
-                            cache_scope: wire::CacheScope::Private,
-                        };
-                        let mut result = wire::ListResourcesResult::new(
-                            resources.clone(),
-                            cursor.clone(),
-                            hints,
-                        );
-                        result.meta = meta;
-                        let by_serde =
-                            jsonrpc::to_vec(&Response::success(id.clone(), &result)).unwrap();
-                        assert_eq!(
-                            String::from_utf8(encode_list(&id, &result)).unwrap(),
-                            String::from_utf8(by_serde).unwrap()
-                        );
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn encode_read_writes_what_serde_writes() {
-        let text = JsonString::encode("line one\n\"quoted\" \u{1}é");
-        let fields = ContentsRef {
-            uri: "mem:///a?b=\"c\"",
-            mime_type: Some("text/plain"),
-            body: BodyRef::Text(JsonString::Encoded(&text)),
-        };
-        let blob = ContentsRef {
-            uri: "mem:///b",
-            mime_type: None,
-            body: BodyRef::Blob(JsonString::Text("AAEC".into())),
-        };
-        let escaped_as_written = ContentsRef {
-            body: BodyRef::Text(JsonString::Text("tab\there \"\\\u{1f}\u{7f}€".into())),
-            ..fields.clone()
-        };
-        let memo = EncodedContents::new(&fields);
-        let encoded = memo.object_for(fields.uri, fields.mime_type).unwrap();
-        let meta = RawValue::from_string(
-            r#"{"io.modelcontextprotocol/serverInfo":{"name":"s"}}"#.to_owned(),
-        )
-        .unwrap();
-        let ids = [
-            RequestId::Number(0),
-            RequestId::Number(-9_223_372_036_854_775_808),
-            RequestId::String("a \"quoted\" id \\ \u{7}".to_owned()),
-        ];
-        let contents_sets = [
-            vec![ContentsOut::Encoded(encoded)],
-            vec![
-                ContentsOut::Fields(fields.clone()),
-                ContentsOut::Fields(blob.clone()),
-                ContentsOut::Fields(escaped_as_written.clone()),
-            ],
-            vec![],
-        ];
-        for id in &ids {
-            for contents in &contents_sets {
-                for (ttl_ms, cache_scope) in [
-                    (0, wire::CacheScope::Public),
-                    (u64::MAX, wire::CacheScope::Private),
-                ] {
-                    for meta in [Some(&*meta), None] {
-                        let result = wire::ReadResourceResult {
-                            result_type: wire::ResultType::COMPLETE,
-                            contents: contents.clone(),
-                            ttl_ms,
-                            cache_scope,
-                            meta,
-                        };
-                        let by_serde =
-                            jsonrpc::to_vec(&Response::success(id.clone(), &result)).unwrap();
-                        let by_hand = encode_read(id, &result, 0);
-                        assert_eq!(
-                            String::from_utf8(by_hand).unwrap(),
-                            String::from_utf8(by_serde).unwrap()
-                        );
-                    }
-                }
-            }
-        }
-    }
 }

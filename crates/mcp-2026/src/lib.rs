@@ -133,7 +133,6 @@ pub mod errors;
 mod exchange;
 mod handler;
 pub mod headers;
-mod notification;
 mod output;
 
 mod convert;

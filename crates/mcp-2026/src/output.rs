@@ -44,14 +44,6 @@ pub struct Outgoing {
     pub is_response: bool,
 }
 
-impl Outgoing {
-    /// The spare capacity a listen stream's notification is written with: room for a transport
-    /// to frame the message in its own buffer (a prefix and a suffix of up to this many bytes in
-    /// all) instead of copying it into a new one. One change is written by every listen stream
-    /// of its URI, so the copy would be made once per stream.
-    pub const FRAMING_ROOM: usize = 8;
-}
-
 /// Identifies one query of one exchange, to match its answer. Opaque; unique within the
 /// [`Handler`](crate::Handler) that started the exchange.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

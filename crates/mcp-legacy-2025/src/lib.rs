@@ -127,7 +127,6 @@
 //! ```
 
 mod errors;
-mod notification;
 mod output;
 mod session;
 mod wire;

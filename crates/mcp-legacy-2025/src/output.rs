@@ -47,11 +47,3 @@ pub struct Outgoing {
     /// answering an unreadable message): the HTTP transport ends the POST's stream on it.
     pub is_response: bool,
 }
-
-impl Outgoing {
-    /// The spare capacity a resource notification is written with: room for a transport to frame
-    /// the message in its own buffer (a prefix and a suffix of up to this many bytes in all)
-    /// instead of copying it into a new one. One change is written by every subscribed session,
-    /// so the copy would be made once per session.
-    pub const FRAMING_ROOM: usize = 8;
-}

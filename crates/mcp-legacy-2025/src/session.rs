@@ -24,14 +24,16 @@ use mcp_types::lifecycle::{EmptyResult, Implementation, InitializeParams};
 use mcp_types::logging::{LoggingLevel, LoggingMessageNotificationParams, SetLevelParams};
 use mcp_types::meta::{self, Meta, ProgressToken};
 use mcp_types::method;
-use mcp_types::notifications::{CancelledNotificationParams, progress_done_message};
+use mcp_types::notifications::{CancelledNotificationParams, ProgressNotificationParams};
 use mcp_types::resources::{PaginatedParams, ResourceUpdatedNotificationParams, UriParams};
 use mcp_types::{Era, ProtocolVersion, RequestId};
 use serde::Serialize;
 
 use crate::errors::{self, RequestError};
 use crate::output::{Outgoing, Output, Ticket};
-use crate::wire::{self, Shape};
+use mcp_resources_wire::Shape;
+
+use crate::wire;
 
 /// What a legacy session serves and says about itself. Shared by every session of a server.
 #[derive(Clone, Debug, PartialEq)]
@@ -298,24 +300,11 @@ impl Session {
         answer: Answer,
     ) {
         match (purpose, answer) {
-            // A list page is written straight into its response by hand too, borrowing its
-            // resources, outside a batch (in one, the general way below).
-            (Purpose::ListResources, Answer::Resources(Ok(page))) if batch.is_none() => {
-                let bytes = wire::encode_list(&id, &page, self.shape());
-                self.push_response(Some(id), bytes);
-            }
-            // The hot path: the result is written straight into the response, by hand,
-            // borrowing the contents (and the memoized encodings of blobs) from the answer. In
-            // a batch it goes the general way, with the batch's other responses.
+            // The result borrows the contents from the answer.
             (Purpose::Read { uri }, Answer::Read(read)) => match read {
                 Ok(output) => {
                     let result = wire::read(&output.contents);
-                    if batch.is_some() {
-                        self.respond(id, batch, Ok(&result));
-                    } else {
-                        let bytes = wire::encode_read(&id, &result);
-                        self.push_response(Some(id), bytes);
-                    }
+                    self.respond(id, batch, Ok(&result));
                 }
                 Err(error) => {
                     let error = errors::read(&error, uri);
@@ -362,16 +351,12 @@ impl Session {
                     let params: Option<Meta> = None;
                     notification_bytes(method::NOTIFICATION_RESOURCES_LIST_CHANGED, params)
                 }
-                // Written directly (the same bytes, without serde's costs) unless the URI needs
-                // escaping: one change is encoded by every subscribed session.
                 Change::ResourceUpdated(uri) if self.config.offer.subscribe => {
-                    crate::notification::resource_updated(&uri).or_else(|| {
-                        let params = ResourceUpdatedNotificationParams {
-                            uri: uri.to_string(),
-                            meta: None,
-                        };
-                        notification_bytes(method::NOTIFICATION_RESOURCES_UPDATED, Some(params))
-                    })
+                    let params = ResourceUpdatedNotificationParams {
+                        uri: uri.to_string(),
+                        meta: None,
+                    };
+                    notification_bytes(method::NOTIFICATION_RESOURCES_UPDATED, Some(params))
                 }
                 Change::ListChanged | Change::ResourceUpdated(_) => None,
             };
@@ -759,30 +744,22 @@ impl Session {
         )
     }
 
-    /// Queues the final progress notification of request `id` ([`Session::progress_bytes`]).
-    fn send_progress(&mut self, id: &RequestId, token: ProgressToken) {
-        if let Some(bytes) = self.progress_bytes(token) {
-            self.push_progress(id, bytes);
-        }
-    }
-
-    /// The bytes of the final `notifications/progress` of a request that carried the progress
-    /// `token`: the work is one step, and it is done. `None` before a version is negotiated
+    /// Queues the final `notifications/progress` of request `id`, which carried the progress
+    /// `token`: the work is one step, and it is done. Nothing before a version is negotiated
     /// (never, for a request the session serves).
-    fn progress_bytes(&self, token: ProgressToken) -> Option<Vec<u8>> {
-        let version = self.version.as_ref()?;
-        // `ProgressNotificationParams::done` with this message, for this version.
-        let message = version.has_progress_message().then_some("done");
-        Some(progress_done_message(&token, message))
-    }
-
-    /// Queues `bytes`, the progress notification of request `id`.
-    fn push_progress(&mut self, id: &RequestId, bytes: Vec<u8>) {
-        self.outputs.push_back(Output::Send(Outgoing {
-            bytes,
-            related: Some(id.clone()),
-            is_response: false,
-        }));
+    fn send_progress(&mut self, id: &RequestId, token: ProgressToken) {
+        let Some(version) = self.version.as_ref() else {
+            return;
+        };
+        let message = version.has_progress_message().then(|| "done".to_owned());
+        let params = ProgressNotificationParams::done(token, message);
+        if let Some(bytes) = notification_bytes(method::NOTIFICATION_PROGRESS, Some(params)) {
+            self.outputs.push_back(Output::Send(Outgoing {
+                bytes,
+                related: Some(id.clone()),
+                is_response: false,
+            }));
+        }
     }
 
     fn send_notification<P: Serialize>(&mut self, method: &str, params: Option<P>) {
@@ -861,8 +838,7 @@ impl Session {
         outcome: Result<R, ErrorObject>,
     ) {
         let response = to_response(id.clone(), outcome);
-        let bytes = response.to_vec_with_capacity(SMALL_MESSAGE);
-        self.push_response(id, bytes);
+        self.push_response(id, jsonrpc::to_vec(&response));
     }
 
     /// Queues the response to `id` written as `bytes`, or an internal error in its place when
@@ -882,9 +858,6 @@ impl Session {
         }
     }
 }
-
-/// The buffer a message starts with unless its size is known: serde_json's own default.
-const SMALL_MESSAGE: usize = 128;
 
 /// How a request is answered.
 enum Reply {

@@ -54,7 +54,7 @@ use crate::policy::{Action, AllowAll, Policy, Principal};
 use crate::provider::{
     BoxFuture, CompletionRequest, ListRequest, Provider, ProviderError, ReadRequest,
 };
-use crate::resource::{ByteRange, Contents, EncodingMemo, Resource, ResourceTemplate};
+use crate::resource::{ByteRange, Contents, Resource, ResourceTemplate};
 use crate::template::{TemplateIndex, UriTemplate, Variables};
 use crate::uri::ResourceUri;
 
@@ -295,12 +295,7 @@ impl EngineBuilder {
                     .sum(),
                 cache: entry.cache_policy.hint(default_ttl, policy_depends),
                 resource: entry.resource,
-                // Read again and again: an adapter may keep its encoding of a blob.
-                contents: entry
-                    .contents
-                    .into_iter()
-                    .map(Contents::with_blob_encoding_memo)
-                    .collect(),
+                contents: entry.contents.into(),
             })
             .collect();
         // In place: a stable sort would copy the slots aside, a peak of memory at start-up
@@ -898,7 +893,6 @@ fn slice_contents(contents: &[Contents], range: ByteRange) -> Option<Vec<Content
                 uri: contents.uri.clone(),
                 mime_type: contents.mime_type.clone(),
                 body,
-                encoding: EncodingMemo::disabled(),
             })
         })
         .collect()

@@ -15,7 +15,7 @@ use async_trait::async_trait;
 
 use crate::cache::CachePolicy;
 use crate::provider::{CompletionRequest, ListRequest, Provider, ProviderError, ReadRequest};
-use crate::resource::{Contents, EncodingMemo, Resource, ResourceTemplate};
+use crate::resource::{Contents, Resource, ResourceTemplate};
 use crate::uri::ResourceUri;
 
 /// A provider holding resources and their contents in a `BTreeMap` keyed by canonical URI.
@@ -76,11 +76,6 @@ impl MemoryProvider {
     /// Adds or replaces a resource and its contents; returns whether it replaced one.
     pub fn insert(&self, resource: Resource, contents: Vec<Contents>) -> bool {
         let key = resource.uri.as_str().to_owned();
-        // Held and read again and again: an adapter may keep its encoding of a blob.
-        let contents = contents
-            .into_iter()
-            .map(Contents::with_blob_encoding_memo)
-            .collect();
         self.write()
             .entries
             .insert(key, Entry { resource, contents })
@@ -135,7 +130,6 @@ impl MemoryProvider {
             })?;
             parts.push(Contents {
                 body,
-                encoding: EncodingMemo::disabled(),
                 ..contents.clone()
             });
         }

@@ -5,15 +5,9 @@
 //! base64 or a protocol version. The adapters convert them to the wire types of their era
 //! (dropping, for example, `title` before 2025-06-18 and `icons` before 2025-11-25), and encode
 //! [`Body::Bytes`] as base64 on the wire.
-//!
-//! Contents served again and again (static resources) carry an [`EncodingMemo`]: a slot where
-//! the adapters keep their wire encoding of the body, filled on the first read and shared by
-//! every clone, so that later reads write pre-encoded bytes. The slot is type-erased
-//! ([`Any`]): the core stores it and never looks inside.
 
-use std::any::Any;
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::template::UriTemplate;
 use crate::uri::ResourceUri;
@@ -359,10 +353,6 @@ pub struct Contents {
     pub mime_type: Option<String>,
     /// The text or bytes.
     pub body: Body,
-    /// Where the adapters keep their wire encoding of `body` when these contents are read
-    /// again and again (see [`Contents::with_encoding_memo`]); disabled by default. Not part of
-    /// the value: it takes no part in equality.
-    pub encoding: EncodingMemo,
 }
 
 impl Contents {
@@ -372,7 +362,6 @@ impl Contents {
             uri,
             mime_type: None,
             body: Body::Text(text.into()),
-            encoding: EncodingMemo::disabled(),
         }
     }
 
@@ -382,7 +371,6 @@ impl Contents {
             uri,
             mime_type: None,
             body: Body::Bytes(bytes.into()),
-            encoding: EncodingMemo::disabled(),
         }
     }
 
@@ -392,118 +380,7 @@ impl Contents {
         self.mime_type = Some(mime_type.into());
         self
     }
-
-    /// Gives these contents an empty [`EncodingMemo`], shared by every clone made from now on:
-    /// for contents kept and served again and again (the engine does it for static resources,
-    /// [`MemoryProvider`](crate::memory::MemoryProvider) for what it holds). Contents made
-    /// afresh for each read gain nothing from it.
-    #[must_use]
-    pub fn with_encoding_memo(mut self) -> Contents {
-        self.encoding = EncodingMemo::enabled();
-        self
-    }
-
-    /// [`Contents::with_encoding_memo`] for a blob only: its encoding (base64) costs several
-    /// times what copying a kept one costs, while a text is escaped as it is written about as
-    /// fast as a kept encoding of it would be copied, and its memo would only take memory (a
-    /// shared slot per entry, for every static resource).
-    #[must_use]
-    pub fn with_blob_encoding_memo(self) -> Contents {
-        match self.body {
-            Body::Bytes(_) => self.with_encoding_memo(),
-            Body::Text(_) => self,
-        }
-    }
-
-    /// The adapter's encoding of the body, from the memo when it holds one of this very body
-    /// (made by `encode` on first use); `None` when the memo is disabled, holds the encoding of
-    /// another body, or holds a value of another type. The caller then encodes the body itself.
-    pub fn memoized_encoding<T: Any + Send + Sync>(
-        &self,
-        encode: impl FnOnce(&Body) -> T,
-    ) -> Option<&T> {
-        self.encoding.get_or_encode(&self.body, encode)
-    }
 }
-
-/// A slot for an adapter's wire encoding of a [`Body`] (for example the body as a JSON string
-/// literal), shared by every clone of the [`Contents`] that hold it, so that a body read again
-/// and again is encoded once.
-///
-/// The slot is type-erased: the core never knows what is stored in it. It is filled once, by
-/// the first adapter that encodes the body, and remembers which body it encoded (the same
-/// reference-counted allocation): should the contents' body be replaced afterwards, the memo is
-/// ignored, never answered with. It is not part of the value: every two memos are equal.
-#[derive(Clone, Default)]
-pub struct EncodingMemo(Option<Arc<OnceLock<Encoding>>>);
-
-/// What an [`EncodingMemo`] holds once filled.
-struct Encoding {
-    /// The body encoded (a clone: it keeps the allocation alive, so its address stays unique).
-    body: Body,
-    value: Box<dyn Any + Send + Sync>,
-}
-
-impl EncodingMemo {
-    /// No memo: the body is encoded on every read. The default.
-    pub fn disabled() -> EncodingMemo {
-        EncodingMemo(None)
-    }
-
-    /// An empty memo, filled by the first adapter that encodes a body with it.
-    pub fn enabled() -> EncodingMemo {
-        EncodingMemo(Some(Arc::new(OnceLock::new())))
-    }
-
-    /// Whether this memo can hold an encoding.
-    pub fn is_enabled(&self) -> bool {
-        self.0.is_some()
-    }
-
-    /// Whether an encoding has been stored.
-    pub fn is_filled(&self) -> bool {
-        self.0.as_ref().is_some_and(|cell| cell.get().is_some())
-    }
-
-    /// The encoding of `body` stored here, made by `encode` when the memo is still empty.
-    /// `None` when the memo is disabled, holds the encoding of another body, or holds a value
-    /// of another type than `T`.
-    pub fn get_or_encode<T: Any + Send + Sync>(
-        &self,
-        body: &Body,
-        encode: impl FnOnce(&Body) -> T,
-    ) -> Option<&T> {
-        let cell = self.0.as_deref()?;
-        let encoding = cell.get_or_init(|| Encoding {
-            body: body.clone(),
-            value: Box::new(encode(body)),
-        });
-        if !encoding.body.is_same_allocation(body) {
-            return None;
-        }
-        encoding.value.downcast_ref::<T>()
-    }
-}
-
-impl fmt::Debug for EncodingMemo {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let state = match &self.0 {
-            None => "disabled",
-            Some(cell) if cell.get().is_some() => "filled",
-            Some(_) => "empty",
-        };
-        f.debug_tuple("EncodingMemo").field(&state).finish()
-    }
-}
-
-impl PartialEq for EncodingMemo {
-    /// Always true: a memo is a cache, not part of the value.
-    fn eq(&self, _: &EncodingMemo) -> bool {
-        true
-    }
-}
-
-impl Eq for EncodingMemo {}
 
 /// The body of [`Contents`]: text or raw bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -527,15 +404,6 @@ impl Body {
     /// Whether the body is empty.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// Whether both bodies are the very same reference-counted text or bytes.
-    fn is_same_allocation(&self, other: &Body) -> bool {
-        match (self, other) {
-            (Body::Text(a), Body::Text(b)) => Arc::ptr_eq(a, b),
-            (Body::Bytes(a), Body::Bytes(b)) => Arc::ptr_eq(a, b),
-            _ => false,
-        }
     }
 
     /// The part `range` of the body, cut at the end of the body (so a range starting at or past

@@ -33,7 +33,7 @@ use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use mcp_resources_core::resource::{Body, Contents, EncodingMemo};
+use mcp_resources_core::resource::{Body, Contents};
 use mcp_resources_core::uri::ResourceUri;
 
 use super::beneath::FileStat;
@@ -109,7 +109,6 @@ impl ReadCache {
             uri: uri.clone(),
             mime_type,
             body,
-            encoding: EncodingMemo::disabled(),
         })
     }
 

@@ -191,7 +191,7 @@ pub struct FsConfig {
     /// stdio line.
     pub max_read_bytes: u64,
     /// Files whose indexed size is at most this many bytes are read on the task that asks
-    /// (a few system calls on a local disk), with no future at all ([`Provider::read_now`]);
+    /// (a few system calls on a local disk), so that their read is ready at its first poll;
     /// larger ones on the runtime's blocking pool, so that a long read never holds up other
     /// requests. `0` sends every read to the pool (for a slow network file system). Default
     /// 64 KiB.

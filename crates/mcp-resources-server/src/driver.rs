@@ -2,8 +2,8 @@
 //! table of subscribers to wake, and the lifetime of a subscriber.
 //!
 //! **Layer:** server, shared by the stdio and HTTP transports. An adapter's `Output::Query` is
-//! answered here on the spot when the service can ([`answer_now`]: a static read), or run as a
-//! future that owns everything it needs ([`answer`]); when the hub says a
+//! run as a future that owns everything it needs ([`answer`]; the transports poll it once at
+//! once, and feed an answer ready then straight back to the adapter); when the hub says a
 //! subscriber has changes waiting, [`Wakers::wake`] calls the wake function its transport
 //! registered. A
 //! [`Signal`] (changes waiting) and a [`Latch`] (shutdown) are the cheap wake-ups

@@ -2,8 +2,8 @@
 
 use mcp_resources_core::memory::MemoryProvider;
 use mcp_resources_core::policy::Principal;
-use mcp_resources_core::provider::{ListRequest, Provider, ReadRequest};
-use mcp_resources_core::resource::{Body, ByteRange, Contents, Priority, Resource, Timestamp};
+use mcp_resources_core::provider::{ListRequest, Provider};
+use mcp_resources_core::resource::{Body, ByteRange, Priority, Resource, Timestamp};
 
 use crate::fixtures::{run, text_resource, uri, uris};
 
@@ -120,110 +120,4 @@ fn the_memory_provider_lists_in_order_after_a_key_within_a_limit() {
     let prefixed = MemoryProvider::new().with_prefix("mem:///notes/");
     assert!(prefixed.is_empty());
     assert!(prefixed.claims(&uri("mem:///notes/unknown")) && !prefixed.claims(&uri("mem:///b")));
-}
-
-/// What `contents` gives for an encoding of type `String`, and how many times it was encoded.
-fn encode_string(contents: &Contents, calls: &mut usize) -> Option<String> {
-    contents
-        .memoized_encoding(|body| {
-            *calls += 1;
-            format!("encoded {}", body.len())
-        })
-        .cloned()
-}
-
-#[test]
-fn an_encoding_memo_is_filled_once_and_shared_by_clones() {
-    let mut calls = 0;
-    let fresh = Contents::text(uri("mem:///a"), "abc");
-    assert!(!fresh.encoding.is_enabled());
-    assert_eq!(encode_string(&fresh, &mut calls), None);
-    let kept = fresh.with_encoding_memo();
-    let clone = kept.clone();
-    assert_eq!(
-        encode_string(&kept, &mut calls).as_deref(),
-        Some("encoded 3")
-    );
-    assert_eq!(
-        encode_string(&clone, &mut calls).as_deref(),
-        Some("encoded 3")
-    );
-    assert_eq!(calls, 1);
-    assert!(clone.encoding.is_filled());
-    // Another type than the one stored is not an encoding of this memo.
-    assert_eq!(kept.memoized_encoding(|_| 7_u32), None);
-    // The memo is no part of the value.
-    assert_eq!(kept, Contents::text(uri("mem:///a"), "abc"));
-}
-
-#[test]
-fn an_encoding_memo_never_answers_for_another_body() {
-    let mut calls = 0;
-    let kept = Contents::text(uri("mem:///a"), "abc").with_encoding_memo();
-    assert!(encode_string(&kept, &mut calls).is_some());
-    let mut replaced = kept.clone();
-    replaced.body = Body::Text("abcdef".into());
-    assert_eq!(encode_string(&replaced, &mut calls), None);
-    // Equal text in another allocation is another body too.
-    replaced.body = Body::Text("abc".into());
-    assert_eq!(encode_string(&replaced, &mut calls), None);
-    assert_eq!(calls, 1);
-}
-
-#[test]
-fn static_and_memory_blobs_keep_an_encoding_memo_and_texts_and_ranges_do_not() {
-    let image = uri("mem:///image");
-    let notes = uri("mem:///notes");
-    let engine = mcp_resources_core::engine::Engine::builder(crate::fixtures::key())
-        .static_resource(
-            Resource::new(image.clone(), "image"),
-            vec![Contents::bytes(image.clone(), b"hello".to_vec())],
-        )
-        .static_resource(
-            Resource::new(notes.clone(), "notes"),
-            vec![Contents::text(notes.clone(), "text")],
-        )
-        .build()
-        .unwrap();
-    let anyone = Principal::anonymous();
-    let text = run(engine.read(&anyone, &notes)).unwrap();
-    assert!(!text.contents[0].encoding.is_enabled());
-    let whole = run(engine.read(&anyone, &image)).unwrap();
-    assert!(whole.contents[0].encoding.is_enabled());
-    let range = ByteRange {
-        offset: 1,
-        length: 2,
-    };
-    let part = run(engine.read_range(&anyone, &image, range)).unwrap();
-    assert!(!part.contents[0].encoding.is_enabled());
-
-    let memory = MemoryProvider::new();
-    memory.insert(
-        Resource::new(image.clone(), "image"),
-        vec![Contents::bytes(image.clone(), b"hello".to_vec())],
-    );
-    memory.insert(
-        Resource::new(notes.clone(), "notes"),
-        vec![Contents::text(notes.clone(), "text")],
-    );
-    let request = |range| ReadRequest {
-        principal: &anyone,
-        uri: &image,
-        template: None,
-        variables: None,
-        range,
-    };
-    let held = run(memory.read(request(None))).unwrap().unwrap();
-    assert!(held[0].encoding.is_enabled());
-    let text = ReadRequest {
-        uri: &notes,
-        ..request(None)
-    };
-    assert!(
-        !run(memory.read(text)).unwrap().unwrap()[0]
-            .encoding
-            .is_enabled()
-    );
-    let part = run(memory.read(request(Some(range)))).unwrap().unwrap();
-    assert!(!part[0].encoding.is_enabled());
 }

@@ -41,9 +41,6 @@ use crate::http::reply::{self, Response};
 use crate::http::{HttpState, sse};
 use crate::server::Shared;
 
-// The adapter writes a stream's notifications with room for their SSE framing.
-const _: () = assert!(mcp_legacy_2025::Outgoing::FRAMING_ROOM == sse::FRAMING);
-
 /// The maps looked up on every POST: foldhash instead of SipHash, seeded at random for each map
 /// (session ids and request ids come from the client).
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
@@ -700,7 +697,7 @@ fn route_message(
         }
         None => match &mut state.stream {
             Some(stream) => {
-                stream.frames.push_back(sse::message_in(outgoing.bytes));
+                stream.frames.push_back(sse::message(&outgoing.bytes));
                 return true;
             }
             None => tracing::debug!("unsolicited legacy message without a GET stream is dropped"),
@@ -944,7 +941,7 @@ impl GetStream {
         while let Some(output) = state.session.poll_output() {
             match output {
                 Output::Send(outgoing) if outgoing.related.is_none() && !outgoing.is_response => {
-                    frames.push_back(sse::message_in(outgoing.bytes));
+                    frames.push_back(sse::message(&outgoing.bytes));
                 }
                 Output::Send(outgoing) => {
                     route_message(state, outgoing, None);

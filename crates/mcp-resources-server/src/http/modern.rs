@@ -29,9 +29,6 @@ use crate::http::limits::Held;
 use crate::http::reply::{self, Response};
 use crate::http::{HttpState, sse};
 
-// The adapter writes a stream's notifications with room for their SSE framing.
-const _: () = assert!(mcp_2026::Outgoing::FRAMING_ROOM == sse::FRAMING);
-
 /// Serves one modern request. The exchange starts at the call, so the request is not kept in
 /// the future (nor, with it, in the task of every live stream).
 pub(crate) fn request<'a>(
@@ -105,7 +102,7 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
     // The listen query, answered at once; its answer becomes the acknowledgment.
     while let Some(output) = exchange.poll_output() {
         match output {
-            Output::Send(outgoing) => frames.push_back(sse::message_in(outgoing.bytes)),
+            Output::Send(outgoing) => frames.push_back(sse::message(&outgoing.bytes)),
             Output::Query { ticket, query } => {
                 let answer = Box::pin(driver::answer(
                     Arc::clone(&state.shared.service),
@@ -153,22 +150,18 @@ pub(crate) struct ListenStream {
 }
 
 impl ListenStream {
-    /// Takes what the exchange queued to send: the first frame is returned when this stream's
-    /// queue is empty, the rest queued.
-    fn collect(&mut self) -> Option<Bytes> {
-        let mut first = None;
+    /// Queues, as frames, what the exchange has to send.
+    fn collect(&mut self) {
         while let Some(output) = self.exchange.poll_output() {
             if let Output::Send(outgoing) = output {
-                sse::message_first_in(&mut first, &mut self.frames, outgoing.bytes);
+                self.frames.push_back(sse::message(&outgoing.bytes));
             }
         }
-        first
     }
 
-    /// Drains the hub for its subscriber into its exchange and takes the notifications it
-    /// queued: the first is returned when this stream's queue is empty, the rest queued. `None`
-    /// when there was nothing.
-    fn take_changes(&mut self) -> Option<Bytes> {
+    /// Drains the hub for its subscriber into its exchange and queues the notifications it
+    /// made.
+    fn take_changes(&mut self) {
         let ListenStream {
             state,
             exchange,
@@ -198,15 +191,11 @@ impl futures_util::Stream for ListenStream {
             if Pin::new(&mut stream.shutdown).poll(context).is_ready() {
                 stream.exchange.close(Instant::now());
                 stream.shut_down = true;
-                if let Some(frame) = stream.collect() {
-                    return Poll::Ready(Some(Ok(frame)));
-                }
+                stream.collect();
                 continue;
             }
             if stream.changes.poll_take(context).is_ready() {
-                if let Some(frame) = stream.take_changes() {
-                    return Poll::Ready(Some(Ok(frame)));
-                }
+                stream.take_changes();
                 continue;
             }
             if stream

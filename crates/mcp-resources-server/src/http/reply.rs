@@ -11,7 +11,7 @@ use axum::body::Bytes;
 use axum::http::{HeaderValue, StatusCode, header};
 use futures_util::Stream as _;
 use hyper::body::{Frame, SizeHint};
-use mcp_types::jsonrpc::{self, ErrorObject, RequestId};
+use mcp_types::jsonrpc::{ErrorObject, RequestId};
 
 use crate::http::{legacy, limits, modern, sse};
 
@@ -73,15 +73,12 @@ impl Body {
         }
     }
 
-    /// A whole body of `bytes` (a message an adapter wrote), whose buffer goes back to the
-    /// thread's spare ([`jsonrpc::buffer::give_back`]) once the body is sent and dropped: the
-    /// next message written on the thread starts in it, instead of taking the allocator's slow
-    /// paths for a buffer of a read's size at every request.
+    /// A whole body of `bytes`.
     fn whole(bytes: Vec<u8>) -> Body {
         if bytes.is_empty() {
             return Body::Whole(None);
         }
-        Body::Whole(Some(Bytes::from_owner(Lent(bytes))))
+        Body::Whole(Some(Bytes::from(bytes)))
     }
 }
 
@@ -94,21 +91,6 @@ struct Charged {
 impl AsRef<[u8]> for Charged {
     fn as_ref(&self) -> &[u8] {
         &self.bytes
-    }
-}
-
-/// A message's buffer lent to a body ([`Body::whole`]).
-struct Lent(Vec<u8>);
-
-impl AsRef<[u8]> for Lent {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
-    }
-}
-
-impl Drop for Lent {
-    fn drop(&mut self) {
-        jsonrpc::buffer::give_back(std::mem::take(&mut self.0));
     }
 }
 
@@ -193,7 +175,9 @@ fn replying(status: StatusCode, earlier: &[Vec<u8>], last: Vec<u8>) -> Response 
     if earlier.is_empty() {
         return json(status, last);
     }
-    let mut response = event_stream(Body::whole(sse::messages_in(earlier, last)));
+    let mut all = earlier.to_vec();
+    all.push(last);
+    let mut response = event_stream(Body::whole(sse::messages(&all)));
     *response.status_mut() = status;
     response
 }
@@ -211,33 +195,4 @@ fn event_stream(body: Body) -> Response {
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use mcp_types::jsonrpc::buffer;
-
-    use super::Body;
-
-    #[test]
-    fn a_whole_body_gives_its_buffer_back_once_dropped() {
-        let mut bytes = buffer::with_capacity(2000);
-        bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
-        let place = bytes.as_ptr();
-        let body = Body::whole(bytes);
-        let Body::Whole(Some(sent)) = &body else {
-            panic!("a whole body");
-        };
-        assert_eq!(&sent[..], br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
-        assert_eq!(sent.as_ptr(), place, "not copied");
-        // Still held: the next buffer is another.
-        let other = buffer::with_capacity(10);
-        assert_ne!(other.as_ptr(), place);
-        drop(other);
-        drop(body);
-        let next = buffer::with_capacity(10);
-        assert_eq!(next.as_ptr(), place, "given back");
-        assert!(next.is_empty() && next.capacity() >= 2000);
-        assert!(matches!(Body::whole(Vec::new()), Body::Whole(None)));
-    }
 }

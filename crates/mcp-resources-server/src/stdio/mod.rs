@@ -23,8 +23,7 @@
 //! and no thread hand-off. Every line is decoded once and fed to its adapter. A query's answer
 //! is polled once as soon as it is asked: one ready at once (a read of a static resource) is fed
 //! straight back to its adapter, and only one that has to wait (a file read, a slow provider)
-//! joins the set of running queries. A reply's buffer is
-//! given back once written, for the next reply ([`mcp_types::jsonrpc::buffer`]). Shutdown is
+//! joins the set of running queries. Shutdown is
 //! waited for on the server's latch; subscribers' wake-ups on a signal and a list of targets
 //! ([`Wakes`]). The loop uses no timer of the runtime (the shutdown grace below is timed by a
 //! thread of its own), so it runs on a runtime built without one.
@@ -683,7 +682,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             match legacy.session.poll_output() {
                 None => return Ok(()),
                 Some(mcp_legacy_2025::Output::Send(outgoing)) => {
-                    self.write_message(outgoing.bytes).await?
+                    self.write(&outgoing.bytes).await?
                 }
                 Some(mcp_legacy_2025::Output::Query { ticket, query }) => {
                     self.ask(QueryTicket::Legacy(ticket), Some(subscriber), query);
@@ -705,7 +704,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         let mut waiting = None;
         while let Some(output) = exchange.poll_output() {
             match output {
-                mcp_2026::Output::Send(outgoing) => self.write_message(outgoing.bytes).await?,
+                mcp_2026::Output::Send(outgoing) => self.write(&outgoing.bytes).await?,
                 mcp_2026::Output::Query { ticket, query } => {
                     let mut answer = self.answer(None, query);
                     match answer.as_mut().now_or_never() {
@@ -729,9 +728,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             };
             let subscriber = modern.subscriber.as_ref().map(SubscriberGuard::id);
             match modern.exchange.poll_output() {
-                Some(mcp_2026::Output::Send(outgoing)) => {
-                    self.write_message(outgoing.bytes).await?
-                }
+                Some(mcp_2026::Output::Send(outgoing)) => self.write(&outgoing.bytes).await?,
                 Some(mcp_2026::Output::Query { ticket, query }) => {
                     self.ask(QueryTicket::Modern(key, ticket), subscriber, query);
                 }
@@ -774,14 +771,6 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
     ) -> std::io::Result<()> {
         let bytes = jsonrpc::to_vec(response).map_err(std::io::Error::other)?;
         self.write(&bytes).await
-    }
-
-    /// Writes a message an adapter made, then keeps its buffer for the next message written
-    /// on this thread ([`jsonrpc::buffer`]).
-    async fn write_message(&mut self, message: Vec<u8>) -> std::io::Result<()> {
-        self.write(&message).await?;
-        jsonrpc::buffer::give_back(message);
-        Ok(())
     }
 
     /// Writes one message and its newline (buffered; flushed when the loop goes idle).

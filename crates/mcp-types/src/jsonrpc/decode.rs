@@ -9,7 +9,7 @@
 //! module never knows versions or methods.
 
 use serde::Deserialize;
-use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -193,76 +193,6 @@ pub fn decode(input: &[u8]) -> Result<Incoming, DecodeError> {
 /// Decodes a JSON text into a single message or a batch; see [`decode`].
 pub fn decode_str(input: &str) -> Result<Incoming, DecodeError> {
     decode(input.as_bytes())
-}
-
-/// One request for `method`, read in a single pass over `line` with its params as `P`, when the
-/// line is in the usual shape of one: a JSON object (its first byte `{`) with `"jsonrpc":"2.0"`,
-/// an integer or string id, the method spelled without escapes, params that are an object `P`
-/// reads, and no `result` or `error` member (not even `null`). Other members are read past, as
-/// [`decode`] does.
-///
-/// This is the request [`decode`] gives for such a line, with its params then read as `P`,
-/// without reading the params twice (once to find where they end, once into `P`) or copying
-/// them. `None` for any other line and whenever anything is unusual (a repeated member, an
-/// escape where a name was expected, params `P` does not take): [`decode`] the line then, which
-/// says what it is. A line without the method's quoted text is left at once (the method is
-/// borrowed, so it has no escape); finding out that another line is something else costs a
-/// parse of it.
-pub fn decode_request<'a, P: Deserialize<'a>>(
-    line: &'a [u8],
-    method: &str,
-) -> Option<(RequestId, P)> {
-    #[derive(Deserialize)]
-    #[serde(bound = "P: Deserialize<'de>")]
-    struct Line<'a, P> {
-        #[serde(borrow)]
-        jsonrpc: &'a str,
-        id: RequestId,
-        #[serde(borrow)]
-        method: &'a str,
-        #[serde(deserialize_with = "object")]
-        params: P,
-        #[serde(default, deserialize_with = "member")]
-        result: bool,
-        #[serde(default, deserialize_with = "member")]
-        error: bool,
-    }
-    if line.first() != Some(&b'{') || !quotes(line, method) {
-        return None;
-    }
-    let line: Line<'a, P> = serde_json::from_str(std::str::from_utf8(line).ok()?).ok()?;
-    let usual = line.jsonrpc == "2.0" && line.method == method && !line.result && !line.error;
-    usual.then_some((line.id, line.params))
-}
-
-/// Whether `text` appears in `line` between two quotes.
-fn quotes(line: &[u8], text: &str) -> bool {
-    memchr::memmem::find_iter(line, text.as_bytes())
-        .any(|at| at > 0 && line[at - 1] == b'"' && line.get(at + text.len()) == Some(&b'"'))
-}
-
-/// Deserializes `T` from a JSON object only (a derived struct takes an array as well).
-fn object<'de, D, T>(deserializer: D) -> Result<T, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    struct ObjectVisitor<T>(std::marker::PhantomData<T>);
-    impl<'de, T: Deserialize<'de>> Visitor<'de> for ObjectVisitor<T> {
-        type Value = T;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("an object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
-            T::deserialize(serde::de::value::MapAccessDeserializer::new(map))
-        }
-    }
-    deserializer.deserialize_map(ObjectVisitor(std::marker::PhantomData))
-}
-
-/// `true` for a member that is there, whatever its value (`null` included).
-fn member<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
-    IgnoredAny::deserialize(deserializer).map(|_| true)
 }
 
 /// Tells invalid JSON from valid JSON that failed to fit the envelope.

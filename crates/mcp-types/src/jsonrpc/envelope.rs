@@ -303,36 +303,6 @@ impl<R> Response<R> {
     }
 }
 
-impl<R: Serialize> Response<R> {
-    /// The response as compact JSON bytes, in a buffer of `capacity` bytes to start with:
-    /// exactly what `serde_json::to_vec` writes for it, with the envelope's own members written
-    /// as they are instead of being escaped again for every response.
-    ///
-    /// # Errors
-    ///
-    /// Only the result's own serialization can fail.
-    pub fn to_vec_with_capacity(&self, capacity: usize) -> Result<Vec<u8>, serde_json::Error> {
-        let mut bytes = Vec::with_capacity(capacity);
-        bytes.extend_from_slice(br#"{"jsonrpc":"2.0""#);
-        if let Some(id) = &self.id {
-            bytes.extend_from_slice(br#","id":"#);
-            serde_json::to_writer(&mut bytes, id)?;
-        }
-        match &self.outcome {
-            Outcome::Success(result) => {
-                bytes.extend_from_slice(br#","result":"#);
-                serde_json::to_writer(&mut bytes, result)?;
-            }
-            Outcome::Failure(error) => {
-                bytes.extend_from_slice(br#","error":"#);
-                serde_json::to_writer(&mut bytes, error)?;
-            }
-        }
-        bytes.push(b'}');
-        Ok(bytes)
-    }
-}
-
 impl<R: Serialize> Serialize for Response<R> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(3))?;
@@ -420,15 +390,4 @@ impl Serialize for Message {
 /// caller's own payload type.
 pub fn to_vec<T: Serialize + ?Sized>(message: &T) -> Result<Vec<u8>, serde_json::Error> {
     serde_json::to_vec(message)
-}
-
-/// [`to_vec`] into a buffer of `capacity` bytes to start with: for a message whose size is
-/// known roughly beforehand (a read of a large body), so that it is written without growing.
-pub fn to_vec_with_capacity<T: Serialize + ?Sized>(
-    message: &T,
-    capacity: usize,
-) -> Result<Vec<u8>, serde_json::Error> {
-    let mut bytes = Vec::with_capacity(capacity);
-    serde_json::to_writer(&mut bytes, message)?;
-    Ok(bytes)
 }

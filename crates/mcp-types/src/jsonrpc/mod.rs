@@ -7,23 +7,16 @@
 //! envelope types are generic over their payload, so a typed result is serialized in one pass.
 //! This module must never know method names, protocol versions or what a resource is.
 
-pub mod buffer;
-mod compact;
 mod decode;
 mod envelope;
 mod id;
-mod write;
 
 pub use serde_json::value::RawValue;
 
-pub use self::compact::{Cursor, compact_request};
-pub use self::decode::{
-    DecodeError, Incoming, InvalidMessage, Meant, decode, decode_request, decode_str,
-};
+pub use self::decode::{DecodeError, Incoming, InvalidMessage, Meant, decode, decode_str};
 pub use self::envelope::{
     ErrorCode, ErrorObject, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, JsonRpcVersion,
     METHOD_NOT_FOUND, Message, Notification, Outcome, PARSE_ERROR, ParamsError, Request, Response,
-    to_vec, to_vec_with_capacity,
+    to_vec,
 };
 pub use self::id::{RequestId, RequestIdError};
-pub use self::write::{string_room, write_string};

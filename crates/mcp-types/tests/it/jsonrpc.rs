@@ -10,7 +10,6 @@ use mcp_types::jsonrpc::{
 };
 use proptest::prelude::*;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 /// A one-line summary of what `decode` made of the input, compared as text.
 fn summarize(result: &Result<Message, DecodeError>) -> String {
@@ -442,84 +441,5 @@ proptest! {
         let response = serde_json::to_value(Response::success(decoded.id, serde_json::json!({})))
             .expect("json");
         prop_assert_eq!(&response["id"], &Value::from(id));
-    }
-}
-
-/// A response written by `Response::to_vec_with_capacity` is byte for byte what serde writes.
-#[test]
-fn responses_are_written_as_serde_writes_them() {
-    fn check<R: serde::Serialize>(response: &Response<R>, capacity: usize) {
-        let fast = response.to_vec_with_capacity(capacity).unwrap();
-        let serde = serde_json::to_vec(response).unwrap();
-        assert_eq!(String::from_utf8(fast), String::from_utf8(serde));
-    }
-    let raw = r#"{"contents":[{"uri":"mem:///a","text":"x"}]}"#.to_owned();
-    check(
-        &Response::success(RequestId::from(7), RawValue::from_string(raw).unwrap()),
-        8,
-    );
-    check(
-        &Response::success(
-            RequestId::from("a\"b\\c"),
-            serde_json::json!({"k": [1, "é"]}),
-        ),
-        0,
-    );
-    let invalid =
-        ErrorObject::new(error::INVALID_PARAMS, "bad \"uri\"").with_data(Value::from("d"));
-    check(
-        &Response::<()>::error(Some(RequestId::from(1)), invalid),
-        512,
-    );
-    let parse = ErrorObject::new(error::PARSE_ERROR, "Parse error");
-    check(&Response::<()>::error(None, parse), 16);
-}
-
-/// `decode_request` gives, for a request line in its usual shape, the id and params `decode`
-/// and `Request::params` give; it leaves every other line (`None`).
-#[test]
-fn decode_request_reads_a_usual_request_in_one_pass() {
-    use mcp_types::jsonrpc::decode_request;
-    use mcp_types::resources::UriParams;
-
-    let usual = [
-        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"}}"#,
-        r#"{"params":{"_meta":{"k":[1]},"uri":"a://\u0062"},"x":null,"id":"i\"d","method":"resources/read","jsonrpc":"2.0"}"#,
-        // The method's text unquoted before it.
-        r#"{"params":{"uri":"x:resources/read"},"jsonrpc":"2.0","id":2,"method":"resources/read"}"#,
-    ];
-    for line in usual {
-        let (id, params) = decode_request::<UriParams>(line.as_bytes(), "resources/read")
-            .unwrap_or_else(|| panic!("left: {line}"));
-        let Ok(Incoming::Single(Message::Request(request))) = jsonrpc::decode(line.as_bytes())
-        else {
-            panic!("not a request: {line}");
-        };
-        assert_eq!(id, request.id, "{line}");
-        assert_eq!(params, request.params::<UriParams>().unwrap(), "{line}");
-    }
-    let other = [
-        r#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"uri":"a://b"}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"uri":"x:resources/read"}}"#,
-        r#"{"jsonrpc":"2.0","method":"resources/read","params":{"uri":"a://b"}}"#,
-        r#"{"jsonrpc":"2.0","id":null,"method":"resources/read","params":{"uri":"a://b"}}"#,
-        r#"{"jsonrpc":"2.0","id":1.5,"method":"resources/read","params":{"uri":"a://b"}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"id":1,"method":"resources/read","params":{"uri":"a://b"}}"#,
-        r#"{"jsonrpc":"2.1","id":1,"method":"resources/read","params":{"uri":"a://b"}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"resources\/read","params":{"uri":"a://b"}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":["a://b"]}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"},"result":null}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"},"error":{}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read"}"#,
-        r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"}} 1"#,
-        r#" {"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"}}"#,
-        r#"[{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"a://b"}}]"#,
-        r#"["2.0",1,"resources/read",{"uri":"a://b"}]"#,
-    ];
-    for line in other {
-        assert!(
-            decode_request::<UriParams>(line.as_bytes(), "resources/read").is_none(),
-            "taken: {line}"
-        );
     }
 }
