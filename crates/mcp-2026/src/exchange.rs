@@ -10,7 +10,6 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::Instant;
 
 use mcp_resources_core::service::Answer;
 use mcp_resources_core::subscription::Change;
@@ -59,7 +58,7 @@ enum State {
 /// One request being served; for `subscriptions/listen`, a long-lived stream.
 ///
 /// Drain [`Exchange::poll_output`] after every call that feeds it. The exchange never reads the
-/// clock; `now` is taken for symmetry with the legacy session and future timeouts.
+/// clock.
 #[derive(Debug)]
 pub struct Exchange {
     id: RequestId,
@@ -163,8 +162,7 @@ impl Exchange {
 
     /// Feeds the answer to the query of `ticket`. Answers to other tickets, and answers after
     /// a cancellation or a close, are ignored.
-    pub fn handle_answer(&mut self, ticket: Ticket, answer: Answer, now: Instant) {
-        let _ = now;
+    pub fn handle_answer(&mut self, ticket: Ticket, answer: Answer) {
         let State::Awaiting {
             ticket: expected, ..
         } = &self.state
@@ -258,8 +256,7 @@ impl Exchange {
     /// Changes fed while the listen query is still out (the hub may wake the subscriber before
     /// the answer is fed back) are held and delivered right after the acknowledgment. Ignored
     /// after the stream ended and on other exchanges.
-    pub fn handle_changes(&mut self, changes: impl IntoIterator<Item = Change>, now: Instant) {
-        let _ = now;
+    pub fn handle_changes(&mut self, changes: impl IntoIterator<Item = Change>) {
         self.feed_changes(changes, &mut Exchange::send_notification);
     }
 
@@ -325,8 +322,7 @@ impl Exchange {
     /// `{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId": id}}`.
     /// A query still out is cancelled. On stdio the binary then also sends
     /// [`cancelled_notification`]. No effect on other exchanges.
-    pub fn close(&mut self, now: Instant) {
-        let _ = now;
+    pub fn close(&mut self) {
         if !self.listen || self.state == State::Finished {
             return;
         }

@@ -9,7 +9,6 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 use mcp_resources_core::service::Query;
 use mcp_resources_core::template::Variables;
@@ -54,18 +53,12 @@ impl Handler {
     ///
     /// Checks, in this order: `params._meta` with its required keys, the protocol version, the
     /// method, the method's params. The first failure is the exchange's only output.
-    pub fn start(&self, request: Request, now: Instant) -> Exchange {
-        self.start_checked(request, None, now)
+    pub fn start(&self, request: Request) -> Exchange {
+        self.start_checked(request, None)
     }
 
     /// [`Handler::start`] with the request's `_meta` already checked by [`Handler::start_http`].
-    fn start_checked(
-        &self,
-        request: Request,
-        checked: Option<RequestMeta>,
-        now: Instant,
-    ) -> Exchange {
-        let _ = now;
+    fn start_checked(&self, request: Request, checked: Option<RequestMeta>) -> Exchange {
         let dispatched = self.dispatch(&request, checked);
         self.exchange(request.id, dispatched)
     }
@@ -108,18 +101,13 @@ impl Handler {
     /// order the official conformance suite probes: `_meta` fields (`-32602`), then header
     /// agreement ([`Handler::check_headers`], `-32020`), then version support (`-32022`), then
     /// the method.
-    pub fn start_http(
-        &self,
-        request: Request,
-        headers: &RequestHeaders<'_>,
-        now: Instant,
-    ) -> Exchange {
+    pub fn start_http(&self, request: Request, headers: &RequestHeaders<'_>) -> Exchange {
         let meta = match Handler::check_meta(&request) {
             Ok(meta) => meta,
             Err(error) => return Exchange::failed(self.shared.clone(), request.id, &error),
         };
         match headers::check(headers, &request) {
-            Ok(()) => self.start_checked(request, Some(meta), now),
+            Ok(()) => self.start_checked(request, Some(meta)),
             Err(error) => self.disagreeing(request.id, error),
         }
     }

@@ -26,7 +26,7 @@
 //!    disconnect) call [`Exchange::cancel`]; on shutdown call [`Exchange::close`] (and on
 //!    stdio then send [`cancelled_notification`]). Remove the subscriber when the exchange ends.
 //!
-//! Nothing here blocks, sleeps, spawns or reads the clock: every call takes `now` and returns
+//! Nothing here blocks, sleeps, spawns or reads the clock: every call returns
 //! at once. Exchanges are independent: many listen streams and requests may be open at once.
 //!
 //! # Order of checks
@@ -74,7 +74,6 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use std::time::Instant;
 //!
 //! use mcp_2026::{Handler, ModernConfig, Output};
 //! use mcp_resources_core::engine::Engine;
@@ -105,8 +104,7 @@
 //! let Ok(Incoming::Single(Message::Request(request))) = jsonrpc::decode(line) else {
 //!     panic!("a request");
 //! };
-//! let now = Instant::now();
-//! let mut exchange = handler.start(request, now);
+//! let mut exchange = handler.start(request);
 //! let mut sent = Vec::new();
 //! while let Some(output) = exchange.poll_output() {
 //!     match output {
@@ -115,7 +113,7 @@
 //!             let anyone = Principal::anonymous();
 //!             let context = QueryContext { principal: &anyone, subscriber: None };
 //!             let answer = pollster::block_on(service.answer(context, query));
-//!             exchange.handle_answer(ticket, answer, now);
+//!             exchange.handle_answer(ticket, answer);
 //!         }
 //!         Output::Cancel { .. } => {}
 //!     }

@@ -5,7 +5,6 @@
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::Instant;
 
 use divan::{AllocProfiler, Bencher};
 use mcp_legacy_2025::{LegacyConfig, Output, Session};
@@ -39,21 +38,20 @@ fn setup() -> (Service, Session) {
     let service = Service::new(engine);
     let config = LegacyConfig::new(Implementation::new("bench", "0.1.0"), service.offer());
     let mut session = Session::new(Arc::new(config));
-    let now = Instant::now();
     for line in [
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#,
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
     ] {
-        session.handle_incoming(jsonrpc::decode(line.as_bytes()), now);
+        session.handle_incoming(jsonrpc::decode(line.as_bytes()));
         while session.poll_output().is_some() {}
     }
     (service, session)
 }
 
 /// Serves one line to the end, returning the response's length.
-fn serve(service: &Service, session: &mut Session, line: &[u8], now: Instant) -> usize {
+fn serve(service: &Service, session: &mut Session, line: &[u8]) -> usize {
     let anyone = Principal::anonymous();
-    session.handle_incoming(jsonrpc::decode(line), now);
+    session.handle_incoming(jsonrpc::decode(line));
     let mut written = 0;
     while let Some(output) = session.poll_output() {
         match output {
@@ -64,7 +62,7 @@ fn serve(service: &Service, session: &mut Session, line: &[u8], now: Instant) ->
                     subscriber: None,
                 };
                 let answer = pollster::block_on(service.answer(context, query));
-                session.handle_answer(ticket, answer, now);
+                session.handle_answer(ticket, answer);
             }
             Output::Cancel { .. } => {}
         }
@@ -77,6 +75,5 @@ fn read_static_1kib(bencher: Bencher<'_, '_>) {
     let (service, mut session) = setup();
     let line: &[u8] =
         br#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"mem:///r/0001"}}"#;
-    let now = Instant::now();
-    bencher.bench_local(|| black_box(serve(&service, &mut session, black_box(line), now)));
+    bencher.bench_local(|| black_box(serve(&service, &mut session, black_box(line))));
 }

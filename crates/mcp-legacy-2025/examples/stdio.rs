@@ -10,7 +10,6 @@
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
-use std::time::Instant;
 
 use mcp_legacy_2025::{LegacyConfig, Output, Session};
 use mcp_resources_core::engine::Engine;
@@ -51,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if line.trim().is_empty() {
             continue;
         }
-        session.handle_incoming(decode(line.as_bytes()), Instant::now());
+        session.handle_incoming(decode(line.as_bytes()));
         while let Some(output) = session.poll_output() {
             match output {
                 Output::Send(outgoing) => {
@@ -65,7 +64,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                         subscriber: Some(subscriber),
                     };
                     let answer = pollster::block_on(service.answer(context, query));
-                    session.handle_answer(ticket, answer, Instant::now());
+                    session.handle_answer(ticket, answer);
                 }
                 // Queries are answered at once here, so there is never anything to drop.
                 Output::Cancel { .. } => {}

@@ -10,7 +10,7 @@
 //! One [`Session`] per stdio process or Streamable HTTP session. The session is a state machine:
 //! it never reads the clock, awaits, spawns or does I/O. Its driver (the server binary):
 //!
-//! 1. **Feeds** it, always with the current `now`:
+//! 1. **Feeds** it:
 //!    - [`Session::handle_incoming`] with the result of [`mcp_types::jsonrpc::decode`] of one
 //!      stdio line or one POST body (a decode error is fed too: it becomes `-32700` or `-32600`);
 //!    - [`Session::handle_answer`] with the [`Answer`](mcp_resources_core::service::Answer) to
@@ -34,9 +34,8 @@
 //!    - `Cancel`: drop the work of that ticket if it is still running; an answer fed later is
 //!      ignored anyway.
 //!
-//! The session keeps no timers, so it does not look at `now` today; `now` is part of the contract
-//! so that timeouts can come without changing any driver. A complete blocking stdio server is
-//! the `stdio` example of this crate.
+//! The session keeps no timers and never reads a clock, so no call takes the time. A complete
+//! blocking stdio server is the `stdio` example of this crate.
 //!
 //! # Ordering
 //!
@@ -102,7 +101,6 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use std::time::Instant;
 //!
 //! use mcp_legacy_2025::{LegacyConfig, LifecycleState, Output, Session};
 //! use mcp_resources_core::service::Offer;
@@ -111,16 +109,14 @@
 //!
 //! let config = LegacyConfig::new(Implementation::new("example", "1.0.0"), Offer::default());
 //! let mut session = Session::new(Arc::new(config));
-//! let now = Instant::now();
 //! session.handle_incoming(
 //!     decode(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#),
-//!     now,
 //! );
 //! let Some(Output::Send(response)) = session.poll_output() else { panic!("a response") };
 //! assert!(std::str::from_utf8(&response.bytes).unwrap().contains(r#""protocolVersion":"2025-06-18""#));
 //! assert_eq!(session.state(), LifecycleState::Initializing);
 //!
-//! session.handle_incoming(decode(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), now);
+//! session.handle_incoming(decode(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#));
 //! assert_eq!(session.state(), LifecycleState::Ready);
 //! // Ready, and list changes are offered: the session asks the core to deliver them.
 //! assert!(matches!(session.poll_output(), Some(Output::Query { .. })));

@@ -1,7 +1,7 @@
 //! The legacy session: one state machine per stdio process or Streamable HTTP session, from
 //! `initialize` to the end of the connection.
 //!
-//! **Layer:** adapter. Decoded messages, engine answers, subscription changes and `now` go in;
+//! **Layer:** adapter. Decoded messages, engine answers and subscription changes go in;
 //! [`Output`]s (messages to write, queries to run, queries to drop) come out of
 //! [`Session::poll_output`]. The lifecycle is a small explicit state machine
 //! ([`LifecycleState`]), in the style of async-lsp's `Lifecycle`. This module must never read a
@@ -9,7 +9,6 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::time::Instant;
 
 use mcp_resources_core::service::{Answer, Offer, Query};
 use mcp_resources_core::subscription::Change;
@@ -239,7 +238,7 @@ impl Session {
     /// answered: a notification or a response, even one that did not decode
     /// ([`DecodeError::is_answered`]), never is; this server sends no requests, so every
     /// response is unsolicited and ignored.
-    pub fn handle_incoming(&mut self, incoming: Result<Incoming, DecodeError>, _now: Instant) {
+    pub fn handle_incoming(&mut self, incoming: Result<Incoming, DecodeError>) {
         match incoming {
             Err(error) if !error.is_answered() => {}
             Err(error) => {
@@ -252,7 +251,7 @@ impl Session {
 
     /// Feeds the answer to the query of `ticket`. Answers to cancelled or unknown tickets are
     /// ignored.
-    pub fn handle_answer(&mut self, ticket: Ticket, answer: Answer, _now: Instant) {
+    pub fn handle_answer(&mut self, ticket: Ticket, answer: Answer) {
         if self.ordered_busy == Some(ticket) {
             self.ordered_busy = None;
             if let Some((next, query)) = self.ordered.pop_front() {
@@ -324,7 +323,7 @@ impl Session {
     /// `Initializing` are held (without duplicates) and sent when `notifications/initialized`
     /// arrives, since the hub has already handed them over; before `initialize` there is
     /// nothing the client could have subscribed to, and they are dropped.
-    pub fn handle_changes(&mut self, changes: impl IntoIterator<Item = Change>, _now: Instant) {
+    pub fn handle_changes(&mut self, changes: impl IntoIterator<Item = Change>) {
         match self.state {
             LifecycleState::Ready => self.deliver_changes(changes, &mut Session::push_unsolicited),
             LifecycleState::Initializing => {
@@ -385,7 +384,6 @@ impl Session {
         level: LoggingLevel,
         logger: Option<&str>,
         data: serde_json::Value,
-        _now: Instant,
     ) -> bool {
         if self.version.is_none() || level < self.log_level {
             return false;

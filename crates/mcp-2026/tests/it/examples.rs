@@ -36,7 +36,7 @@ fn official_request_examples_are_answered() {
             let text = std::fs::read_to_string(&path).expect("readable example");
             let compact: serde_json::Value = serde_json::from_str(&text).expect("json example");
             let request = support::request(&compact.to_string());
-            let exchange = handler.start(request.clone(), support::now());
+            let exchange = handler.start(request.clone());
             let mut driven = Driven {
                 id: request.id,
                 method: request.method,

@@ -13,7 +13,7 @@ use crate::support::{self, Access};
 
 fn start(json: &str) -> Exchange {
     let (_, handler) = support::setup(Access::Open, Offer::default());
-    handler.start(support::request(json), support::now())
+    handler.start(support::request(json))
 }
 
 fn query_ticket(exchange: &mut Exchange) -> (Ticket, Query) {
@@ -79,17 +79,17 @@ fn no_log_messages_without_a_level_after_the_response_or_on_a_listen_stream() {
 #[test]
 fn answers_for_other_tickets_are_ignored_and_wrong_answers_are_internal_errors() {
     let (_, handler) = support::setup(Access::Open, Offer::default());
-    let mut exchange = handler.start(support::request(&read_with("")), support::now());
+    let mut exchange = handler.start(support::request(&read_with("")));
     let (ticket, _) = query_ticket(&mut exchange);
-    let mut second = handler.start(support::request(&read_with("")), support::now());
+    let mut second = handler.start(support::request(&read_with("")));
     let (second_ticket, _) = query_ticket(&mut second);
     assert_ne!(second_ticket, ticket, "tickets differ across exchanges");
-    exchange.handle_answer(second_ticket, Answer::Unsubscribed, support::now());
+    exchange.handle_answer(second_ticket, Answer::Unsubscribed);
     assert!(
         !exchange.is_finished(),
         "an answer for another ticket changes nothing"
     );
-    exchange.handle_answer(ticket, Answer::Unsubscribed, support::now());
+    exchange.handle_answer(ticket, Answer::Unsubscribed);
     let messages = drain(&mut exchange);
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["error"]["code"], -32603);
@@ -110,7 +110,7 @@ fn cancel_with_a_query_out_cancels_it_and_ignores_its_answer() {
     let (ticket, _) = query_ticket(&mut exchange);
     exchange.cancel();
     assert_eq!(exchange.poll_output(), Some(Output::Cancel { ticket }));
-    exchange.handle_answer(ticket, Answer::Unsubscribed, support::now());
+    exchange.handle_answer(ticket, Answer::Unsubscribed);
     assert_eq!(exchange.poll_output(), None);
 }
 
@@ -125,7 +125,7 @@ fn close_before_the_acknowledgment_cancels_the_query_and_answers_gracefully() {
             list_changes: true
         }
     );
-    listen.close(support::now());
+    listen.close();
     assert_eq!(listen.poll_output(), Some(Output::Cancel { ticket }));
     let messages = drain(&mut listen);
     assert_eq!(messages.len(), 1);
@@ -134,7 +134,7 @@ fn close_before_the_acknowledgment_cancels_the_query_and_answers_gracefully() {
         "s"
     );
     assert!(listen.is_finished());
-    listen.close(support::now());
+    listen.close();
     assert_eq!(listen.poll_output(), None, "a second close sends nothing");
 }
 
@@ -142,7 +142,7 @@ fn close_before_the_acknowledgment_cancels_the_query_and_answers_gracefully() {
 fn close_does_nothing_to_other_requests() {
     let mut exchange = start(&read_with(""));
     let _ = query_ticket(&mut exchange);
-    exchange.close(support::now());
+    exchange.close();
     assert!(!exchange.is_finished());
     assert_eq!(exchange.poll_output(), None);
 }
@@ -181,8 +181,8 @@ fn changes_fed_before_the_acknowledgment_follow_it() {
         Change::ListChanged,
         Change::ResourceUpdated("test://a".into()),
     ];
-    listen.handle_changes(early.clone(), support::now());
-    listen.handle_changes(early, support::now());
+    listen.handle_changes(early.clone());
+    listen.handle_changes(early);
     assert_eq!(
         listen.poll_output(),
         None,
@@ -192,7 +192,7 @@ fn changes_fed_before_the_acknowledgment_follow_it() {
         uris: Vec::new(),
         list_changes: true,
     };
-    listen.handle_answer(ticket, answer, support::now());
+    listen.handle_answer(ticket, answer);
     let methods: Vec<Value> = drain(&mut listen)
         .into_iter()
         .map(|message| message["method"].clone())

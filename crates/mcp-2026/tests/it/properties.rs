@@ -189,7 +189,7 @@ proptest! {
         let (service, handler) = support::setup(Access::Open, Offer::default());
         let principal = Principal::anonymous();
         let subscriber = service.add_subscriber();
-        let mut exchange = handler.start(request, support::now());
+        let mut exchange = handler.start(request);
         let mut responses = 0;
         let mut after_response = 0;
         let mut steps = follow_ups.into_iter();
@@ -208,15 +208,15 @@ proptest! {
                     Output::Query { ticket, query } => {
                         let context = QueryContext { principal: &principal, subscriber: Some(subscriber) };
                         let answer = pollster::block_on(service.answer(context, query));
-                        exchange.handle_answer(ticket, answer, support::now());
+                        exchange.handle_answer(ticket, answer);
                     }
                     Output::Cancel { .. } => {}
                 }
             }
             match steps.next() {
-                Some(FollowUp::Changes(changes)) => exchange.handle_changes(changes, support::now()),
+                Some(FollowUp::Changes(changes)) => exchange.handle_changes(changes),
                 Some(FollowUp::Cancel) => exchange.cancel(),
-                Some(FollowUp::Close) => exchange.close(support::now()),
+                Some(FollowUp::Close) => exchange.close(),
                 None => break,
             }
         }

@@ -4,7 +4,6 @@
 
 use std::num::NonZeroUsize;
 use std::sync::Arc;
-use std::time::Instant;
 
 use mcp_2026::{Exchange, Handler, ModernConfig, Output};
 use mcp_resources_core::engine::{Engine, FunctionTemplate, Limits};
@@ -20,12 +19,6 @@ use mcp_types::jsonrpc::{self, Incoming, Message, Request, RequestId};
 use mcp_types::v2026_07_28::Implementation;
 use mcp_types::{ProtocolVersion, testing};
 use serde_json::Value;
-
-/// The one instant every test feeds.
-pub(crate) fn now() -> Instant {
-    static NOW: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    *NOW.get_or_init(Instant::now)
-}
 
 /// Parses a URI the test knows to be valid.
 pub(crate) fn uri(text: &str) -> ResourceUri {
@@ -188,7 +181,7 @@ pub(crate) fn pump(service: &Service, driven: &mut Driven, lines: &mut Vec<Strin
                     subscriber: driven.subscriber,
                 };
                 let answer = pollster::block_on(service.answer(context, query));
-                driven.exchange.handle_answer(ticket, answer, now());
+                driven.exchange.handle_answer(ticket, answer);
             }
             Output::Cancel { .. } => lines.push("= query cancelled".to_owned()),
         }

@@ -63,7 +63,7 @@ impl Run {
             if let Some(subscriber) = driven.subscriber {
                 if woken.contains(&subscriber) {
                     let changes = service.drain_changes(subscriber);
-                    driven.exchange.handle_changes(changes, support::now());
+                    driven.exchange.handle_changes(changes);
                 }
             }
         }
@@ -82,9 +82,9 @@ impl Run {
                         .iter()
                         .map(|(name, value)| (name.as_str(), value.as_bytes()))
                         .collect();
-                    handler.start_http(request.clone(), &view, support::now())
+                    handler.start_http(request.clone(), &view)
                 }
-                None => handler.start(request.clone(), support::now()),
+                None => handler.start(request.clone()),
             };
             self.exchanges.push(Driven {
                 id: request.id,
@@ -142,7 +142,7 @@ impl Run {
             }
             "close" => {
                 let index = self.find(rest);
-                self.exchanges[index].exchange.close(support::now());
+                self.exchanges[index].exchange.close();
                 self.pump_all();
             }
             other => panic!("unknown directive {other}"),

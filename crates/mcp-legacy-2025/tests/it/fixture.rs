@@ -3,7 +3,6 @@
 
 use std::num::NonZeroUsize;
 use std::sync::Arc;
-use std::time::Instant;
 
 use mcp_legacy_2025::{LegacyConfig, Output, Session, Ticket};
 use mcp_resources_core::engine::{Engine, FunctionTemplate, Limits};
@@ -179,7 +178,6 @@ pub(crate) struct Driver {
     pub(crate) service: Service,
     pub(crate) subscriber: SubscriberId,
     pub(crate) principal: Principal,
-    pub(crate) now: Instant,
 }
 
 impl Driver {
@@ -191,7 +189,6 @@ impl Driver {
             service,
             subscriber,
             principal: Principal::anonymous(),
-            now: Instant::now(),
         }
     }
 
@@ -202,7 +199,7 @@ impl Driver {
             subscriber: Some(self.subscriber),
         };
         let answer = pollster::block_on(self.service.answer(context, query));
-        self.session.handle_answer(ticket, answer, self.now);
+        self.session.handle_answer(ticket, answer);
     }
 
     /// Tells the session about `uri` changing, if it is subscribed.
@@ -213,7 +210,7 @@ impl Driver {
             .contains(&self.subscriber)
         {
             let changes = self.service.drain_changes(self.subscriber);
-            self.session.handle_changes(changes, self.now);
+            self.session.handle_changes(changes);
         }
     }
 
@@ -221,7 +218,7 @@ impl Driver {
     pub(crate) fn list_changed(&mut self) {
         if self.service.list_changed().contains(&self.subscriber) {
             let changes = self.service.drain_changes(self.subscriber);
-            self.session.handle_changes(changes, self.now);
+            self.session.handle_changes(changes);
         }
     }
 

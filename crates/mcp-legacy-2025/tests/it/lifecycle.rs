@@ -22,8 +22,7 @@ fn initialize(version: &str) -> String {
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 fn feed(driver: &mut Driver, message: &str) {
-    let now = driver.now;
-    driver.session.handle_incoming(decode_str(message), now);
+    driver.session.handle_incoming(decode_str(message));
 }
 
 fn ready(version: &str, offer: Offer) -> Driver {
@@ -107,10 +106,7 @@ fn no_list_change_watch_when_not_offered() {
 #[test]
 fn changes_before_initialize_are_dropped() {
     let mut driver = Driver::new(Offer::default());
-    let now = driver.now;
-    driver
-        .session
-        .handle_changes(vec![Change::ListChanged], now);
+    driver.session.handle_changes(vec![Change::ListChanged]);
     assert!(driver.run().is_empty());
     feed(&mut driver, &initialize("2025-11-25"));
     driver.run();
@@ -127,14 +123,13 @@ fn changes_while_initializing_wait_for_initialized() {
     let mut driver = Driver::new(Offer::default());
     feed(&mut driver, &initialize("2025-11-25"));
     driver.run();
-    let now = driver.now;
     let updated = Change::ResourceUpdated("mem:///docs/readme.md".into());
     driver
         .session
-        .handle_changes(vec![Change::ListChanged, updated.clone()], now);
+        .handle_changes(vec![Change::ListChanged, updated.clone()]);
     driver
         .session
-        .handle_changes(vec![Change::ListChanged, updated], now);
+        .handle_changes(vec![Change::ListChanged, updated]);
     assert!(driver.run().is_empty(), "nothing before initialized");
 
     feed(&mut driver, INITIALIZED);
@@ -222,10 +217,7 @@ fn outgoing_messages_say_what_they_relate_to() {
     collect(&mut driver);
     feed(&mut driver, "{");
     collect(&mut driver);
-    let now = driver.now;
-    driver
-        .session
-        .handle_changes(vec![Change::ListChanged], now);
+    driver.session.handle_changes(vec![Change::ListChanged]);
     collect(&mut driver);
     let summary: Vec<(Option<RequestId>, bool)> = sends
         .iter()
@@ -273,18 +265,13 @@ fn unknown_tickets_are_ignored_and_mismatched_answers_are_internal_errors() {
     let Some(Output::Query { ticket, .. }) = driver.session.poll_output() else {
         panic!()
     };
-    let now = driver.now;
-    driver
-        .session
-        .handle_answer(ticket, Answer::Unsubscribed, now);
+    driver.session.handle_answer(ticket, Answer::Unsubscribed);
     let sent = driver.run();
     assert_eq!(sent.len(), 1);
     let response: Value = serde_json::from_str(&sent[0]).unwrap();
     assert_eq!(response["error"]["code"], -32603, "{response}");
     // The same ticket again: already answered, ignored.
-    driver
-        .session
-        .handle_answer(ticket, Answer::Unsubscribed, now);
+    driver.session.handle_answer(ticket, Answer::Unsubscribed);
     assert!(driver.run().is_empty());
 }
 
@@ -297,12 +284,10 @@ fn a_new_session_from_a_config_is_uninitialized_and_logs_nothing() {
     assert_eq!(config.supported.len(), 4);
     let mut session = Session::new(Arc::new(config));
     assert_eq!(session.negotiated_version(), None);
-    let now = std::time::Instant::now();
     assert!(!session.log(
         mcp_types::logging::LoggingLevel::Emergency,
         None,
-        json!("x"),
-        now
+        json!("x")
     ));
     assert!(session.poll_output().is_none());
 }

@@ -186,8 +186,7 @@ impl Harness {
     }
 
     fn feed(&mut self, text: &str) {
-        let now = self.driver.now;
-        self.driver.session.handle_incoming(decode_str(text), now);
+        self.driver.session.handle_incoming(decode_str(text));
     }
 
     fn step(&mut self, step: Step) {
@@ -241,10 +240,9 @@ impl Harness {
             Step::Updated(uri) => self.driver.resource_updated(uri),
             Step::ListChanged => self.driver.list_changed(),
             Step::Log(level) => {
-                let now = self.driver.now;
                 self.driver
                     .session
-                    .log(level, Some("prop"), json!("message"), now);
+                    .log(level, Some("prop"), json!("message"));
             }
         }
         self.drain();

@@ -82,10 +82,7 @@ impl Runner {
                 None => message.to_owned(),
             };
             self.remember_methods(&message);
-            let now = self.driver().now;
-            self.driver()
-                .session
-                .handle_incoming(decode_str(&message), now);
+            self.driver().session.handle_incoming(decode_str(&message));
         } else if let Some(directive) = line.strip_prefix("! ") {
             self.directive(directive);
         } else {
@@ -154,8 +151,7 @@ impl Runner {
                 let data: Value = serde_json::from_str(words.next().expect("json data"))
                     .expect("log data is json");
                 let driver = self.driver();
-                let now = driver.now;
-                driver.session.log(level, logger.as_deref(), data, now);
+                driver.session.log(level, logger.as_deref(), data);
             }
             other => panic!("unknown directive {other:?}"),
         }

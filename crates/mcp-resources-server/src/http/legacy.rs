@@ -486,7 +486,7 @@ impl LegacyHttpSession {
     fn feed(&self, incoming: Incoming, expects: Option<&RequestId>) -> Result<Routed, ()> {
         let mut state = self.lock();
         free_waiter(&mut state, expects)?;
-        state.session.handle_incoming(Ok(incoming), Instant::now());
+        state.session.handle_incoming(Ok(incoming));
         Ok(self.route(&mut state, expects))
     }
 
@@ -517,7 +517,7 @@ impl LegacyHttpSession {
     /// Feeds the answer of one query and routes what it produced; returns the queries to run.
     fn answer(&self, ticket: Ticket, answer: Answer) -> Vec<QueryFuture> {
         let mut state = self.lock();
-        state.session.handle_answer(ticket, answer, Instant::now());
+        state.session.handle_answer(ticket, answer);
         self.drain(&mut state, None)
     }
 
@@ -545,7 +545,7 @@ impl LegacyHttpSession {
                     // An answer ready at once (a static read) is fed back within this loop;
                     // anything else runs as a future of its own.
                     match answer.as_mut().now_or_never() {
-                        Some(answer) => state.session.handle_answer(ticket, answer, Instant::now()),
+                        Some(answer) => state.session.handle_answer(ticket, answer),
                         None => queries
                             .push(Box::pin(async move { (ticket, answer.await) }) as QueryFuture),
                     }
@@ -935,7 +935,7 @@ impl GetStream {
         driver::deliver_drained(
             &session.shared.service,
             session.subscriber.id(),
-            |changes| legacy.handle_changes(changes, Instant::now()),
+            |changes| legacy.handle_changes(changes),
         );
         // Changes only produce unsolicited messages; anything else is routed as usual.
         while let Some(output) = state.session.poll_output() {

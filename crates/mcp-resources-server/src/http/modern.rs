@@ -36,9 +36,7 @@ pub(crate) fn request<'a>(
     headers: &HeaderMap,
     request: Request,
 ) -> impl Future<Output = Response> + 'a {
-    let exchange = state
-        .modern()
-        .start_http(request, &view(headers), Instant::now());
+    let exchange = state.modern().start_http(request, &view(headers));
     serve(state, exchange)
 }
 
@@ -72,7 +70,7 @@ async fn serve(state: &HttpState, mut exchange: Exchange) -> Response {
                     query,
                 ))
                 .await;
-                exchange.handle_answer(ticket, answer, Instant::now());
+                exchange.handle_answer(ticket, answer);
             }
             // Only after a cancellation, which cannot happen here: a dropped POST drops this.
             Some(Output::Cancel { .. }) => {}
@@ -111,7 +109,7 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
                     query,
                 ))
                 .await;
-                exchange.handle_answer(ticket, answer, Instant::now());
+                exchange.handle_answer(ticket, answer);
             }
             Output::Cancel { .. } => {}
         }
@@ -169,7 +167,7 @@ impl ListenStream {
             ..
         } = self;
         driver::deliver_drained(&state.shared.service, subscriber.id(), |changes| {
-            exchange.handle_changes(changes, Instant::now());
+            exchange.handle_changes(changes);
         });
         self.collect()
     }
@@ -189,7 +187,7 @@ impl futures_util::Stream for ListenStream {
             }
             // In this order: shutdown first, then changes, then the keep-alive.
             if Pin::new(&mut stream.shutdown).poll(context).is_ready() {
-                stream.exchange.close(Instant::now());
+                stream.exchange.close();
                 stream.shut_down = true;
                 stream.collect();
                 continue;

@@ -42,7 +42,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures_util::FutureExt;
 use futures_util::future::{AbortHandle, Abortable};
@@ -123,7 +123,6 @@ impl Server {
             queries: FuturesUnordered::new(),
             aborts: FastMap::default(),
             wakes: Arc::default(),
-            clock: Clock::new(),
         };
         connection.run(input).await
     }
@@ -249,47 +248,10 @@ struct Connection<W> {
     aborts: FastMap<QueryTicket, AbortHandle>,
     /// The subscribers' wake-ups, looked at by the loop.
     wakes: Arc<Wakes>,
-    /// The time given to the adapters with lines and answers.
-    clock: Clock,
 }
 
 /// Why a modern request reusing the id of one in flight is refused.
 const IN_FLIGHT: &str = "a request with this id is already in flight";
-
-/// How many lines and answers may be handled with one reading of the clock.
-const CLOCK_EVENTS: u32 = 64;
-
-/// The time the adapters are told with a line or an answer: the system clock, read again after
-/// the loop has waited and at least every [`CLOCK_EVENTS`] events. The adapters use it for
-/// deadlines (a listen stream's, a request's), which a burst of lines handled in a few
-/// microseconds does not move, and reading the clock is a visible part of a read's cost.
-struct Clock {
-    now: Instant,
-    left: u32,
-}
-
-impl Clock {
-    fn new() -> Clock {
-        Clock {
-            now: Instant::now(),
-            left: 0,
-        }
-    }
-
-    fn now(&mut self) -> Instant {
-        if self.left == 0 {
-            self.now = Instant::now();
-            self.left = CLOCK_EVENTS;
-        }
-        self.left -= 1;
-        self.now
-    }
-
-    /// The loop has waited: the next event reads the clock.
-    fn expire(&mut self) {
-        self.left = 0;
-    }
-}
 
 impl<W: AsyncWrite + Unpin> Connection<W> {
     async fn run<R: AsyncBufRead + Unpin>(&mut self, mut input: R) -> std::io::Result<()> {
@@ -309,17 +271,15 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     reading,
                 ));
                 let output = &mut self.output;
-                let mut waited = false;
                 // One poll of every event per wake-up: the poll that finds nothing ready has
                 // registered the wakers, so the output is flushed from within it.
-                let event = std::future::poll_fn(|context| {
+                std::future::poll_fn(|context| {
                     if let Poll::Ready(event) = next.as_mut().poll(context) {
                         return Poll::Ready(Ok(event));
                     }
                     // Nothing more is ready: send what was written so far, then wait. A flush
                     // the output holds back goes on at the next wake-up, while events are
                     // handled (further writes wait for room in the buffer).
-                    waited = true;
                     if !output.buffer().is_empty() {
                         if let Poll::Ready(Err(error)) = Pin::new(&mut *output).poll_flush(context)
                         {
@@ -328,11 +288,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     }
                     Poll::Pending
                 })
-                .await?;
-                if waited {
-                    self.clock.expire();
-                }
-                event
+                .await?
             };
             match event {
                 Event::Line(Ok(Some(Line::Complete))) => self.handle_line(&line.bytes).await?,
@@ -375,7 +331,6 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
 
     /// Closes the listen streams, lets running queries finish for a while, flushes.
     async fn finish(&mut self) -> std::io::Result<()> {
-        let now = Instant::now();
         let keys: Vec<u64> = self.exchanges.keys().copied().collect();
         for key in keys {
             let Some(modern) = self.exchanges.get_mut(&key) else {
@@ -384,7 +339,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             if !modern.exchange.is_listen() {
                 continue;
             }
-            modern.exchange.close(now);
+            modern.exchange.close();
             let id = modern.exchange.request_id().clone();
             self.pump_modern(key).await?;
             let cancelled = mcp_2026::cancelled_notification(&id);
@@ -419,7 +374,6 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }
-        let now = self.clock.now();
         let incoming = match jsonrpc::decode(bytes) {
             Ok(incoming) => incoming,
             // A would-be notification or response is never answered, however malformed.
@@ -467,14 +421,14 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         match era::route_stdio(summary, self.legacy.is_some()) {
             StdioRoute::Legacy => {
                 let legacy = self.legacy_session();
-                legacy.session.handle_incoming(Ok(incoming), now);
+                legacy.session.handle_incoming(Ok(incoming));
                 self.pump_legacy().await
             }
             StdioRoute::Modern => {
                 let Incoming::Single(Message::Request(request)) = incoming else {
                     return Ok(());
                 };
-                let exchange = self.shared.modern.start(request, now);
+                let exchange = self.shared.modern.start(request);
                 self.serve_modern(exchange).await
             }
             StdioRoute::CancelModern => {
@@ -609,16 +563,15 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
 
     /// Feeds an answer to the adapter state that asked for it, if it is still there.
     fn feed(&mut self, ticket: QueryTicket, answer: Answer) {
-        let now = self.clock.now();
         match ticket {
             QueryTicket::Legacy(ticket) => {
                 if let Some(legacy) = &mut self.legacy {
-                    legacy.session.handle_answer(ticket, answer, now);
+                    legacy.session.handle_answer(ticket, answer);
                 }
             }
             QueryTicket::Modern(key, ticket) => {
                 if let Some(modern) = self.exchanges.get_mut(&key) {
-                    modern.exchange.handle_answer(ticket, answer, now);
+                    modern.exchange.handle_answer(ticket, answer);
                 }
             }
         }
@@ -645,7 +598,6 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
     }
 
     async fn handle_wake(&mut self, target: Target) -> std::io::Result<()> {
-        let now = Instant::now();
         match target {
             Target::Legacy => {
                 if let Some(legacy) = &mut self.legacy {
@@ -653,7 +605,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     driver::deliver_drained(
                         &self.shared.service,
                         legacy.subscriber.id(),
-                        |changes| session.handle_changes(changes, now),
+                        |changes| session.handle_changes(changes),
                     );
                 }
                 self.pump_legacy().await
@@ -663,7 +615,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     if let Some(subscriber) = &modern.subscriber {
                         let exchange = &mut modern.exchange;
                         driver::deliver_drained(&self.shared.service, subscriber.id(), |changes| {
-                            exchange.handle_changes(changes, now);
+                            exchange.handle_changes(changes);
                         });
                     }
                 }
@@ -708,7 +660,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                 mcp_2026::Output::Query { ticket, query } => {
                     let mut answer = self.answer(None, query);
                     match answer.as_mut().now_or_never() {
-                        Some(answer) => exchange.handle_answer(ticket, answer, self.clock.now()),
+                        Some(answer) => exchange.handle_answer(ticket, answer),
                         None => waiting = Some((ticket, answer)),
                     }
                 }
