@@ -8,14 +8,14 @@
 //! whatever header map it has.
 
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use mcp_types::error::echo;
-use mcp_types::jsonrpc::Request;
+use mcp_types::jsonrpc::{RawValue, Request};
 use mcp_types::meta::PROTOCOL_VERSION;
 use mcp_types::method;
-use serde_json::Value;
 
 /// `MCP-Protocol-Version`: the body's `_meta` protocol version (required on every request).
 pub const PROTOCOL_VERSION_HEADER: &str = "MCP-Protocol-Version";
@@ -100,24 +100,34 @@ pub enum HeaderError {
 /// Checks the headers of a modern request against its body. See
 /// [`Handler::check_headers`](crate::Handler::check_headers).
 pub(crate) fn check(headers: &RequestHeaders<'_>, request: &Request) -> Result<(), HeaderError> {
-    let params: Option<Value> = request
+    /// The members of an object as raw JSON, read no further: a member no value type can hold
+    /// (a lone surrogate, a number out of range) changes nothing; of a repeated key the last
+    /// counts. `None` for anything but an object.
+    fn members(json: &str) -> Option<BTreeMap<Cow<'_, str>, &RawValue>> {
+        // A derived map takes an object only; params given by position have no members.
+        serde_json::from_str(json).ok()
+    }
+    /// A member as a string, or nothing when it is not one.
+    fn text(raw: Option<&&RawValue>) -> Option<String> {
+        raw.and_then(|raw| serde_json::from_str(raw.get()).ok())
+    }
+    let params = request
         .params
         .as_deref()
-        .and_then(|raw| serde_json::from_str(raw.get()).ok());
+        .and_then(|params| members(params.get()));
     let body_version = params
         .as_ref()
         .and_then(|params| params.get("_meta"))
-        .and_then(|meta| meta.get(PROTOCOL_VERSION))
-        .and_then(Value::as_str)
+        .and_then(|meta| members(meta.get()))
+        .and_then(|meta| text(meta.get(PROTOCOL_VERSION)))
         .unwrap_or_default();
     let body_uri = (request.method == method::RESOURCES_READ).then(|| {
         params
             .as_ref()
-            .and_then(|params| params.get("uri"))
-            .and_then(Value::as_str)
+            .and_then(|params| text(params.get("uri")))
             .unwrap_or_default()
     });
-    check_parts(headers, body_version, &request.method, body_uri)
+    check_parts(headers, &body_version, &request.method, body_uri.as_deref())
 }
 
 /// [`check`] against what the body says, already read: the version in `_meta` (empty when

@@ -169,3 +169,50 @@ fn header_table() {
         Err("MCP-Protocol-Version"),
     );
 }
+
+/// Members of a read's params that nobody reads (a lone surrogate, a number out of range) change
+/// neither the header check nor the answer: the read is served over HTTP as any other.
+#[test]
+fn unread_members_change_neither_the_header_check_nor_the_answer() {
+    use mcp_2026::Output;
+    use mcp_resources_core::policy::Principal;
+    use mcp_resources_core::service::{Offer, QueryContext};
+
+    let (service, handler) = support::setup(support::Access::Open, Offer::default());
+    let pairs: [(&str, &[u8]); 3] = [
+        ("mcp-protocol-version", b"2026-07-28"),
+        ("mcp-method", b"resources/read"),
+        ("mcp-name", b"test://static-text"),
+    ];
+    let headers: RequestHeaders<'_> = pairs.iter().copied().collect();
+    for extra in [r#""x":"\ud800""#, r#""x":1e400"#] {
+        let json = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{{"uri":"test://static-text",{extra},{META}}}}}"#
+        );
+        let request = support::request(&json);
+        assert_eq!(Handler::check_headers(&headers, &request), Ok(()), "{json}");
+        let mut exchange = handler.start_http(request, &headers);
+        let mut response = None;
+        while let Some(output) = exchange.poll_output() {
+            match output {
+                Output::Send(outgoing) => response = Some(outgoing.bytes),
+                Output::Query { ticket, query } => {
+                    let anyone = Principal::anonymous();
+                    let context = QueryContext {
+                        principal: &anyone,
+                        subscriber: None,
+                    };
+                    exchange
+                        .handle_answer(ticket, pollster::block_on(service.answer(context, query)));
+                }
+                Output::Cancel { .. } => {}
+            }
+        }
+        assert_eq!(exchange.http_status(), 200, "{json}");
+        let response = String::from_utf8(response.expect("a response")).unwrap();
+        assert!(
+            response.contains(r#""contents":[{"uri":"test://static-text""#),
+            "{response}"
+        );
+    }
+}
