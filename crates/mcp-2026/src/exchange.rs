@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use mcp_resources_core::service::Answer;
 use mcp_resources_core::subscription::Change;
+use mcp_resources_wire::output::{Outgoing, Output, Ticket};
 use mcp_resources_wire::{self as to_wire, Shape};
 use mcp_types::jsonrpc::{self, Notification, RequestId, Response};
 use mcp_types::lifecycle::server_info_meta;
@@ -25,7 +26,6 @@ use serde::Serialize;
 use crate::config::Shared;
 use crate::convert;
 use crate::errors::RequestError;
-use crate::output::{Outgoing, Output, Ticket};
 
 /// What the answer of the query in flight will be turned into.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use mcp_resources_core::service::Query;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
+use mcp_resources_wire::output::Ticket;
 use mcp_types::jsonrpc::{ErrorObject, Request, RequestId};
 use mcp_types::meta::{self, Meta};
 use mcp_types::request_meta::{RequestMeta, RequestMetaError};
@@ -25,7 +26,6 @@ use crate::config::{ModernConfig, Shared};
 use crate::errors::RequestError;
 use crate::exchange::{Exchange, Pending};
 use crate::headers::{self, HeaderError, RequestHeaders};
-use crate::output::Ticket;
 
 /// Serves 2026-07-28 requests: one [`Exchange`] per request. Stateless and shareable (`&self`).
 #[derive(Debug)]
@@ -74,7 +74,7 @@ impl Handler {
                 query,
                 pending,
             }) => {
-                let ticket = Ticket(self.next_ticket.fetch_add(1, Ordering::Relaxed));
+                let ticket = Ticket::new(self.next_ticket.fetch_add(1, Ordering::Relaxed));
                 Exchange::querying(self.shared.clone(), id, &meta, ticket, query, pending)
             }
             Err(error) => Exchange::failed(self.shared.clone(), id, &error),

@@ -131,7 +131,6 @@ pub mod errors;
 mod exchange;
 mod handler;
 pub mod headers;
-mod output;
 
 mod convert;
 
@@ -140,4 +139,4 @@ pub use crate::errors::RequestError;
 pub use crate::exchange::{Exchange, cancelled_notification};
 pub use crate::handler::Handler;
 pub use crate::headers::{HeaderError, RequestHeaders};
-pub use crate::output::{Outgoing, Output, Ticket};
+pub use mcp_resources_wire::output::{Outgoing, Output, Ticket};

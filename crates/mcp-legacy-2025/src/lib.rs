@@ -123,9 +123,8 @@
 //! ```
 
 mod errors;
-mod output;
 mod session;
 mod wire;
 
-pub use crate::output::{Outgoing, Output, Ticket};
 pub use crate::session::{DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Session};
+pub use mcp_resources_wire::output::{Outgoing, Output, Ticket};

@@ -14,6 +14,8 @@ use mcp_resources_core::service::{Answer, Offer, Query};
 use mcp_resources_core::subscription::Change;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
+use mcp_resources_wire::Shape;
+use mcp_resources_wire::output::{Outgoing, Output, Ticket};
 use mcp_types::completion::{CompleteParams, CompletionReference};
 use mcp_types::jsonrpc::{
     self, DecodeError, ErrorObject, Incoming, Message, Notification, Outcome, RawValue, Request,
@@ -29,9 +31,6 @@ use mcp_types::{Era, ProtocolVersion, RequestId};
 use serde::Serialize;
 
 use crate::errors::{self, RequestError};
-use crate::output::{Outgoing, Output, Ticket};
-use mcp_resources_wire::Shape;
-
 use crate::wire;
 
 /// What a legacy session serves and says about itself. Shared by every session of a server.
@@ -669,7 +668,7 @@ impl Session {
     }
 
     fn enqueue(&mut self, origin: Option<Origin>, purpose: Purpose, query: Query) -> Ticket {
-        let ticket = Ticket(self.next_ticket);
+        let ticket = Ticket::new(self.next_ticket);
         self.next_ticket += 1;
         let state_changing = purpose.is_state_changing();
         self.pending.insert(

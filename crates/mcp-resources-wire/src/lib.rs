@@ -9,7 +9,9 @@
 //!
 //! Values to send borrow from the core's where that saves copying every string of a page or a
 //! read ([`listed`], [`contents`]); they serialize exactly as the owned wire types of the same
-//! shape do (the tests compare both).
+//! shape do (the tests compare both). [`output`] holds what both adapters hand to their driver.
+
+pub mod output;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
