@@ -362,23 +362,18 @@ impl Client {
         phase: Phase,
         uri: &(dyn Fn(u64) -> String + Sync),
     ) -> Result<Load, String> {
-        let Phase {
-            count,
-            limit,
-            first_id,
-        } = phase;
         match self {
             Client::Stdio { stdin, stdout, pid } => {
-                let request = |n: u64| Request::read(era, first_id + n, uri(n), false);
+                let request = |n: u64| Request::read(era, phase.first_id + n, uri(n), false);
                 stdio_pipelined(stdin, stdout, *pid, concurrency, phase, &request)
             }
             Client::Http { http, .. } => {
                 let started = Instant::now();
                 on_connections(http, concurrency, |connection, n, latencies| {
-                    if n >= count || started.elapsed() > limit {
+                    if n >= phase.count || started.elapsed() > phase.limit {
                         return Ok(false);
                     }
-                    let id = first_id + n as u64;
+                    let id = phase.first_id + n as u64;
                     let request = Request::read(era, id, uri(n as u64), http.sse);
                     connection.timed(http, &request, "resource ", latencies)?;
                     Ok(true)
@@ -472,11 +467,7 @@ fn stdio_pipelined(
     stdout: &mut BufReader<ChildStdout>,
     pid: u32,
     concurrency: usize,
-    Phase {
-        count,
-        limit,
-        first_id,
-    }: Phase,
+    phase: Phase,
     request: &(dyn Fn(u64) -> Request + Sync),
 ) -> Result<Load, String> {
     // The writer announces each request (`Some(sent at)`) before writing it, and `None` at the end.
@@ -498,8 +489,8 @@ fn stdio_pipelined(
             };
             let started = Instant::now();
             let mut in_flight = 0;
-            for n in 0..count as u64 {
-                if started.elapsed() > limit {
+            for n in 0..phase.count as u64 {
+                if started.elapsed() > phase.limit {
                     break;
                 }
                 while in_flight >= concurrency {
@@ -518,7 +509,8 @@ fn stdio_pipelined(
             (0..in_flight).try_for_each(|_| credit())
         });
         let started = Instant::now();
-        let (mut sent_at, mut done, mut latencies) = (Vec::with_capacity(count), false, Vec::new());
+        let (mut sent_at, mut done, mut latencies) =
+            (Vec::with_capacity(phase.count), false, Vec::new());
         let mut line = String::new();
         let outcome = loop {
             while let Ok(message) = sent_rx.try_recv() {
@@ -539,11 +531,12 @@ fn stdio_pipelined(
             if let Err(error) = reply_line(stdout, &mut line) {
                 break Err(error);
             }
-            let index = match check_reply(&line, "resource ").map(|id| id.checked_sub(first_id)) {
-                Ok(Some(index)) => index as usize,
-                Ok(None) => break Err(format!("a reply to an earlier phase: {line:.300}")),
-                Err(error) => break Err(error),
-            };
+            let index =
+                match check_reply(&line, "resource ").map(|id| id.checked_sub(phase.first_id)) {
+                    Ok(Some(index)) => index as usize,
+                    Ok(None) => break Err(format!("a reply to an earlier phase: {line:.300}")),
+                    Err(error) => break Err(error),
+                };
             // The reply may come before this thread has seen its announcement.
             while sent_at.len() <= index && !done {
                 match sent_rx.recv() {
