@@ -252,7 +252,7 @@ mod fanout {
     use tokio::sync::{mpsc, watch};
 
     /// The line the bench looks for in the log, as mcp-resources writes it.
-    const CHANGE_LOGGED: &str = "file changed: notifying its subscribers";
+    const CHANGE_LOGGED: &str = "resource changed: notifying its subscribers";
     /// Quiet time after the last event before a change is taken, as mcp-resources' default.
     const DEBOUNCE: Duration = Duration::from_millis(150);
 
