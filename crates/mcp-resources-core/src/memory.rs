@@ -1,7 +1,7 @@
 //! [`MemoryProvider`]: a provider backed by an ordered in-memory map, mutable at runtime.
 //!
-//! **Layer:** core, a provider. It serves the core's tests and the binary's static and
-//! configured resources. It does no I/O and never knows a protocol; it is also the reference
+//! **Layer:** core, a provider. It serves the core's tests and embedders whose resources change
+//! at runtime (fixed ones are the engine's static resources). It does no I/O and never knows a protocol; it is also the reference
 //! behaviour of the [`Provider`] contract (ordering, `after`, `limit`, ranges).
 //!
 //! Changing it ([`MemoryProvider::insert`], [`MemoryProvider::remove`]) does not notify anyone:

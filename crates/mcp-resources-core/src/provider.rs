@@ -2,7 +2,7 @@
 //!
 //! **Layer:** core, the seam. A provider serves a family of resources (files under a root, rows
 //! of a database, objects of a git repository, an in-memory map). Implementations that do I/O
-//! live outside the core (in the binary); the core only holds
+//! live in crates of their own (`mcp-resources-fs`); the core only holds
 //! [`MemoryProvider`](crate::memory::MemoryProvider). The trait's futures are `Send` and carry
 //! no runtime types, so any executor can drive them; this module never knows tokio, a protocol
 //! or JSON.
