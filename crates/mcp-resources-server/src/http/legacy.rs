@@ -35,11 +35,12 @@ use mcp_types::jsonrpc::{ErrorObject, Incoming, Message, RequestId};
 use mcp_types::method;
 use mcp_types::notifications::CancelledNotificationParams;
 
-use crate::driver::{self, KeepAlive, Latch, LatchWait, Signal, SubscriberGuard};
+use crate::driver::{self, SubscriberGuard};
 use crate::http::limits::Client;
 use crate::http::reply::{self, Response};
 use crate::http::{HttpState, sse};
 use crate::server::Shared;
+use crate::wake::{KeepAlive, Latch, LatchWait, Signal};
 
 /// The maps looked up on every POST: foldhash instead of SipHash, seeded at random for each map
 /// (session ids and request ids come from the client).
