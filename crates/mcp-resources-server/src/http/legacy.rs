@@ -878,7 +878,7 @@ pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) ->
         &state.shared.closing,
         state.options.keep_alive,
     );
-    reply::live(reply::Live::Get(stream))
+    reply::live(stream)
 }
 
 /// The body of a session's GET stream. Its waits (shutdown, the session's wake-up, keep-alive)

@@ -130,7 +130,7 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
         keep_alive: KeepAlive::new(period),
         frames,
     };
-    reply::live(reply::Live::Listen(stream))
+    reply::live(stream)
 }
 
 /// The body of a listen stream. Its waits (shutdown, changes, keep-alive) live as long as the
