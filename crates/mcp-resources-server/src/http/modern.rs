@@ -27,7 +27,8 @@ use mcp_types::jsonrpc::Request;
 use crate::driver::{self, SubscriberGuard};
 use crate::http::limits::Held;
 use crate::http::reply::{self, Response};
-use crate::http::{HttpState, sse};
+use crate::http::sse;
+use crate::http::state::HttpState;
 use crate::wake::{KeepAlive, LatchWait, Signal};
 
 /// Serves one modern request. The exchange starts at the call, so the request is not kept in
