@@ -60,6 +60,7 @@ pub mod era;
 mod http;
 mod server;
 mod stdio;
+mod wake;
 
 #[cfg(feature = "http")]
 pub use crate::http::{HttpOptions, auth, guard};

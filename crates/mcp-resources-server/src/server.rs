@@ -26,7 +26,7 @@ use mcp_resources_core::uri::ResourceUri;
 use mcp_types::lifecycle::Implementation;
 use tokio_util::sync::CancellationToken;
 
-use crate::driver::{Latch, Wakers};
+use crate::wake::{Latch, Wakers};
 
 /// The default `ttlMs` of a modern `server/discover` result: one hour.
 const DISCOVER_TTL_MS: u64 = 3_600_000;

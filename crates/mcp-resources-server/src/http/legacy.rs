@@ -24,6 +24,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
+use axum::http::HeaderName;
 use futures_util::FutureExt;
 use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
@@ -35,11 +36,18 @@ use mcp_types::jsonrpc::{ErrorObject, Incoming, Message, RequestId};
 use mcp_types::method;
 use mcp_types::notifications::CancelledNotificationParams;
 
-use crate::driver::{self, KeepAlive, Latch, LatchWait, Signal, SubscriberGuard};
+use crate::driver::{self, SubscriberGuard};
 use crate::http::limits::Client;
+use crate::http::options::HttpOptions;
 use crate::http::reply::{self, Response};
-use crate::http::{HttpState, sse};
+use crate::http::sse;
+use crate::http::state::HttpState;
 use crate::server::Shared;
+use crate::wake::{KeepAlive, Latch, LatchWait, Signal};
+
+/// The session header of the legacy era (`MCP-Session-Id` in 2025-11-25; names are
+/// case-insensitive). A name made once: looking a header up by text parses the text each time.
+pub(super) const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// The maps looked up on every POST: foldhash instead of SipHash, seeded at random for each map
 /// (session ids and request ids come from the client).
@@ -223,7 +231,7 @@ impl Sessions {
     ///
     /// The place is taken at once, under the table's lock, and held while the session opens
     /// ([`Place`]): `initialize` requests at once cannot all see the same free place.
-    fn make_room(self: &Arc<Self>, client: &Client, options: &crate::HttpOptions) -> Option<Place> {
+    fn make_room(self: &Arc<Self>, client: &Client, options: &HttpOptions) -> Option<Place> {
         let mut table = self.lock();
         let mut own_limit = options.max_sessions_per_client.min(options.max_sessions);
         let batch = own_limit / 100;
@@ -715,8 +723,13 @@ fn mint_session_id() -> Result<String, getrandom::Error> {
 
 /// POST `initialize`: a new session; its id goes out in `Mcp-Session-Id` when the handshake
 /// succeeded.
-pub(crate) async fn initialize(state: &HttpState, incoming: Incoming, id: RequestId) -> Response {
-    let Some(place) = state.sessions.make_room(&state.client, &state.options) else {
+pub(crate) async fn initialize(
+    state: &HttpState,
+    sessions: &Arc<Sessions>,
+    incoming: Incoming,
+    id: RequestId,
+) -> Response {
+    let Some(place) = sessions.make_room(&state.client, &state.options) else {
         tracing::warn!(
             client = ?state.client,
             max = state.options.max_sessions,
@@ -745,7 +758,7 @@ pub(crate) async fn initialize(state: &HttpState, incoming: Incoming, id: Reques
     if initialized {
         tracing::debug!("legacy session opened");
         if let Ok(value) = axum::http::HeaderValue::from_str(&session.id) {
-            response.headers_mut().insert(super::SESSION_ID, value);
+            response.headers_mut().insert(SESSION_ID, value);
         }
         place.fill(session);
     }
@@ -877,7 +890,7 @@ pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) ->
         &state.shared.closing,
         state.options.keep_alive,
     );
-    reply::live(reply::Live::Get(stream))
+    reply::live(stream)
 }
 
 /// The body of a session's GET stream. Its waits (shutdown, the session's wake-up, keep-alive)

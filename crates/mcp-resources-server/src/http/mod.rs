@@ -57,8 +57,10 @@ pub mod guard;
 mod legacy;
 mod limits;
 mod modern;
+mod options;
 mod reply;
 mod sse;
+mod state;
 
 use std::borrow::Cow;
 use std::net::SocketAddr;
@@ -71,164 +73,25 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use mcp_2026::RequestError;
 use mcp_2026::headers::{HeaderError, PROTOCOL_VERSION_HEADER};
-use mcp_resources_core::policy::Principal;
 use mcp_types::error::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
 use mcp_types::jsonrpc::{self, DecodeError, ErrorObject, Incoming, Message, RequestId};
 use mcp_types::method;
 
+pub use self::options::HttpOptions;
+use self::reply::Response;
+use self::state::HttpState;
 use crate::era::{self, HttpMessage, HttpRoute};
-use crate::http::reply::Response;
-use crate::server::{Server, Shared};
+use crate::server::Server;
 
-/// The session header of the legacy era (`MCP-Session-Id` in 2025-11-25; names are
-/// case-insensitive). A name made once: looking a header up by text parses the text each time.
-const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
-
-/// `MCP-Protocol-Version`, as [`SESSION_ID`].
+/// `MCP-Protocol-Version`, a name made once as [`legacy::SESSION_ID`] is.
 const PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
-/// How the Streamable HTTP endpoint is set up. Every value is valid, so the fields are public;
-/// [`HttpOptions::default`] is right for a local server.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HttpOptions {
-    /// The path of the MCP endpoint (default `/mcp`).
-    pub path: String,
-    /// Origins allowed besides loopback ones (`http://localhost:*`, `http://127.0.0.1:*`,
-    /// `http://[::1]:*` are always allowed), written `scheme://host[:port]` and compared
-    /// case-insensitively; `"*"` allows every origin. A request without `Origin` (not from a
-    /// browser) is always allowed.
-    pub allowed_origins: Vec<String>,
-    /// `Host` values allowed besides loopback names and addresses (`localhost`, `127.0.0.1`,
-    /// `::1`, with any port): `name` allows any port, `name:port` only that one; `"*"` allows
-    /// every host. Set this when serving on a non-loopback address.
-    pub allowed_hosts: Vec<String>,
-    /// The largest POST body accepted, in bytes (default 4 MiB); larger bodies get `413`.
-    pub max_body_bytes: usize,
-    /// How often a live SSE stream sends a `:` keep-alive comment (default 15 s).
-    pub keep_alive: Duration,
-    /// How many legacy sessions may be open at once (default 10,000). At the limit, expired
-    /// sessions are ended; past it, `initialize` gets `503`. No client's live session is ever
-    /// ended to make room for another client's.
-    pub max_sessions: usize,
-    /// How many legacy sessions one client (its token's subject, or its peer address when
-    /// anonymous) may have open at once (default 1,000). At its limit, the client's own least
-    /// recently used sessions without an open GET stream are ended (their clients get `404` and
-    /// open a new session, as the specification has them do), so a client that never ends its
-    /// sessions cannot lock itself out; `503` when all of them have an open GET stream.
-    pub max_sessions_per_client: usize,
-    /// How long a legacy session may go without a request (and without an open GET stream)
-    /// before it expires and its id gets `404` (default one hour).
-    pub session_idle_timeout: Duration,
-    /// How many modern `subscriptions/listen` streams may be open at once (default 10,000);
-    /// beyond it a listen request gets `503`, until a stream closes.
-    pub max_listen_streams: usize,
-    /// How many listen streams one client may have open at once (default 1,000).
-    pub max_listen_streams_per_client: usize,
-    /// How many requests one HTTP/2 connection may have open at once, live streams included
-    /// (default 200; [`Server::serve_http`] only, which speaks HTTP/2 to clients that open
-    /// with its preface). A client past it waits for a stream to end.
-    pub max_streams_per_connection: u32,
-    /// How many connections may be open at once (default 1,024; [`Server::serve_http`] only).
-    /// Lowered at start to leave room below the process's open-files limit. Past it, or past
-    /// [`HttpOptions::max_connections_per_peer`], a new connection is closed at once.
-    pub max_connections: usize,
-    /// How many connections one peer address may have open at once (default 256;
-    /// [`Server::serve_http`] only).
-    pub max_connections_per_peer: usize,
-    /// How long a client may take to send a request's headers: a new connection's first
-    /// request, on either protocol, and each next request of an HTTP/1.1 connection (default
-    /// 10 s; [`Server::serve_http`] only).
-    pub header_read_timeout: Duration,
-    /// How long a connection may stay open with no request in progress (default 60 s;
-    /// [`Server::serve_http`] only). Live streams are requests in progress.
-    pub idle_timeout: Duration,
-    /// How long a client may take to send a POST body once its headers are in (default
-    /// 30 s); past it the answer is `408`.
-    pub body_read_timeout: Duration,
-    /// How often an HTTP/2 connection is pinged, and how long the client has to answer before
-    /// the connection is closed (default 20 s; [`Server::serve_http`] only).
-    pub http2_keep_alive: Duration,
-    /// The largest request header block, in bytes (default 64 KiB; [`Server::serve_http`]
-    /// only); a larger one gets `431` (HTTP/1.1) or a stream error (HTTP/2).
-    pub max_header_bytes: usize,
-    /// How many bytes of responses may be held at once, sent or waiting for the client to
-    /// take them (default 512 MiB). A response that would go past it, or past
-    /// [`HttpOptions::max_response_bytes_per_client`], is answered `503` instead.
-    pub max_response_bytes: usize,
-    /// How many bytes of responses one client (its token's subject, or its peer address when
-    /// anonymous) may hold at once (default 64 MiB).
-    pub max_response_bytes_per_client: usize,
-    /// How many bytes of request bodies may be held at once, being received or served
-    /// (default 256 MiB). A body that would go past it, or past
-    /// [`HttpOptions::max_request_bytes_per_client`], is answered `503` (its declared length is
-    /// counted at once, the rest as it arrives).
-    pub max_request_bytes: usize,
-    /// How many bytes of request bodies one client may hold at once (default 32 MiB).
-    pub max_request_bytes_per_client: usize,
-    /// Bearer-token authorization of every request ([`auth`]; default `None`: none, for a
-    /// local server). With it, the metadata document is served at its well-known paths.
-    pub authorization: Option<auth::Authorization>,
-}
-
-impl Default for HttpOptions {
-    fn default() -> HttpOptions {
-        HttpOptions {
-            path: "/mcp".to_owned(),
-            allowed_origins: Vec::new(),
-            allowed_hosts: Vec::new(),
-            max_body_bytes: 4 * 1024 * 1024,
-            keep_alive: Duration::from_secs(15),
-            max_sessions: 10_000,
-            max_sessions_per_client: 1_000,
-            session_idle_timeout: Duration::from_secs(3600),
-            max_listen_streams: 10_000,
-            max_listen_streams_per_client: 1_000,
-            max_streams_per_connection: 200,
-            max_connections: 1024,
-            max_connections_per_peer: 256,
-            header_read_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(60),
-            body_read_timeout: Duration::from_secs(30),
-            http2_keep_alive: Duration::from_secs(20),
-            max_header_bytes: 64 * 1024,
-            max_response_bytes: 512 * 1024 * 1024,
-            max_response_bytes_per_client: 64 * 1024 * 1024,
-            max_request_bytes: 256 * 1024 * 1024,
-            max_request_bytes_per_client: 32 * 1024 * 1024,
-            authorization: None,
-        }
-    }
-}
-
-/// What every request of one router shares.
+/// What the routes of one router share: the state of its requests, and its legacy sessions
+/// (the legacy path's own state, handed to it beside the request's).
 #[derive(Clone, Debug)]
-pub(crate) struct HttpState {
-    shared: Arc<Shared>,
-    options: Arc<HttpOptions>,
+struct RouterState {
+    state: HttpState,
     sessions: Arc<legacy::Sessions>,
-    /// The modern listen streams open (see [`HttpOptions::max_listen_streams`]).
-    listen_streams: Arc<limits::Quota>,
-    /// The bytes of responses held (see [`HttpOptions::max_response_bytes`]).
-    response_bytes: Arc<limits::Quota>,
-    /// The bytes of request bodies held (see [`HttpOptions::max_request_bytes`]).
-    request_bytes: Arc<limits::Quota>,
-    principal: Arc<Principal>,
-    /// Whom the request counts against ([`limits::Client`]).
-    client: limits::Client,
-    /// With [`HttpOptions::authorization`], the modern handler this endpoint serves with
-    /// instead of the server's: the same configuration, with every result private (a token's
-    /// scopes decide whether a request is answered at all, so no shared cache may hand an
-    /// answer to a caller without them).
-    authorized_modern: Option<Arc<mcp_2026::Handler>>,
-}
-
-impl HttpState {
-    /// The modern handler of this endpoint.
-    fn modern(&self) -> &mcp_2026::Handler {
-        self.authorized_modern
-            .as_deref()
-            .unwrap_or(&self.shared.modern)
-    }
 }
 
 impl Server {
@@ -261,7 +124,10 @@ impl Server {
             .as_ref()
             .map(|authorization| authorization.metadata_paths(&path))
             .unwrap_or_default();
-        let state = self.http_state(options);
+        let state = RouterState {
+            state: HttpState::new(&self.shared, options),
+            sessions: Arc::default(),
+        };
         let mut router = Router::new().route(&path, axum::routing::any(endpoint));
         // An endpoint at a metadata path is the endpoint: one route per path.
         for metadata_path in metadata_paths.into_iter().filter(|other| *other != path) {
@@ -348,39 +214,6 @@ impl Server {
         drop(open);
         let _ = all_closed.recv().await;
         Ok(())
-    }
-
-    fn http_state(&self, options: HttpOptions) -> HttpState {
-        let authorized_modern = options.authorization.is_some().then(|| {
-            let config = mcp_2026::ModernConfig {
-                private_results: true,
-                ..self.shared.modern.config().clone()
-            };
-            Arc::new(mcp_2026::Handler::new(Arc::new(config)))
-        });
-        HttpState {
-            authorized_modern,
-            shared: Arc::clone(&self.shared),
-            sessions: Arc::default(),
-            listen_streams: limits::Quota::new(
-                "listen streams",
-                options.max_listen_streams,
-                options.max_listen_streams_per_client,
-            ),
-            response_bytes: limits::Quota::new(
-                "response bytes",
-                options.max_response_bytes,
-                options.max_response_bytes_per_client,
-            ),
-            request_bytes: limits::Quota::new(
-                "request bytes",
-                options.max_request_bytes,
-                options.max_request_bytes_per_client,
-            ),
-            principal: Arc::new(Principal::anonymous()),
-            client: limits::Client::Unknown,
-            options: Arc::new(options),
-        }
     }
 }
 
@@ -576,8 +409,8 @@ async fn idle_for(
 
 /// The metadata document, at its routes of the [`Router`] (with
 /// [`HttpOptions::authorization`]).
-async fn metadata(State(state): State<HttpState>, method: Method) -> axum::response::Response {
-    let response = match &state.options.authorization {
+async fn metadata(State(router): State<RouterState>, method: Method) -> axum::response::Response {
+    let response = match &router.state.options.authorization {
         Some(authorization) if method == Method::GET => authorization.metadata(),
         Some(_) => method_not_allowed(),
         None => reply::status(StatusCode::NOT_FOUND),
@@ -587,26 +420,26 @@ async fn metadata(State(state): State<HttpState>, method: Method) -> axum::respo
 
 /// The one handler of the endpoint, as a [`Router`] route.
 async fn endpoint(
-    State(state): State<HttpState>,
+    State(router): State<RouterState>,
     request: axum::extract::Request,
 ) -> axum::response::Response {
-    handle(&state, request).await.map(axum::body::Body::new)
+    handle(&router, request).await.map(axum::body::Body::new)
 }
 
 /// Answers one request to the endpoint, and charges its body to the bytes its client may
 /// hold: over that, the answer is `503` (the client is holding too much unread already). The
 /// charge rides in the body's bytes, so it is given back when the last of them is dropped,
 /// wherever the connection keeps them meanwhile.
-async fn handle(state: &HttpState, request: axum::extract::Request) -> Response {
+async fn handle(router: &RouterState, request: axum::extract::Request) -> Response {
     let peer = request
         .extensions()
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
         .map(|info| info.0);
-    let (client, mut response) = answer(state, peer, request).await;
+    let (client, mut response) = answer(router, peer, request).await;
     let Some(length) = response.body().whole_len().filter(|length| *length > 0) else {
         return response;
     };
-    match state.response_bytes.take(&client, length) {
+    match router.state.response_bytes.take(&client, length) {
         Ok(held) => {
             response.body_mut().charge(held);
             response
@@ -617,10 +450,11 @@ async fn handle(state: &HttpState, request: axum::extract::Request) -> Response 
 
 /// The answer to one request from `peer`, and the client it ran for.
 async fn answer(
-    state: &HttpState,
+    router: &RouterState,
     peer: Option<SocketAddr>,
     request: axum::extract::Request,
 ) -> (limits::Client, Response) {
+    let state = &router.state;
     let refused = |response: Response| (limits::Client::of(&state.principal, peer), response);
     let (parts, body) = request.into_parts();
     let origins = parts.headers.get_all(header::ORIGIN).iter();
@@ -677,15 +511,20 @@ async fn answer(
         ..state.clone()
     };
     let response = match parts.method {
-        Method::POST => post(state, &parts.headers, body).await,
-        Method::GET => get(state, &parts.headers),
-        Method::DELETE => delete(state, &parts.headers),
+        Method::POST => post(state, &router.sessions, &parts.headers, body).await,
+        Method::GET => get(state, &router.sessions, &parts.headers),
+        Method::DELETE => delete(state, &router.sessions, &parts.headers),
         _ => method_not_allowed(),
     };
     (client, response)
 }
 
-async fn post(state: &HttpState, headers: &HeaderMap, body: axum::body::Body) -> Response {
+async fn post(
+    state: &HttpState,
+    sessions: &Arc<legacy::Sessions>,
+    headers: &HeaderMap,
+    body: axum::body::Body,
+) -> Response {
     let limit = state.options.max_body_bytes;
     let declared = headers
         .get(header::CONTENT_LENGTH)
@@ -766,7 +605,7 @@ async fn post(state: &HttpState, headers: &HeaderMap, body: axum::body::Body) ->
         meta_version: meta_version.as_deref(),
     });
     match route {
-        HttpRoute::Legacy => legacy_post(state, headers, incoming).await,
+        HttpRoute::Legacy => legacy_post(state, sessions, headers, incoming).await,
         HttpRoute::Modern => match incoming {
             Incoming::Single(Message::Request(request)) => {
                 modern::request(state, headers, request).await
@@ -873,13 +712,20 @@ fn busy(client: &limits::Client, what: &str, refused: limits::Refused) -> Respon
     busy
 }
 
-async fn legacy_post(state: &HttpState, headers: &HeaderMap, incoming: Incoming) -> Response {
+async fn legacy_post(
+    state: &HttpState,
+    sessions: &Arc<legacy::Sessions>,
+    headers: &HeaderMap,
+    incoming: Incoming,
+) -> Response {
     let expects = match legacy::classify(&incoming) {
-        legacy::PostKind::Initialize(id) => return legacy::initialize(state, incoming, id).await,
+        legacy::PostKind::Initialize(id) => {
+            return legacy::initialize(state, sessions, incoming, id).await;
+        }
         legacy::PostKind::Requests(id) => Some(id),
         legacy::PostKind::NoRequests => None,
     };
-    let Some(session_id) = headers.get(&SESSION_ID) else {
+    let Some(session_id) = headers.get(&legacy::SESSION_ID) else {
         // Neither a legacy session nor a modern request: tell both kinds of client.
         let error = ErrorObject::new(
             INVALID_PARAMS,
@@ -888,17 +734,17 @@ async fn legacy_post(state: &HttpState, headers: &HeaderMap, incoming: Incoming)
         );
         return reply::error(StatusCode::BAD_REQUEST, expects, error);
     };
-    match lookup(state, session_id) {
+    match lookup(state, sessions, session_id) {
         Some(session) => legacy::post(&session, incoming, expects).await,
         None => session_not_found(expects),
     }
 }
 
-fn get(state: &HttpState, headers: &HeaderMap) -> Response {
-    let Some(session_id) = headers.get(&SESSION_ID) else {
+fn get(state: &HttpState, sessions: &legacy::Sessions, headers: &HeaderMap) -> Response {
+    let Some(session_id) = headers.get(&legacy::SESSION_ID) else {
         return method_not_allowed();
     };
-    let Some(session) = lookup(state, session_id) else {
+    let Some(session) = lookup(state, sessions, session_id) else {
         return session_not_found(None);
     };
     let wants_events = headers
@@ -912,14 +758,12 @@ fn get(state: &HttpState, headers: &HeaderMap) -> Response {
     legacy::open_stream(state, session)
 }
 
-fn delete(state: &HttpState, headers: &HeaderMap) -> Response {
-    let Some(session_id) = headers.get(&SESSION_ID) else {
+fn delete(state: &HttpState, sessions: &legacy::Sessions, headers: &HeaderMap) -> Response {
+    let Some(session_id) = headers.get(&legacy::SESSION_ID) else {
         return method_not_allowed();
     };
-    let removed = lookup(state, session_id).is_some()
-        && session_id
-            .to_str()
-            .is_ok_and(|id| state.sessions.remove(id));
+    let removed = lookup(state, sessions, session_id).is_some()
+        && session_id.to_str().is_ok_and(|id| sessions.remove(id));
     if removed {
         tracing::debug!("legacy session deleted");
         reply::status(StatusCode::NO_CONTENT)
@@ -931,13 +775,15 @@ fn delete(state: &HttpState, headers: &HeaderMap) -> Response {
 /// The live session `session_id` names, if the request's principal is the one that opened it
 /// (with authorization, another user's session is not found); the session's next queries then
 /// run with this request's principal (its token's scopes).
-fn lookup(state: &HttpState, session_id: &HeaderValue) -> Option<Arc<legacy::LegacyHttpSession>> {
+fn lookup(
+    state: &HttpState,
+    sessions: &legacy::Sessions,
+    session_id: &HeaderValue,
+) -> Option<Arc<legacy::LegacyHttpSession>> {
     let id = session_id.to_str().ok()?;
-    let session = state
-        .sessions
-        .get(id, state.options.session_idle_timeout, |session| {
-            session.belongs_to(&state.principal)
-        })?;
+    let session = sessions.get(id, state.options.session_idle_timeout, |session| {
+        session.belongs_to(&state.principal)
+    })?;
     if state.options.authorization.is_some() {
         session.renew(&state.principal);
     }

@@ -24,10 +24,12 @@ use axum::http::HeaderMap;
 use mcp_2026::{Exchange, Output, RequestHeaders};
 use mcp_types::jsonrpc::Request;
 
-use crate::driver::{self, KeepAlive, LatchWait, Signal, SubscriberGuard};
+use crate::driver::{self, SubscriberGuard};
 use crate::http::limits::Held;
 use crate::http::reply::{self, Response};
-use crate::http::{HttpState, sse};
+use crate::http::sse;
+use crate::http::state::HttpState;
+use crate::wake::{KeepAlive, LatchWait, Signal};
 
 /// Serves one modern request. The exchange starts at the call, so the request is not kept in
 /// the future (nor, with it, in the task of every live stream).
@@ -127,7 +129,7 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
         keep_alive: KeepAlive::new(period),
         frames,
     };
-    reply::live(reply::Live::Listen(stream))
+    reply::live(stream)
 }
 
 /// The body of a listen stream. Its waits (shutdown, changes, keep-alive) live as long as the

@@ -13,7 +13,7 @@ use futures_util::Stream as _;
 use hyper::body::{Frame, SizeHint};
 use mcp_types::jsonrpc::{ErrorObject, RequestId};
 
-use crate::http::{legacy, limits, modern, sse};
+use crate::http::{limits, sse};
 
 /// A response of the endpoint.
 pub(crate) type Response = axum::http::Response<Body>;
@@ -25,32 +25,14 @@ pub(crate) enum Body {
     /// The whole body, sent as one frame; `None` once sent, or for an empty body.
     Whole(Option<Bytes>),
     /// A stream that lives until the server, the session or the client ends it.
-    Live(Box<Live>),
+    Live(LiveStream),
 }
 
-/// The live SSE streams of either era (boxed once, in [`Body::Live`]).
-#[expect(
-    clippy::large_enum_variant,
-    reason = "the whole enum is boxed in `Body::Live`"
-)]
-pub(crate) enum Live {
-    /// A modern `subscriptions/listen` stream.
-    Listen(modern::ListenStream),
-    /// A legacy session's GET stream.
-    Get(legacy::GetStream),
-}
-
-impl Live {
-    /// The next frame to send; `None` once the stream is over.
-    pub(crate) fn poll_frame(&mut self, context: &mut Context<'_>) -> Poll<Option<Bytes>> {
-        // Neither stream fails: an error would only end it.
-        let next = match self {
-            Live::Listen(stream) => Pin::new(stream).poll_next(context),
-            Live::Get(stream) => Pin::new(stream).poll_next(context),
-        };
-        next.map(|frame| frame.and_then(Result::ok))
-    }
-}
+/// A live SSE stream of either era (a modern listen stream, a legacy GET stream): its frames,
+/// until it is over. Neither stream fails: an error would only end it. A trait object, so that
+/// this module names neither era's stream.
+pub(crate) type LiveStream =
+    Box<dyn futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + Unpin>;
 
 impl Body {
     /// The length of a whole body; `None` for a live stream.
@@ -104,9 +86,11 @@ impl hyper::body::Body for Body {
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         match self.get_mut() {
             Body::Whole(bytes) => Poll::Ready(bytes.take().map(|bytes| Ok(Frame::data(bytes)))),
-            Body::Live(live) => live
-                .poll_frame(context)
-                .map(|frame| frame.map(|bytes| Ok(Frame::data(bytes)))),
+            Body::Live(live) => Pin::new(live).poll_next(context).map(|frame| {
+                frame
+                    .and_then(Result::ok)
+                    .map(|bytes| Ok(Frame::data(bytes)))
+            }),
         }
     }
 
@@ -183,8 +167,10 @@ fn replying(status: StatusCode, earlier: &[Vec<u8>], last: Vec<u8>) -> Response 
 }
 
 /// A live SSE stream's response.
-pub(crate) fn live(live: Live) -> Response {
-    event_stream(Body::Live(Box::new(live)))
+pub(crate) fn live(
+    stream: impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + Unpin + 'static,
+) -> Response {
+    event_stream(Body::Live(Box::new(stream)))
 }
 
 /// An SSE response around `body`, unbuffered by proxies.

@@ -56,9 +56,10 @@ use mcp_types::jsonrpc::{self, ErrorObject, Incoming, Message, Response};
 use mcp_types::notifications::CancelledNotificationParams;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
 
-use crate::driver::{self, LatchWait, Signal, SubscriberGuard};
+use crate::driver::{self, SubscriberGuard};
 use crate::era::{self, StdioMessage, StdioRoute};
 use crate::server::{Server, Shared};
+use crate::wake::{LatchWait, Signal};
 
 /// How long queries still running at shutdown may take to finish before they are dropped.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);

@@ -13,7 +13,7 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use mcp_resources_core::policy::Principal;
 use serde::Deserialize;
 
-use super::{AuthorizationError, TokenRejected, TokenVerifier};
+use super::verify::{AuthorizationError, TokenRejected, TokenVerifier};
 
 /// The shortest HMAC secret taken, in bytes (RFC 7518 §3.2 asks for at least the hash's size).
 const MIN_HMAC_SECRET: usize = 32;
