@@ -7,7 +7,8 @@
 //! (400), an unknown or unoffered method `-32601` (404). Application errors (resource not found
 //! `-32602` with `data.uri`, bad cursor `-32602`, a request a provider cannot serve as asked
 //! `-32602`, provider failure `-32603`) keep HTTP 200, so
-//! that a dual-era client does not mistake them for a legacy server (DIGEST §5.6). It must never
+//! that a dual-era client does not mistake them for a legacy server (a choice 2026-07-28
+//! Basic › Versioning leaves to the server). It must never
 //! know the legacy era's codes (`-32002` is never sent here) or how a status reaches the wire.
 //!
 //! Every value from the client an error quotes (a URI, a method or prompt name, a version, a

@@ -2,7 +2,8 @@
 //! mapping of the core's errors to the codes of the legacy era.
 //!
 //! **Layer:** adapter. This is the only file that decides which code answers which failure in
-//! the legacy era (DIGEST §3.2, §8.1):
+//! the legacy era (MCP specification, Server Features › Resources › Error Handling, and Basic
+//! for the JSON-RPC codes, of each legacy version):
 //!
 //! | failure | code |
 //! | --- | --- |

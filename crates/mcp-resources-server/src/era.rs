@@ -6,7 +6,7 @@
 //! transports carry the decision out. This is the one place where both eras are weighed against
 //! each other. It never parses bytes beyond [`has_modern_meta`], holds no state and does no I/O.
 //!
-//! # stdio (DIGEST §5.2)
+//! # stdio (2026-07-28 Basic › Versioning, Basic › Transports › stdio)
 //!
 //! 1. `initialize` selects legacy: the process's session is made if there is none (a second
 //!    `initialize` goes to that session, which refuses it).
@@ -21,7 +21,8 @@
 //!    by the transport itself, unless it was meant as a notification or a response, which
 //!    JSON-RPC never answers (`DecodeError::is_answered`): it is dropped.
 //!
-//! # Streamable HTTP (DIGEST §5.3, after the `Origin` check and authorization)
+//! # Streamable HTTP (2026-07-28 Basic › Versioning, Basic › Transports › Streamable HTTP; after the
+//! `Origin` check and authorization)
 //!
 //! With H the `MCP-Protocol-Version` header and M the body's
 //! `_meta["io.modelcontextprotocol/protocolVersion"]`:

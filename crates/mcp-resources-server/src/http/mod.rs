@@ -12,8 +12,9 @@
 //! bounds how many request and response bytes, sessions and listen streams are held at once,
 //! in all and per client ([`limits`]).
 //!
-//! **Layer:** server, HTTP transport. Every request goes through the same checks, in the order
-//! of DIGEST §5.3:
+//! **Layer:** server, HTTP transport. Every request goes through the same checks, in this order
+//! (drawn from the MCP specification's Basic › Transports › Streamable HTTP of 2025-11-25 and
+//! 2026-07-28, Basic › Authorization, and 2026-07-28 Basic › Versioning on serving both eras):
 //!
 //! 1. `Origin`: present and neither loopback nor configured, or given more than once → `403`.
 //!    `Host` (and the target's authority, HTTP/2's `:authority`, when there is one): neither
@@ -128,10 +129,15 @@ impl Server {
             state: HttpState::new(&self.shared, options),
             sessions: Arc::default(),
         };
-        let mut router = Router::new().route(&path, axum::routing::any(endpoint));
+        // Every path is literal: braces escaped, and no `:` or `*` taken for axum 0.7's captures,
+        // so that a configured path holding them is served at that very path, never as a
+        // pattern, and never refused by the router with a panic.
+        let mut router = Router::new()
+            .without_v07_checks()
+            .route(&literal_route(&path), axum::routing::any(endpoint));
         // An endpoint at a metadata path is the endpoint: one route per path.
         for metadata_path in metadata_paths.into_iter().filter(|other| *other != path) {
-            router = router.route(&metadata_path, axum::routing::any(metadata));
+            router = router.route(&literal_route(&metadata_path), axum::routing::any(metadata));
         }
         router.with_state(state)
     }
@@ -246,6 +252,8 @@ struct Connections {
     /// close once told to ([`HttpOptions::header_read_timeout`]).
     header_read_timeout: Duration,
     idle_timeout: Duration,
+    /// [`HttpOptions::shutdown_grace`].
+    shutdown_grace: Duration,
 }
 
 impl Connections {
@@ -274,12 +282,14 @@ impl Connections {
             builder,
             header_read_timeout: options.header_read_timeout,
             idle_timeout: options.idle_timeout,
+            shutdown_grace: options.shutdown_grace,
         }
     }
 
     /// Serves `router` on one connection from `peer` until the client closes it; once
     /// `shutdown` is ready, shuts it down gracefully and lets its requests in progress finish
-    /// (live streams end with the server); once it has had no request in progress for
+    /// (live streams end with the server) for at most [`HttpOptions::shutdown_grace`], so that a
+    /// client that stops reading a response cannot hold the server's shutdown; once it has had no request in progress for
     /// [`HttpOptions::idle_timeout`] (before its first request, for
     /// [`HttpOptions::header_read_timeout`]: a client that connects and sends nothing, or only
     /// part of the HTTP/2 preface, is not kept), shuts it down and gives it
@@ -321,7 +331,12 @@ impl Connections {
             result = connection.as_mut() => result,
             () = shutdown => {
                 connection.as_mut().graceful_shutdown();
-                connection.await
+                tokio::time::timeout(self.shutdown_grace, connection)
+                    .await
+                    .unwrap_or_else(|_| {
+                        tracing::debug!(%peer, "connection dropped: still busy after the shutdown grace");
+                        Ok(())
+                    })
             }
             () = idle => {
                 tracing::debug!(%peer, "idle connection closed");
@@ -337,6 +352,12 @@ impl Connections {
             tracing::debug!(%error, "connection ended with an error");
         }
     }
+}
+
+/// `path` as an axum route that matches exactly that path: `{` and `}` escaped (the router is
+/// built without axum 0.7's checks, so `:` and `*` are plain characters).
+fn literal_route(path: &str) -> String {
+    path.replace('{', "{{").replace('}', "}}")
 }
 
 /// How many requests of one connection are in progress (their responses not yet sent whole),

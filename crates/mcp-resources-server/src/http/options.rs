@@ -64,6 +64,11 @@ pub struct HttpOptions {
     /// How long a connection may stay open with no request in progress (default 60 s;
     /// [`Server::serve_http`](crate::Server::serve_http) only). Live streams are requests in progress.
     pub idle_timeout: Duration,
+    /// How long a connection may go on finishing its requests once the server shuts down
+    /// (default 10 s; [`Server::serve_http`](crate::Server::serve_http) only): past it the
+    /// connection is dropped, so that a client that stops reading a response cannot hold the
+    /// shutdown.
+    pub shutdown_grace: Duration,
     /// How long a client may take to send a POST body once its headers are in (default
     /// 30 s); past it the answer is `408`.
     pub body_read_timeout: Duration,
@@ -110,6 +115,7 @@ impl Default for HttpOptions {
             max_connections_per_peer: 256,
             header_read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
+            shutdown_grace: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
             http2_keep_alive: Duration::from_secs(20),
             max_header_bytes: 64 * 1024,

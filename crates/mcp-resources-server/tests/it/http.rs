@@ -2404,3 +2404,55 @@ async fn shutdown_lets_requests_in_flight_finish() {
     let stopped = bounded(&mut server.task).await.unwrap();
     assert!(stopped.is_ok(), "{stopped:?}");
 }
+
+/// Paths the configuration names (the endpoint's, the metadata document's from the resource
+/// URL) are served at exactly that path, whatever characters axum's routes give a meaning to:
+/// a brace is no capture, a `:` or `*` segment no refusal at start.
+#[tokio::test]
+async fn configured_paths_are_literal_routes() {
+    use mcp_resources_server::auth::{Authorization, JwtVerifier};
+    for (resource, endpoint) in [
+        ("https://files.example.com/{tenant}/mcp", "/{tenant}/mcp"),
+        ("https://files.example.com/:tenant/mcp", "/:tenant/mcp"),
+        ("https://files.example.com/*/mcp", "/*/mcp"),
+    ] {
+        let verifier = JwtVerifier::new(resource, vec![ISSUER.to_owned()])
+            .with_hmac_secret(SECRET)
+            .unwrap();
+        let authorization = Authorization::new(
+            resource,
+            vec![ISSUER.to_owned()],
+            std::sync::Arc::new(verifier),
+        )
+        .unwrap();
+        let server = TestServer::start(HttpOptions {
+            path: endpoint.to_owned(),
+            authorization: Some(authorization),
+            ..HttpOptions::default()
+        })
+        .await;
+        let document = format!("/.well-known/oauth-protected-resource{endpoint}");
+        let answer = Answer::read(server.send_at(&document, "GET", &[], None).await).await;
+        assert_eq!(answer.status, 200, "{document}");
+        assert_eq!(answer.json["resource"], resource);
+        let other = "/.well-known/oauth-protected-resource/other/mcp";
+        assert_eq!(
+            server.send_at(other, "GET", &[], None).await.status(),
+            404,
+            "{resource}"
+        );
+        // The endpoint is there (asking for a token), and only there.
+        assert_eq!(
+            server.send_at(endpoint, "GET", &[], None).await.status(),
+            401,
+            "{endpoint}"
+        );
+        assert_eq!(
+            server
+                .send_at("/other/mcp", "GET", &[], None)
+                .await
+                .status(),
+            404
+        );
+    }
+}

@@ -583,3 +583,37 @@ async fn a_small_share_still_leaves_the_reserve_to_newcomers() {
     );
     drop(held);
 }
+
+/// A client that asked for a large answer and stopped reading it does not hold the server's
+/// shutdown past [`HttpOptions::shutdown_grace`]: `serve_http` returns.
+#[tokio::test]
+async fn a_client_that_stops_reading_does_not_hold_the_shutdown() {
+    let large = ResourceUri::parse("test://large").unwrap();
+    let server = Server::builder()
+        .static_resource(
+            Resource::new(large.clone(), "large"),
+            vec![Contents::text(large, "x".repeat(LARGE))],
+        )
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let serving = tokio::spawn(server.clone().serve_http_on(
+        listener,
+        HttpOptions {
+            shutdown_grace: Duration::from_millis(300),
+            ..HttpOptions::default()
+        },
+    ));
+    let mut unread = connect_from(addr, "127.0.0.1", true).await;
+    unread
+        .write_all(&read_request(addr, "test://large"))
+        .await
+        .unwrap();
+    // The answer is under way (its first bytes arrive) and then left unread.
+    let mut first = [0_u8; 1];
+    bounded(unread.read_exact(&mut first)).await.unwrap();
+    server.shutdown();
+    bounded(serving).await.unwrap().unwrap();
+    drop(unread);
+}

@@ -237,7 +237,7 @@ fn every_example_folder_is_classified_and_every_in_scope_file_tested() {
     );
 }
 
-/// DIGEST §9.2: this example has no `ttlMs`/`cacheScope`, so it is not a complete
+/// An inconsistency of the official 2026-07-28 examples: this one has no `ttlMs`/`cacheScope`, so it is not a complete
 /// `ReadResourceResult`; it is valid only through the permissive `InputRequiredResult` branch of
 /// the response's `anyOf`. It round-trips above as a response carrying an `AnyResult`; here we
 /// pin that our strict type rejects it and that the schema agrees on both counts.

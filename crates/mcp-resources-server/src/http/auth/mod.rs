@@ -1,5 +1,5 @@
-//! Bearer tokens on the HTTP endpoint: the server as an OAuth 2.1 resource server (DIGEST §3.12
-//! and §4.17). Every request must carry `Authorization: Bearer <token>`; a token is accepted only
+//! Bearer tokens on the HTTP endpoint: the server as an OAuth 2.1 resource server (MCP
+//! specification, Basic › Authorization, in 2025-06-18, 2025-11-25 and 2026-07-28). Every request must carry `Authorization: Bearer <token>`; a token is accepted only
 //! when it was issued for this server (its audience names [`Authorization::resource`]), by a
 //! configured issuer, is unexpired and carries the required scopes. Its subject and scopes
 //! become the request's [`Principal`], which the core's policy then judges. Clients discover
