@@ -12,6 +12,7 @@
 //! shape do (the tests compare both). [`output`] holds what both adapters hand to their driver.
 
 pub mod output;
+pub mod text;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -100,7 +101,7 @@ pub fn contents(contents: &core::Contents) -> ContentsRef<'_> {
         core::Body::Text(text) => ContentsRef::Text {
             uri,
             mime_type,
-            text,
+            text: text::escaped(text),
         },
         core::Body::Bytes(bytes) => ContentsRef::Blob {
             uri,

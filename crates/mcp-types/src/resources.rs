@@ -12,6 +12,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 
 use crate::meta::Meta;
 
@@ -220,10 +221,11 @@ pub enum ResourceContents<T = TextResourceContents, B = BlobResourceContents> {
     Blob(B),
 }
 
-/// One entry of `contents`, borrowed, for sending: serializes as [`TextResourceContents`] or
+/// One entry of `contents` for sending: serializes as [`TextResourceContents`] or
 /// [`BlobResourceContents`] do for the same values without `_meta` (so in every version's
-/// shape), without owning or copying the text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// shape), borrowing the URI and MIME type. The text comes as a JSON string literal, already
+/// escaped (the sender chooses how), written as it is.
+#[derive(Debug, Clone, Serialize)]
 #[serde(untagged)]
 pub enum ContentsRef<'a> {
     /// Has `text`.
@@ -233,8 +235,8 @@ pub enum ContentsRef<'a> {
         /// MIME type.
         #[serde(rename = "mimeType", skip_serializing_if = "Option::is_none")]
         mime_type: Option<&'a str>,
-        /// The text.
-        text: &'a str,
+        /// The text, as a JSON string literal.
+        text: Box<RawValue>,
     },
     /// Has `blob`.
     Blob {

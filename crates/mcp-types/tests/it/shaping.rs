@@ -235,7 +235,7 @@ fn check_contents_ref(mime_type: Option<&str>, body: &str, blob: bool) {
         ContentsRef::Text {
             uri: "mem:///x",
             mime_type,
-            text: body,
+            text: serde_json::value::to_raw_value(body).unwrap(),
         }
     };
     assert_eq!(serde_json::to_string(&view).unwrap(), expect);
