@@ -145,10 +145,65 @@ pub struct HubStats {
     pub ready: usize,
 }
 
-/// The hasher of the hub's tables keyed by [`SubscriberId`]: a fixed seed, since the hub hands
-/// identifiers out itself (no client chooses them), and fixed iteration orders keep the hub's
-/// tests reproducible.
-type IdHasher = foldhash::fast::FixedState;
+/// Builds the hasher of the hub's own tables keyed by [`SubscriberId`]; private to the hub.
+///
+/// Measured (`cargo xtask bench --quick --only fan-out`, one change to 10,000 streams over
+/// Streamable HTTP): with foldhash's plain fixed-seed hasher in its place, change → last
+/// notification took 38.3 ms (modern, HTTP/2) and 40.0 ms (legacy, HTTP/2), 3.9 µs of server CPU
+/// per notification; with this one, 31.6 ms and 31.6 ms, 3.1 µs (about 20% less, HTTP/1.1
+/// alike). The hub's model-based property tests check it gives the same answers as any hasher.
+///
+/// A fan-out visits every subscriber of a URI, in each table keyed by subscriber, and with 10,000
+/// subscribers those visits are cache misses. This hash keeps identifiers handed out one after
+/// another in neighbouring buckets, in runs of [`IdHasher::RUN`], so a walk over many of them
+/// reads memory in order, and a table iterates them in the same order as every other table with
+/// this hasher (the hub's index and its subscriber table). Each run starts at a hash of its number (foldhash's quality hash, with a fixed
+/// seed, so iteration order is reproducible): identifiers that survive at a stride, whatever the
+/// stride, spread over the table as a random hash spreads them, and never pile into a few
+/// buckets. The hub hands identifiers out itself, so no caller can choose them.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct IdHasher;
+
+impl IdHasher {
+    /// How many consecutive identifiers share a run of neighbouring buckets.
+    pub(crate) const RUN: u64 = 64;
+}
+
+impl std::hash::BuildHasher for IdHasher {
+    type Hasher = IdHash;
+
+    fn build_hasher(&self) -> IdHash {
+        IdHash(0)
+    }
+}
+
+/// The hasher [`IdHasher`] builds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IdHash(u64);
+
+impl std::hash::Hasher for IdHash {
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used by `SubscriberId`; anything else is folded in whole.
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        self.0 = id;
+    }
+
+    fn finish(&self) -> u64 {
+        use std::hash::BuildHasher;
+        let id = self.0;
+        let within = id % IdHasher::RUN;
+        let run = foldhash::quality::FixedState::default().hash_one(id / IdHasher::RUN);
+        // Low bits (the bucket): the run's place, then the place within it, so identifiers at a
+        // stride of a run spread as widely as the run hash does. High bits (the tag a lookup
+        // compares first): the run's hash, told apart within the run.
+        run.wrapping_add(within) ^ (within << 57)
+    }
+}
 
 /// One subscription of one subscriber.
 #[derive(Debug)]
@@ -700,5 +755,59 @@ impl SubscriptionHub {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The identifier hash: neighbours stay neighbours, strides do not pile up.
+
+    use std::collections::BTreeSet;
+
+    use super::IdHasher;
+
+    /// The bucket of `id` in a table of `buckets` (a power of two): the low bits of its hash, as a
+    /// hash table takes them.
+    fn bucket(id: u64, buckets: u64) -> u64 {
+        use std::hash::BuildHasher;
+        IdHasher.hash_one(id) & (buckets - 1)
+    }
+
+    #[test]
+    fn consecutive_identifiers_hash_to_neighbouring_buckets() {
+        let buckets = 1 << 14;
+        for start in [0, IdHasher::RUN, 1_000 * IdHasher::RUN] {
+            let first = bucket(start, buckets);
+            for offset in 1..IdHasher::RUN {
+                assert_eq!(
+                    bucket(start + offset, buckets),
+                    (first + offset) % buckets,
+                    "identifier {} of the run from {start}",
+                    start + offset
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn identifiers_at_a_stride_spread_over_the_table() {
+        // Whatever survives of a run (every 64th, every 1024th identifier) lands in as many
+        // places as a random hash would put it: nearly one bucket each in a table four times
+        // their number.
+        let buckets = 1 << 12;
+        for stride in [IdHasher::RUN, 1024, 1 << 20] {
+            let distinct: BTreeSet<u64> = (0..1024).map(|k| bucket(k * stride, buckets)).collect();
+            assert!(
+                distinct.len() > 850,
+                "stride {stride}: 1,024 identifiers in {} buckets",
+                distinct.len()
+            );
+        }
+        // The tags compared first in a lookup (the top bits) tell a run's members apart.
+        use std::hash::BuildHasher;
+        let tags: BTreeSet<u64> = (0..IdHasher::RUN)
+            .map(|id| IdHasher.hash_one(id) >> 57)
+            .collect();
+        assert_eq!(tags.len() as u64, IdHasher::RUN);
     }
 }
