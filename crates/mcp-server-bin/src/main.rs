@@ -73,38 +73,15 @@ fn serve(log_flag: Option<String>, args: &ServeArgs) -> ExitCode {
     // about a GiB however many requests come at once, where tokio's default of 512 threads
     // would allow eight times more. Requests past it wait for a thread.
     builder.max_blocking_threads(BLOCKING_THREADS);
-    // Stdio's runtime has no timer: the loop needs none, and a runtime with one reads the
-    // clock and looks at its timer wheel at every wake-up, a visible part of a read's cost.
-    // The file watcher's debounce, which does need one, then runs on a runtime of its own.
-    let timers = if config.http.is_some() {
-        builder.enable_all();
-        None
-    } else {
-        builder.enable_io();
-        let timers = config.watch.then(|| {
-            tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(1)
-                .thread_name("mcp-resources-watch")
-                .enable_time()
-                .build()
-        });
-        match timers.transpose() {
-            Ok(timers) => timers,
-            Err(error) => return fail(&error),
-        }
-    };
+    builder.enable_all();
     let runtime = match builder.build() {
         Ok(runtime) => runtime,
         Err(error) => return fail(&error),
     };
-    let timers_handle = timers.as_ref().map(|timers| timers.handle());
-    let outcome = runtime.block_on(run(config, sources, timers_handle));
+    let outcome = runtime.block_on(run(config, sources));
     // The output is flushed already: blocking work still running (a file-system rescan) is
     // not waited for.
     runtime.shutdown_background();
-    if let Some(timers) = timers {
-        timers.shutdown_background();
-    }
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
@@ -182,10 +159,8 @@ struct Sources {
 impl Sources {
     /// Loads the configured resources, consuming their raw entries (with a large
     /// configuration their texts would otherwise be held twice, raw and loaded, for the
-    /// server's lifetime), then walks the directories. On this thread, before any runtime
-    /// starts: nothing waits on it yet, and what the provider keeps for the server's lifetime
-    /// is allocated from the main thread's heap, where a thread of the blocking pool would
-    /// have given it a malloc arena of its own (memory held for the process's lifetime).
+    /// server's lifetime), then walks the directories, before the runtime starts: nothing is
+    /// served until the index is whole.
     fn load(config: &mut Config) -> Result<Sources, Box<dyn std::error::Error>> {
         let resources = ConfiguredResources::load(
             std::mem::take(&mut config.resources),
@@ -215,13 +190,8 @@ impl Sources {
     }
 }
 
-/// Serves `config` and its `sources` on the current runtime; the file watcher's debounce runs
-/// on `timers` when given (the current runtime then has no timer).
-async fn run(
-    config: Config,
-    sources: Sources,
-    timers: Option<&tokio::runtime::Handle>,
-) -> Result<(), Box<dyn std::error::Error>> {
+/// Serves `config` and its `sources` on the current runtime.
+async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error::Error>> {
     let Sources {
         resources,
         provider,
@@ -251,14 +221,7 @@ async fn run(
     let server = builder.build()?;
 
     if config.watch {
-        let watcher = match timers {
-            Some(timers) => {
-                let _timers = timers.enter();
-                provider.watch()?
-            }
-            None => provider.watch()?,
-        };
-        server.follow(watcher);
+        server.follow(provider.watch()?);
     }
     spawn_signal_handler(server.clone());
 

@@ -540,74 +540,24 @@ async fn answer(
     (client, response)
 }
 
+/// A POST: one JSON-RPC message (or a legacy batch) read whole, routed to its era.
 async fn post(
     state: &HttpState,
     sessions: &Arc<legacy::Sessions>,
     headers: &HeaderMap,
     body: axum::body::Body,
 ) -> Response {
-    let limit = state.options.max_body_bytes;
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limit as u64) {
-        return reply::status(StatusCode::PAYLOAD_TOO_LARGE);
-    }
-    // The body's bytes count against its client's share while the request is served: the
-    // declared length at once, anything past it as it arrives.
-    let declared = declared.and_then(|length| usize::try_from(length).ok());
-    let mut held = match state
-        .request_bytes
-        .take(&state.client, declared.unwrap_or(0))
-    {
-        Ok(held) => held,
-        Err(refused) => return busy(&state.client, "request", refused),
+    let bytes = match receive_body(state, headers, body).await {
+        Ok(bytes) => bytes,
+        Err(response) => return response,
     };
-    let read = read_body(body, limit, &mut held);
-    let bytes = match tokio::time::timeout(state.options.body_read_timeout, read).await {
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(BodyError::TooLarge)) => return reply::status(StatusCode::PAYLOAD_TOO_LARGE),
-        Ok(Err(BodyError::Refused(refused))) => return busy(&state.client, "request", refused),
-        Err(_) => {
-            tracing::debug!("request body not sent in time");
-            return reply::status(StatusCode::REQUEST_TIMEOUT);
-        }
+    let incoming = match decode_body(&bytes) {
+        Ok(incoming) => incoming,
+        Err(response) => return *response,
     };
     let header_version = headers
         .get(PROTOCOL_VERSION)
         .map(|value| String::from_utf8_lossy(value.as_bytes()));
-    let incoming = match jsonrpc::decode(&bytes) {
-        Ok(incoming) => incoming,
-        Err(DecodeError::InvalidJson(reason)) => {
-            let error = ErrorObject::new(PARSE_ERROR, format!("parse error: {reason}"));
-            return reply::error(StatusCode::BAD_REQUEST, None, error);
-        }
-        // A would-be notification or response is never answered, however malformed.
-        Err(error) if !error.is_answered() => {
-            tracing::debug!(%error, "undecodable notification or response ignored");
-            return reply::status(StatusCode::ACCEPTED);
-        }
-        Err(error) => {
-            return reply::error(
-                StatusCode::BAD_REQUEST,
-                error.id().cloned(),
-                error.to_error_object(),
-            );
-        }
-    };
-    if let Incoming::Batch(elements) = &incoming {
-        if elements.len() > crate::MAX_BATCH_MESSAGES {
-            let error = ErrorObject::new(
-                INVALID_REQUEST,
-                format!(
-                    "a batch may hold at most {} messages",
-                    crate::MAX_BATCH_MESSAGES
-                ),
-            );
-            return reply::error(StatusCode::BAD_REQUEST, None, error);
-        }
-    }
     let (initialize, meta_version, id) = match &incoming {
         Incoming::Single(Message::Request(request)) => {
             let meta_version = era::modern_meta_version(request);
@@ -625,46 +575,120 @@ async fn post(
         header_version: header_version.as_deref(),
         meta_version: meta_version.as_deref(),
     });
-    match route {
-        HttpRoute::Legacy => legacy_post(state, sessions, headers, incoming).await,
-        HttpRoute::Modern => match incoming {
-            Incoming::Single(Message::Request(request)) => {
-                modern::request(state, headers, request).await
-            }
-            // No client notification is defined over modern HTTP; accepting one costs nothing.
-            Incoming::Single(Message::Notification(_)) => reply::status(StatusCode::ACCEPTED),
-            // This server sends no requests, so a response is unsolicited: never answered.
-            Incoming::Single(Message::Response(response)) => {
-                tracing::debug!(id = ?response.id, "unsolicited response ignored");
-                reply::status(StatusCode::ACCEPTED)
-            }
-            Incoming::Batch(_) => {
-                let error = ErrorObject::new(
-                    INVALID_REQUEST,
-                    "a 2026-07-28 request body must be one request or notification",
-                );
-                reply::error(StatusCode::BAD_REQUEST, None, error)
-            }
-        },
-        HttpRoute::RejectVersionMismatch => {
-            let error = RequestError::HeaderMismatch(HeaderError::Differs {
-                header: PROTOCOL_VERSION_HEADER,
-                header_value: header_version.map(Cow::into_owned).unwrap_or_default(),
-                body_value: meta_version.unwrap_or_default(),
-            });
-            reply::error(StatusCode::BAD_REQUEST, id, error.to_error_object())
+    let error = match route {
+        HttpRoute::Legacy => return legacy_post(state, sessions, headers, incoming).await,
+        HttpRoute::Modern => return modern_post(state, headers, incoming).await,
+        HttpRoute::RejectVersionMismatch => RequestError::HeaderMismatch(HeaderError::Differs {
+            header: PROTOCOL_VERSION_HEADER,
+            header_value: header_version.map(Cow::into_owned).unwrap_or_default(),
+            body_value: meta_version.unwrap_or_default(),
+        })
+        .to_error_object(),
+        HttpRoute::RejectUnsupportedVersion => RequestError::UnsupportedVersion {
+            requested: header_version.map(Cow::into_owned).unwrap_or_default(),
+            supported: state.modern().config().supported_versions(),
         }
-        HttpRoute::RejectUnsupportedVersion => {
-            let error = RequestError::UnsupportedVersion {
-                requested: header_version.map(Cow::into_owned).unwrap_or_default(),
-                supported: state.modern().config().supported_versions(),
-            };
-            reply::error(StatusCode::BAD_REQUEST, id, error.to_error_object())
-        }
+        .to_error_object(),
         HttpRoute::RejectBatch => {
             let error = ErrorObject::new(
                 INVALID_REQUEST,
                 "batches are not allowed in protocol version 2026-07-28",
+            );
+            return reply::error(StatusCode::BAD_REQUEST, None, error);
+        }
+    };
+    reply::error(StatusCode::BAD_REQUEST, id, error)
+}
+
+/// A POST's body, read whole within the size limit, its client's share of request bytes and
+/// the read timeout; otherwise the response that refuses it (`413`, `503`, `408`).
+async fn receive_body(
+    state: &HttpState,
+    headers: &HeaderMap,
+    body: axum::body::Body,
+) -> Result<Bytes, Response> {
+    let limit = state.options.max_body_bytes;
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > limit as u64) {
+        return Err(reply::status(StatusCode::PAYLOAD_TOO_LARGE));
+    }
+    // The body's bytes count against its client's share while the request is served: the
+    // declared length at once, anything past it as it arrives.
+    let declared = declared.and_then(|length| usize::try_from(length).ok());
+    let mut held = state
+        .request_bytes
+        .take(&state.client, declared.unwrap_or(0))
+        .map_err(|refused| busy(&state.client, "request", refused))?;
+    let read = read_body(body, limit, &mut held);
+    match tokio::time::timeout(state.options.body_read_timeout, read).await {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(BodyError::TooLarge)) => Err(reply::status(StatusCode::PAYLOAD_TOO_LARGE)),
+        Ok(Err(BodyError::Refused(refused))) => Err(busy(&state.client, "request", refused)),
+        Err(_) => {
+            tracing::debug!("request body not sent in time");
+            Err(reply::status(StatusCode::REQUEST_TIMEOUT))
+        }
+    }
+}
+
+/// A POST body as JSON-RPC, or the response that refuses it: `400` with `-32700`/`-32600`
+/// (a batch past [`crate::MAX_BATCH_MESSAGES`] included), or `202` for a would-be
+/// notification or response, which JSON-RPC never answers however malformed.
+fn decode_body(bytes: &[u8]) -> Result<Incoming, Box<Response>> {
+    let incoming = match jsonrpc::decode(bytes) {
+        Ok(incoming) => incoming,
+        Err(DecodeError::InvalidJson(reason)) => {
+            let error = ErrorObject::new(PARSE_ERROR, format!("parse error: {reason}"));
+            return Err(Box::new(reply::error(StatusCode::BAD_REQUEST, None, error)));
+        }
+        Err(error) if !error.is_answered() => {
+            tracing::debug!(%error, "undecodable notification or response ignored");
+            return Err(Box::new(reply::status(StatusCode::ACCEPTED)));
+        }
+        Err(error) => {
+            return Err(Box::new(reply::error(
+                StatusCode::BAD_REQUEST,
+                error.id().cloned(),
+                error.to_error_object(),
+            )));
+        }
+    };
+    if let Incoming::Batch(elements) = &incoming {
+        if elements.len() > crate::MAX_BATCH_MESSAGES {
+            let error = ErrorObject::new(
+                INVALID_REQUEST,
+                format!(
+                    "a batch may hold at most {} messages",
+                    crate::MAX_BATCH_MESSAGES
+                ),
+            );
+            return Err(Box::new(reply::error(StatusCode::BAD_REQUEST, None, error)));
+        }
+    }
+    Ok(incoming)
+}
+
+/// A POST routed to the 2026-07-28 era: a request is served statelessly; anything else is
+/// accepted unanswered or refused.
+async fn modern_post(state: &HttpState, headers: &HeaderMap, incoming: Incoming) -> Response {
+    match incoming {
+        Incoming::Single(Message::Request(request)) => {
+            modern::request(state, headers, request).await
+        }
+        // No client notification is defined over modern HTTP; accepting one costs nothing.
+        Incoming::Single(Message::Notification(_)) => reply::status(StatusCode::ACCEPTED),
+        // This server sends no requests, so a response is unsolicited: never answered.
+        Incoming::Single(Message::Response(response)) => {
+            tracing::debug!(id = ?response.id, "unsolicited response ignored");
+            reply::status(StatusCode::ACCEPTED)
+        }
+        Incoming::Batch(_) => {
+            let error = ErrorObject::new(
+                INVALID_REQUEST,
+                "a 2026-07-28 request body must be one request or notification",
             );
             reply::error(StatusCode::BAD_REQUEST, None, error)
         }

@@ -352,7 +352,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
             if self.queries.is_empty() {
                 break;
             }
-            let grace = grace.get_or_insert_with(|| Box::pin(grace_period(SHUTDOWN_GRACE)));
+            let grace = grace.get_or_insert_with(|| Box::pin(tokio::time::sleep(SHUTDOWN_GRACE)));
             tokio::select! {
                 answered = self.queries.next() => match answered {
                     Some((ticket, answer)) => self.handle_answer(ticket, answer).await?,
@@ -733,23 +733,6 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
     }
 }
 
-/// Ready once `period` has passed, timed by a thread of its own: the loop never needs the
-/// runtime's timer, so that `mcp-resources` can serve stdio on a runtime without one (whose
-/// clock read and timer-wheel look at every wake-up are a visible part of a read's cost). Only
-/// a shutdown with queries still running waits on it. Ready at once if no thread can be started.
-async fn grace_period(period: Duration) {
-    let (sender, receiver) = tokio::sync::oneshot::channel::<()>();
-    let started = std::thread::Builder::new()
-        .name("stdio-shutdown-grace".to_owned())
-        .spawn(move || {
-            std::thread::sleep(period);
-            let _ = sender.send(());
-        });
-    if started.is_ok() {
-        let _ = receiver.await;
-    }
-}
-
 /// Reads up to the next newline into `line`, keeping at most [`MAX_LINE_BYTES`]. Cancel-safe:
 /// what was read stays in `line`, and nothing is taken from `input` across an `await`.
 async fn read_line<R: AsyncBufRead + Unpin>(
@@ -821,8 +804,6 @@ async fn next_event<R: AsyncBufRead + Unpin>(
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant};
-
     #[test]
     fn wakes_are_taken_once_each_in_order_until_closed() {
         use std::task::{Context, Poll, Waker};
@@ -842,13 +823,5 @@ mod tests {
         wakes.close();
         wakes.push(Target::Modern(4));
         assert!(wakes.take().is_empty(), "nothing kept once closed");
-    }
-
-    #[test]
-    fn a_grace_period_ends_after_its_time_with_no_runtime_timer() {
-        // No runtime at all, so no timer: the period is timed by its own thread.
-        let started = Instant::now();
-        pollster::block_on(super::grace_period(Duration::from_millis(30)));
-        assert!(started.elapsed() >= Duration::from_millis(30));
     }
 }
