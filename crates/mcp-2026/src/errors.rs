@@ -20,7 +20,7 @@
 //! variant exists so that a future method (for example a read answered with an
 //! `InputRequiredResult` that needs elicitation) has its error ready.
 
-use mcp_resources_core::error::{CompleteError, ListError, ReadError};
+use mcp_resources_core::error::{CompleteError, DirectoryError, ListError, ReadError};
 use mcp_resources_core::pagination::CursorError;
 use mcp_resources_core::provider::ProviderError;
 use mcp_types::ProtocolVersion;
@@ -83,6 +83,19 @@ pub enum RequestError {
     /// No resource has this URI, or the principal may not read it.
     #[error("resource {} not found", echo(.uri))]
     ResourceNotFound {
+        /// The URI as the client sent it.
+        uri: String,
+    },
+    /// `resources/directory/read` of a URI that names no directory (missing, a file, or one
+    /// the principal may not list).
+    #[error("{} is not a directory", echo(.uri))]
+    NotADirectory {
+        /// The URI as the client sent it.
+        uri: String,
+    },
+    /// `skills/get` of a URI that is no served skill's `SKILL.md`.
+    #[error("no skill has the uri {}", echo(.uri))]
+    UnknownSkill {
         /// The URI as the client sent it.
         uri: String,
     },
@@ -153,6 +166,8 @@ impl RequestError {
             RequestError::MethodNotFound { method } => ErrorObject::method_not_found(method),
             RequestError::ResourceNotFound { uri } => ErrorObject::resource_not_found(uri),
             RequestError::InvalidUri { uri, .. }
+            | RequestError::NotADirectory { uri }
+            | RequestError::UnknownSkill { uri }
             | RequestError::ResourceDenied { uri }
             | RequestError::Rejected { uri: Some(uri), .. } => {
                 ErrorObject::invalid_params(self.to_string()).with_data(uri_data(uri))
@@ -180,6 +195,8 @@ impl RequestError {
             | RequestError::InvalidUri { .. }
             | RequestError::NoPrompts { .. }
             | RequestError::ResourceNotFound { .. }
+            | RequestError::NotADirectory { .. }
+            | RequestError::UnknownSkill { .. }
             | RequestError::ResourceDenied { .. }
             | RequestError::InvalidCursor(_)
             | RequestError::TooLarge { .. }
@@ -222,6 +239,18 @@ impl RequestError {
                 uri: Some(uri),
             },
             ReadError::Provider(error) => provider(&error, Some(uri)),
+        }
+    }
+
+    /// The error of a failed directory read of `requested`, the URI as the client sent it
+    /// (kept echoed): the extension answers a missing or non-directory URI with `-32602`.
+    pub(crate) fn from_directory(error: DirectoryError, requested: &str) -> RequestError {
+        let uri = echo(requested).into_owned();
+        match error {
+            DirectoryError::NotADirectory { .. } => RequestError::NotADirectory { uri },
+            DirectoryError::Denied { .. } => RequestError::ResourceDenied { uri },
+            DirectoryError::InvalidCursor(cursor) => RequestError::InvalidCursor(cursor),
+            DirectoryError::Provider { error, .. } => provider(&error, Some(uri)),
         }
     }
 

@@ -11,6 +11,9 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use mcp_resources_core::cache::{CacheHint, CacheScope as CoreCacheScope};
+use mcp_resources_core::pagination::{CursorError, Page};
+use mcp_resources_core::resource::Resource;
 use mcp_resources_core::service::Answer;
 use mcp_resources_core::subscription::Change;
 use mcp_resources_wire::output::{Outgoing, Output, Ticket};
@@ -20,6 +23,7 @@ use mcp_types::lifecycle::server_info_meta;
 use mcp_types::meta::{self, Meta, ProgressToken};
 use mcp_types::method;
 use mcp_types::request_meta::RequestMeta;
+use mcp_types::skills::{ListSkillsResult, SkillsSettings};
 use mcp_types::v2026_07_28::{self as wire, LoggingLevel};
 use serde::Serialize;
 
@@ -37,6 +41,11 @@ pub(crate) enum Pending {
     /// A `resources/read` of `uri`, as the client sent it.
     Read {
         /// The URI as the client sent it (named in a not-found error).
+        uri: String,
+    },
+    /// A `resources/directory/read` page of `uri`, as the client sent it.
+    ListDirectory {
+        /// The URI as the client sent it (named in a not-a-directory error).
         uri: String,
     },
     /// A `completion/complete`.
@@ -98,6 +107,34 @@ impl Exchange {
         exchange
     }
 
+    /// An exchange answering `skills/list` at once, for a server that serves no skills: one
+    /// empty page, or `-32602` for a cursor (none was ever issued).
+    pub(crate) fn answered_no_skills(
+        shared: Arc<Shared>,
+        id: RequestId,
+        meta: &RequestMeta,
+        cursor: Option<String>,
+    ) -> Exchange {
+        let mut exchange = Exchange::new(shared, id, Some(meta));
+        if cursor.is_some() {
+            exchange.respond_error(&RequestError::InvalidCursor(CursorError::Malformed {
+                reason: "no skills list was ever paged",
+            }));
+            return exchange;
+        }
+        let hints = convert::cache_hints(
+            CacheHint {
+                ttl_ms: exchange.shared.config.discover_ttl_ms,
+                scope: CoreCacheScope::Public,
+            },
+            exchange.shared.config.private_results,
+        );
+        let mut result = ListSkillsResult::modern(Vec::new(), None, hints);
+        result.meta = Some(exchange.result_meta());
+        exchange.finish_with(&result);
+        exchange
+    }
+
     /// An exchange answering `server/discover` at once.
     pub(crate) fn answered_discover(
         shared: Arc<Shared>,
@@ -114,6 +151,12 @@ impl Exchange {
             }),
             completions: offer.completions.then(Meta::new),
             logging: Some(Meta::new()),
+            extensions: offer.directories.then(|| {
+                SkillsSettings {
+                    directory_read: true,
+                }
+                .declaration()
+            }),
             ..wire::ServerCapabilities::default()
         };
         let result = wire::DiscoverResult {
@@ -184,20 +227,15 @@ impl Exchange {
     fn answer(&mut self, pending: Pending, answer: Answer) {
         match (pending, answer) {
             (Pending::ListResources, Answer::Resources(page)) => match page {
-                Ok(page) => {
-                    let resources = page
-                        .items
-                        .iter()
-                        .map(|resource| to_wire::listed(resource, Shape::Newest, Some))
-                        .collect();
-                    let hints =
-                        convert::cache_hints(page.cache, self.shared.config.private_results);
-                    let mut result =
-                        wire::ListResourcesResult::new(resources, page.next_cursor, hints);
-                    result.meta = Some(self.result_meta());
-                    self.finish_with(&result);
-                }
+                Ok(page) => self.finish_with_resources(page),
                 Err(error) => self.finish_with_error(&RequestError::from_list(error)),
+            },
+            // The extension reuses the shape of `resources/list`, cache hints included.
+            (Pending::ListDirectory { uri }, Answer::Directory(page)) => match page {
+                Ok(page) => self.finish_with_resources(page),
+                Err(error) => {
+                    self.finish_with_error(&RequestError::from_directory(error, &uri));
+                }
             },
             (Pending::ListTemplates, Answer::Templates(page)) => match page {
                 Ok(page) => {
@@ -249,6 +287,19 @@ impl Exchange {
                 public_message: "the service gave an answer of the wrong kind".to_owned(),
             }),
         }
+    }
+
+    /// Finishes with a page of resources: `resources/list` and `resources/directory/read`.
+    fn finish_with_resources(&mut self, page: Page<Resource>) {
+        let resources = page
+            .items
+            .iter()
+            .map(|resource| to_wire::listed(resource, Shape::Newest, Some))
+            .collect();
+        let hints = convert::cache_hints(page.cache, self.shared.config.private_results);
+        let mut result = wire::ListResourcesResult::new(resources, page.next_cursor, hints);
+        result.meta = Some(self.result_meta());
+        self.finish_with(&result);
     }
 
     /// Feeds the changes the service drained for this listen stream's subscriber. Only the

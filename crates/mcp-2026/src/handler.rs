@@ -17,6 +17,7 @@ use mcp_resources_wire::output::Ticket;
 use mcp_types::jsonrpc::{ErrorObject, Request, RequestId};
 use mcp_types::meta::{self, Meta};
 use mcp_types::request_meta::{RequestMeta, RequestMetaError};
+use mcp_types::skills::{DirectoryReadParams, GetSkillParams, ListSkillsParams};
 use mcp_types::v2026_07_28 as wire;
 use mcp_types::{ProtocolVersion, method};
 use serde::Deserialize;
@@ -68,6 +69,9 @@ impl Handler {
         match dispatched {
             Ok(Dispatch::Discover(meta)) => {
                 Exchange::answered_discover(self.shared.clone(), id, &meta)
+            }
+            Ok(Dispatch::NoSkills { meta, cursor }) => {
+                Exchange::answered_no_skills(self.shared.clone(), id, &meta, cursor)
             }
             Ok(Dispatch::Query {
                 meta,
@@ -184,6 +188,20 @@ impl Handler {
                 (Query::ListTemplates { cursor }, Pending::ListTemplates)
             }
             method::RESOURCES_READ => read_query(params(request)?)?,
+            method::RESOURCES_DIRECTORY_READ if self.shared.config.offer.directories => {
+                directory_query(params(request)?)?
+            }
+            method::SKILLS_LIST if self.shared.config.offer.directories => {
+                let params: ListSkillsParams = params(request)?;
+                return Ok(Dispatch::NoSkills {
+                    meta,
+                    cursor: params.cursor,
+                });
+            }
+            method::SKILLS_GET if self.shared.config.offer.directories => {
+                let params: GetSkillParams = params(request)?;
+                return Err(RequestError::UnknownSkill { uri: params.uri });
+            }
             method::COMPLETION_COMPLETE if self.shared.config.offer.completions => {
                 complete_query(params(request)?)?
             }
@@ -235,10 +253,29 @@ fn read_query(params: ReadParams) -> Result<(Query, Pending), RequestError> {
     Ok((Query::Read { uri }, Pending::Read { uri: params.uri }))
 }
 
+/// The query and what its answer becomes, for a directory read with these params.
+fn directory_query(params: DirectoryReadParams) -> Result<(Query, Pending), RequestError> {
+    let uri = ResourceUri::parse(&params.uri).map_err(|error| RequestError::InvalidUri {
+        uri: params.uri.clone(),
+        reason: error.to_string(),
+    })?;
+    let query = Query::ReadDirectory {
+        uri,
+        cursor: params.cursor,
+    };
+    Ok((query, Pending::ListDirectory { uri: params.uri }))
+}
+
 /// What a valid request turns into.
 enum Dispatch {
     /// `server/discover`, answered on the spot.
     Discover(RequestMeta),
+    /// `skills/list`, answered on the spot: this server serves no skills (yet), and a cursor,
+    /// never issued, is invalid.
+    NoSkills {
+        meta: RequestMeta,
+        cursor: Option<String>,
+    },
     /// A question for the service.
     Query {
         meta: RequestMeta,

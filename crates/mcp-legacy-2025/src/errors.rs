@@ -23,7 +23,7 @@
 //! [`mcp_types::error::echo`]: whole when it is short, else cut and marked, so that no error grows
 //! with what the client sent. It must never know the session's state or how messages are framed.
 
-use mcp_resources_core::error::{CompleteError, ListError, ReadError};
+use mcp_resources_core::error::{CompleteError, DirectoryError, ListError, ReadError};
 use mcp_resources_core::provider::ProviderError;
 use mcp_resources_core::service::SubscriptionError;
 use mcp_resources_core::uri::UriError;
@@ -67,6 +67,12 @@ pub(crate) enum RequestError {
     /// `completion/complete` for a prompt.
     #[error("this server has no prompts: only ref/resource completions are supported")]
     NoPrompts,
+    /// `skills/list` with a cursor, when none was ever issued.
+    #[error("invalid cursor: this list was never paged")]
+    NoSuchCursor,
+    /// `skills/get` of a URI that is no served skill's `SKILL.md`.
+    #[error("no skill has the uri {}", echo(.0))]
+    UnknownSkill(String),
 }
 
 impl RequestError {
@@ -91,7 +97,12 @@ impl RequestError {
             RequestError::InvalidUri { uri, .. } => {
                 ErrorObject::invalid_params(self.to_string()).with_data(uri_data(uri))
             }
-            RequestError::NoPrompts => ErrorObject::invalid_params(self.to_string()),
+            RequestError::NoPrompts | RequestError::NoSuchCursor => {
+                ErrorObject::invalid_params(self.to_string())
+            }
+            RequestError::UnknownSkill(uri) => {
+                ErrorObject::invalid_params(self.to_string()).with_data(uri_data(uri))
+            }
         }
     }
 }
@@ -114,6 +125,25 @@ pub(crate) fn list(error: &ListError) -> ErrorObject {
     match error {
         ListError::InvalidCursor(cursor) => ErrorObject::invalid_params(cursor.to_string()),
         ListError::Provider { error, .. } => provider(error),
+    }
+}
+
+/// A failed `resources/directory/read` of `uri` (the text the client sent): the extension's
+/// `-32602` with the URI for a missing or non-directory URI, in this era too (its "not found"
+/// code is for reads).
+pub(crate) fn directory(error: &DirectoryError, uri: &str) -> ErrorObject {
+    match error {
+        DirectoryError::NotADirectory { .. } => {
+            ErrorObject::invalid_params(format!("{} is not a directory", echo(uri)))
+                .with_data(uri_data(uri))
+        }
+        DirectoryError::Denied { uri: canonical } => ErrorObject::invalid_params(format!(
+            "access to directory {} is denied",
+            echo(canonical)
+        ))
+        .with_data(uri_data(uri)),
+        DirectoryError::InvalidCursor(cursor) => ErrorObject::invalid_params(cursor.to_string()),
+        DirectoryError::Provider { error, .. } => provider(error),
     }
 }
 

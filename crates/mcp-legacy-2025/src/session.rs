@@ -27,6 +27,7 @@ use mcp_types::meta::{self, Meta, ProgressToken};
 use mcp_types::method;
 use mcp_types::notifications::{CancelledNotificationParams, ProgressNotificationParams};
 use mcp_types::resources::{PaginatedParams, ResourceUpdatedNotificationParams, UriParams};
+use mcp_types::skills::{DirectoryReadParams, GetSkillParams, ListSkillsParams, ListSkillsResult};
 use mcp_types::{Era, ProtocolVersion, RequestId};
 use serde::Serialize;
 
@@ -115,6 +116,9 @@ enum Purpose {
         uri: String,
     },
     Complete,
+    ListDirectory {
+        uri: String,
+    },
     Subscribe {
         uri: String,
     },
@@ -543,6 +547,29 @@ impl Session {
                 let progress = progress_of(params.meta.as_ref());
                 self.read(&request.id, batch, params.uri, progress)
             }
+            method::RESOURCES_DIRECTORY_READ if offer.directories => {
+                let params: DirectoryReadParams = request.params()?;
+                let query = Query::ReadDirectory {
+                    uri: parse_uri(&params.uri)?,
+                    cursor: params.cursor,
+                };
+                let purpose = Purpose::ListDirectory { uri: params.uri };
+                let progress = progress_of(params.meta.as_ref());
+                Ok(self.ask(&request.id, batch, progress, purpose, query))
+            }
+            // The extension's methods, for a server that serves no skills: an empty list (a
+            // cursor was never issued), and no skill for any URI.
+            method::SKILLS_LIST if offer.directories => {
+                let params: ListSkillsParams = request.params()?;
+                if params.cursor.is_some() {
+                    return Err(RequestError::NoSuchCursor);
+                }
+                reply_now(&ListSkillsResult::legacy(Vec::new(), None))
+            }
+            method::SKILLS_GET if offer.directories => {
+                let params: GetSkillParams = request.params()?;
+                Err(RequestError::UnknownSkill(params.uri))
+            }
             method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE if !offer.subscribe => {
                 Err(RequestError::MethodNotFound(format!(
                     "{method} (this server does not offer resource subscriptions)"
@@ -715,6 +742,9 @@ impl Session {
         let encoded = match (purpose, answer) {
             (Purpose::ListResources, Answer::Resources(page)) => {
                 wire::list_resources(page.map_err(|error| errors::list(&error))?, shape)
+            }
+            (Purpose::ListDirectory { uri }, Answer::Directory(page)) => {
+                wire::list_resources(page.map_err(|error| errors::directory(&error, uri))?, shape)
             }
             (Purpose::ListTemplates, Answer::Templates(page)) => {
                 wire::list_templates(page.map_err(|error| errors::list(&error))?, shape)

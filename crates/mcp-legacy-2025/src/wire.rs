@@ -18,6 +18,7 @@ use mcp_types::capabilities::{JsonObject, ResourcesCapability, ServerCapabilitie
 use mcp_types::completion::CompleteResult;
 use mcp_types::lifecycle::{Implementation, InitializeResult};
 use mcp_types::resources::{self as wire, ContentsRef};
+use mcp_types::skills::SkillsSettings;
 use mcp_types::{ProtocolVersion, v2024_11_05, v2025_06_18};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -100,6 +101,12 @@ pub(crate) fn capabilities(offer: Offer, version: &ProtocolVersion) -> ServerCap
         resources: Some(ResourcesCapability {
             subscribe: offer.subscribe.then_some(true),
             list_changed: offer.list_changed.then_some(true),
+        }),
+        extensions: offer.directories.then(|| {
+            SkillsSettings {
+                directory_read: true,
+            }
+            .declaration()
         }),
         ..ServerCapabilities::default()
     }

@@ -43,6 +43,37 @@ pub enum ListError {
     },
 }
 
+/// Why a page of a directory's children could not be produced.
+#[derive(Debug, thiserror::Error)]
+pub enum DirectoryError {
+    /// No directory has this URI: nothing has it, it is not a directory, or the principal may
+    /// not list it and the engine does not reveal denials (adapters: invalid params, `-32602`).
+    #[error("{uri} is not a directory")]
+    NotADirectory {
+        /// The URI asked for.
+        uri: String,
+    },
+    /// The principal may not list this directory (only when the engine is configured to reveal
+    /// denials).
+    #[error("access to directory {uri} is denied")]
+    Denied {
+        /// The URI asked for.
+        uri: String,
+    },
+    /// The cursor is not one this server issued for this directory (`-32602`).
+    #[error(transparent)]
+    InvalidCursor(#[from] CursorError),
+    /// A provider failed while listing the directory.
+    #[error("provider {source_index} failed to list a directory: {error}")]
+    Provider {
+        /// The position of the provider in registration order.
+        source_index: usize,
+        /// What it said.
+        #[source]
+        error: ProviderError,
+    },
+}
+
 /// Why a read gave no contents.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {

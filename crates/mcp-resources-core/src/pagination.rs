@@ -3,7 +3,7 @@
 //! **Layer:** core. This module never knows a wire name (`nextCursor` is the adapters'
 //! business), a clock or a random source: the MAC key is passed in by the caller.
 //!
-//! A cursor encodes a [`Position`]: which list (resources or templates), which source of the
+//! A cursor encodes a [`Position`]: which list (resources, a directory's children or templates), which source of the
 //! list, and the last key returned. The engine resumes *strictly after* that key, so resources
 //! added or removed between two pages are neither repeated nor skipped (apart from the added or
 //! removed ones themselves). The position is authenticated with HMAC-SHA256 (truncated to 128
@@ -68,11 +68,31 @@ pub enum Position {
         /// The canonical URI of the last item returned.
         after: String,
     },
+    /// In a directory's children: after the child with canonical URI `after`, which names the
+    /// directory too (the child's URI is the directory's, a slash, and its name), of the
+    /// directory served by source `source` (provider `source - 1`, as in the resource list).
+    Directory {
+        /// The source serving the directory.
+        source: u32,
+        /// The canonical URI of the last child returned.
+        after: String,
+    },
     /// In the template list: after the template at index `after`.
     Templates {
         /// The index of the last template returned.
         after: u32,
     },
+}
+
+impl Position {
+    /// The list a position belongs to, as errors name it.
+    pub fn list_name(&self) -> &'static str {
+        match self {
+            Position::Resources { .. } => "resources",
+            Position::Directory { .. } => "directory",
+            Position::Templates { .. } => "templates",
+        }
+    }
 }
 
 /// An invalid cursor: not one this server made with its current key, or changed since.
@@ -122,6 +142,7 @@ impl CursorCodec {
         let (list, source, key): (u8, u32, &[u8]) = match position {
             Position::Resources { source, after } => (0, *source, after.as_bytes()),
             Position::Templates { after } => (1, *after, &[]),
+            Position::Directory { source, after } => (2, *source, after.as_bytes()),
         };
         let mut bytes = Vec::with_capacity(HEADER_LEN + key.len() + TAG_LEN);
         bytes.push(VERSION);
@@ -161,17 +182,23 @@ impl CursorCodec {
         }
         let source = u32::from_be_bytes([body[2], body[3], body[4], body[5]]);
         let key = &body[HEADER_LEN..];
-        match body[1] {
-            0 => {
-                let after = std::str::from_utf8(key).map_err(|_| CursorError::Malformed {
+        let after = || {
+            std::str::from_utf8(key)
+                .map(str::to_owned)
+                .map_err(|_| CursorError::Malformed {
                     reason: "key is not utf-8",
-                })?;
-                Ok(Position::Resources {
-                    source,
-                    after: after.to_owned(),
                 })
-            }
+        };
+        match body[1] {
+            0 => Ok(Position::Resources {
+                source,
+                after: after()?,
+            }),
             1 if key.is_empty() => Ok(Position::Templates { after: source }),
+            2 => Ok(Position::Directory {
+                source,
+                after: after()?,
+            }),
             _ => Err(CursorError::Malformed {
                 reason: "unknown list",
             }),

@@ -14,6 +14,10 @@
 //!   engine asks only claiming providers to read.
 //! - [`Provider::read`] answers `Ok(None)` for "no such resource"; errors are for failures,
 //!   and for requests it cannot serve as asked ([`ProviderError::invalid_params`]).
+//! - [`Provider::list_directory`] lists the direct children of one of its directory resources
+//!   (MIME type [`DIRECTORY_MIME_TYPE`](crate::resource::DIRECTORY_MIME_TYPE)), in the same
+//!   order and by the same `after`/`limit` rule as [`Provider::list`]; `Ok(None)` when the URI
+//!   is no directory of its own.
 //! - [`Provider::complete`] proposes values for one template variable.
 //! - [`Provider::cache_policy`] tells how long answers stay fresh and whether they depend on the
 //!   principal.
@@ -56,6 +60,20 @@ pub trait Provider: Send + Sync {
     /// (see [`Body::slice`](crate::resource::Body::slice) for the reference behaviour).
     async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError>;
 
+    /// The direct children of the directory `request.uri` (files and subdirectories, not
+    /// recursive), up to `request.limit` of them in ascending canonical-URI order, all strictly
+    /// greater than `request.after` when it is set; fewer than `limit` means there are no more.
+    /// `Ok(None)` when `request.uri` is not a directory this provider serves (the default:
+    /// a provider without directories). A subdirectory is a [`Resource`] whose MIME type is
+    /// [`DIRECTORY_MIME_TYPE`](crate::resource::DIRECTORY_MIME_TYPE).
+    async fn list_directory(
+        &self,
+        request: DirectoryRequest<'_>,
+    ) -> Result<Option<Vec<Resource>>, ProviderError> {
+        let _ = request;
+        Ok(None)
+    }
+
     /// Whether the engine matches a URI against this provider's templates before each read, to
     /// fill [`ReadRequest::template`] and [`ReadRequest::variables`]. A provider that parses its
     /// URIs itself says `false` and saves that match on every read; its requests then carry
@@ -86,6 +104,19 @@ pub struct ListRequest<'a> {
     /// List strictly after this canonical URI; from the start when `None`.
     pub after: Option<&'a str>,
     /// At most this many resources.
+    pub limit: usize,
+}
+
+/// The arguments of [`Provider::list_directory`].
+#[derive(Clone, Copy, Debug)]
+pub struct DirectoryRequest<'a> {
+    /// Who is asking.
+    pub principal: &'a Principal,
+    /// The directory, its canonical URI without a trailing slash.
+    pub uri: &'a ResourceUri,
+    /// List strictly after this canonical URI (a child's); from the start when `None`.
+    pub after: Option<&'a str>,
+    /// At most this many children.
     pub limit: usize,
 }
 

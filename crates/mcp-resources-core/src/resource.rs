@@ -12,6 +12,11 @@ use std::sync::Arc;
 use crate::template::UriTemplate;
 use crate::uri::ResourceUri;
 
+/// The MIME type of a *directory resource*: a resource whose direct children a client lists
+/// with `resources/directory/read` (the Skills extension, SEP-2640). Its URI has no trailing
+/// slash.
+pub const DIRECTORY_MIME_TYPE: &str = "inode/directory";
+
 /// A resource the server exposes: its URI and how it is described in lists.
 ///
 /// Every field may hold any value, so they are public; [`Resource::new`] and the `with_*`
@@ -49,6 +54,16 @@ impl Resource {
             annotations: None,
             icons: Vec::new(),
         }
+    }
+
+    /// A directory resource: a URI, a name and the MIME type [`DIRECTORY_MIME_TYPE`].
+    pub fn directory(uri: ResourceUri, name: impl Into<String>) -> Resource {
+        Resource::new(uri, name).with_mime_type(DIRECTORY_MIME_TYPE)
+    }
+
+    /// Whether this is a directory resource (its MIME type is [`DIRECTORY_MIME_TYPE`]).
+    pub fn is_directory(&self) -> bool {
+        self.mime_type.as_deref() == Some(DIRECTORY_MIME_TYPE)
     }
 
     /// Sets the human-readable title.

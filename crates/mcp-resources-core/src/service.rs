@@ -14,7 +14,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::completion::Completion;
 use crate::engine::{Engine, ReadOutput};
-use crate::error::{CompleteError, ListError, ReadError};
+use crate::error::{CompleteError, DirectoryError, ListError, ReadError};
 use crate::pagination::Page;
 use crate::policy::{Action, Principal};
 use crate::resource::{Resource, ResourceTemplate};
@@ -34,6 +34,8 @@ pub struct Offer {
     pub list_changed: bool,
     /// Completion of template variables.
     pub completions: bool,
+    /// Directory reads (`resources/directory/read`, declared through the Skills extension).
+    pub directories: bool,
 }
 
 impl Default for Offer {
@@ -44,6 +46,7 @@ impl Default for Offer {
             subscribe: true,
             list_changed: true,
             completions: true,
+            directories: true,
         }
     }
 }
@@ -65,6 +68,13 @@ pub enum Query {
     Read {
         /// The resource.
         uri: ResourceUri,
+    },
+    /// A page of the direct children of a directory resource.
+    ReadDirectory {
+        /// The directory.
+        uri: ResourceUri,
+        /// Where to resume; from the first child when `None`.
+        cursor: Option<String>,
     },
     /// Values for one variable of a template.
     Complete {
@@ -111,6 +121,8 @@ pub enum Answer {
     Templates(Result<Page<ResourceTemplate>, ListError>),
     /// For [`Query::Read`].
     Read(Result<ReadOutput, ReadError>),
+    /// For [`Query::ReadDirectory`].
+    Directory(Result<Page<Resource>, DirectoryError>),
     /// For [`Query::Complete`].
     Completion(Result<Completion, CompleteError>),
     /// For [`Query::Subscribe`].
@@ -220,6 +232,11 @@ impl Service {
                     .await,
             ),
             Query::Read { uri } => Answer::Read(self.engine.read(principal, &uri).await),
+            Query::ReadDirectory { uri, cursor } => Answer::Directory(
+                self.engine
+                    .list_directory(principal, &uri, cursor.as_deref())
+                    .await,
+            ),
             Query::Complete {
                 template,
                 variable,

@@ -62,7 +62,8 @@ pub struct ServerCapabilities {
     /// Tasks (2025-11-25 only; an extension from 2026-07-28 on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<JsonObject>,
-    /// Extensions by identifier, such as `io.modelcontextprotocol/tasks` (2026-07-28 on).
+    /// Extensions by identifier, such as `io.modelcontextprotocol/skills` (in the schema from
+    /// 2026-07-28; declared alike in legacy `initialize` results, as SEP-2133 shows).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<serde_json::Map<String, serde_json::Value>>,
 }
@@ -76,9 +77,9 @@ impl ServerCapabilities {
         if *version != ProtocolVersion::V2025_11_25 {
             self.tasks = None;
         }
-        if !version.has_extensions_capability() {
-            self.extensions = None;
-        }
+        // `extensions` stays in every version: the 2026-07-28 schema defines it, and earlier
+        // ones leave `ServerCapabilities` open, where SEP-2133 (Extensions) declares them in the
+        // `initialize` result.
         self
     }
 }

@@ -74,6 +74,7 @@ pub mod notifications;
 pub mod request_meta;
 pub mod resources;
 mod result_type;
+pub mod skills;
 pub mod subscriptions;
 #[cfg(feature = "testing")]
 pub mod testing;

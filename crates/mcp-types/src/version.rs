@@ -155,7 +155,8 @@ impl ProtocolVersion {
         self.era() == Some(Era::Modern)
     }
 
-    /// `extensions` in the capability objects (modern era).
+    /// `extensions` in the schema's capability objects (modern era; a server declares its
+    /// extensions in every era all the same, see [`crate::capabilities::ServerCapabilities`]).
     pub fn has_extensions_capability(&self) -> bool {
         self.era() == Some(Era::Modern)
     }

@@ -197,7 +197,11 @@ pub(crate) fn pump(service: &Service, driven: &mut Driven, lines: &mut Vec<Strin
 fn result_type(method: &str) -> &'static str {
     match method {
         "server/discover" => "DiscoverResult",
-        "resources/list" => "ListResourcesResult",
+        // The Skills extension reuses the list's result for directories; its own results are
+        // in no schema of the base protocol: checked as results, with `resultType` (and their
+        // own shape by the transcripts' exact lines).
+        "resources/list" | "resources/directory/read" => "ListResourcesResult",
+        "skills/list" | "skills/get" => "CacheableResult",
         "resources/templates/list" => "ListResourceTemplatesResult",
         "resources/read" => "ReadResourceResult",
         "completion/complete" => "CompleteResult",

@@ -7,7 +7,8 @@
 //! - `< {json}`: an expected server message (compact, byte for byte);
 //! - `= http 404` / `= query cancelled`: an expected non-200 status of the response just
 //!   before, or an `Output::Cancel`;
-//! - `! offer subscribe=false list_changed=true completions=false`, `! access restricted`
+//! - `! offer subscribe=false list_changed=true completions=false directories=false`,
+//!   `! access restricted`
 //!   (before the first request): the fixture's configuration;
 //! - `! headers {"Name": "value", ...}`: the next request comes over HTTP with these headers;
 //! - `! update <uri>`, `! list_changed`: a change reaches the service, which wakes listen
@@ -110,6 +111,7 @@ impl Run {
                         "subscribe" => self.offer.subscribe = value,
                         "list_changed" => self.offer.list_changed = value,
                         "completions" => self.offer.completions = value,
+                        "directories" => self.offer.directories = value,
                         other => panic!("unknown offer {other}"),
                     }
                 }

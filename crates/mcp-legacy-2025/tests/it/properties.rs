@@ -281,13 +281,20 @@ impl Harness {
 }
 
 fn offer() -> impl Strategy<Value = Offer> {
-    (prop::bool::ANY, prop::bool::ANY, prop::bool::ANY).prop_map(
-        |(subscribe, list_changed, completions)| Offer {
-            subscribe,
-            list_changed,
-            completions,
-        },
+    (
+        prop::bool::ANY,
+        prop::bool::ANY,
+        prop::bool::ANY,
+        prop::bool::ANY,
     )
+        .prop_map(
+            |(subscribe, list_changed, completions, directories)| Offer {
+                subscribe,
+                list_changed,
+                completions,
+                directories,
+            },
+        )
 }
 
 proptest! {

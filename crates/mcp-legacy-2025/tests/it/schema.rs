@@ -24,13 +24,24 @@ fn result_type(method: &str) -> Option<&'static str> {
         "ping" | "resources/subscribe" | "resources/unsubscribe" | "logging/setLevel" => {
             "EmptyResult"
         }
-        "resources/list" => "ListResourcesResult",
+        // The Skills extension: a directory read answers as the list does; its own results are
+        // in no legacy schema, so they are checked as (open) results.
+        "resources/list" | "resources/directory/read" => "ListResourcesResult",
+        "skills/list" | "skills/get" => OPEN_RESULT,
         "resources/templates/list" => "ListResourceTemplatesResult",
         "resources/read" => "ReadResourceResult",
         "completion/complete" => "CompleteResult",
         _ => return None,
     })
 }
+
+/// The schema's base result: open to any member, so never checked strictly.
+const OPEN_RESULT: &str = "Result";
+
+/// Members the strict check allows beyond a version's schema: `capabilities.extensions` of the
+/// `initialize` result, where SEP-2133 (Extensions) declares extensions in every era (no legacy
+/// schema closes `ServerCapabilities`).
+const BEYOND_SCHEMA: &[&str] = &["/capabilities/extensions"];
 
 fn notification_type(method: &str) -> Option<&'static str> {
     Some(match method {
@@ -139,9 +150,13 @@ fn strict(version: &ProtocolVersion, type_name: &str, value: &Value) -> Result<(
         .get("definitions")
         .or_else(|| schema.get("$defs"))
         .ok_or("schema without definitions")?;
+    if type_name == OPEN_RESULT {
+        return Ok(());
+    }
     let root = definitions.get(type_name).ok_or("unknown type")?;
     let mut unknown = Vec::new();
     unknown_properties(definitions, root, value, "", &mut unknown);
+    unknown.retain(|path| !BEYOND_SCHEMA.iter().any(|allowed| path.ends_with(allowed)));
     if unknown.is_empty() {
         Ok(())
     } else {

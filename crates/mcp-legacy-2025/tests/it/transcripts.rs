@@ -5,8 +5,8 @@
 //! Input lines:
 //! - `> {json}`: a client message (or batch, or malformed bytes) fed to the session;
 //! - `< {json}`: optional; the messages produced by the step above, exactly (JSON-equal);
-//! - `! offer subscribe=false list_changed=false completions=false`: the service's offer (first
-//!   line only);
+//! - `! offer subscribe=false list_changed=false completions=false directories=false`: the
+//!   service's offer (first line only);
 //! - `! hold` / `! release`: from `hold` on, queries are kept unanswered; `release` answers the
 //!   kept ones in reverse order;
 //! - `! updated <uri>`, `! list_changed`: a change reported to the service;
@@ -123,6 +123,7 @@ impl Runner {
                         "subscribe" => self.offer.subscribe = value,
                         "list_changed" => self.offer.list_changed = value,
                         "completions" => self.offer.completions = value,
+                        "directories" => self.offer.directories = value,
                         _ => panic!("unknown offer key {key}"),
                     }
                 }

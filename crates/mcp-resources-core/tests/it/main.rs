@@ -1,5 +1,6 @@
 //! Integration tests of the core, one module per feature.
 mod completion;
+mod directory;
 mod engine;
 mod fixtures;
 mod pagination;

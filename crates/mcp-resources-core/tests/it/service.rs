@@ -154,6 +154,7 @@ fn subscription_queries_respect_the_offer_and_need_a_subscriber() {
         subscribe: false,
         list_changed: false,
         completions: false,
+        directories: false,
     };
     let service = service(offer, SubscriptionLimits::default());
     let anyone = Principal::anonymous();
@@ -281,6 +282,7 @@ fn listen_without_the_offer_accepts_nothing() {
         subscribe: false,
         list_changed: false,
         completions: true,
+        directories: true,
     };
     let service = service(offer, SubscriptionLimits::default());
     let anyone = Principal::anonymous();

@@ -185,14 +185,18 @@ fn capabilities_per_version() {
     let shaped = |version: ProtocolVersion| -> String {
         keys(&to_json(&capabilities.clone().for_version(&version))).join(" ")
     };
-    assert_eq!(shaped(ProtocolVersion::V2024_11_05), "logging resources");
+    // Extensions are declared in every era (SEP-2133): no legacy schema closes the object.
+    assert_eq!(
+        shaped(ProtocolVersion::V2024_11_05),
+        "extensions logging resources"
+    );
     assert_eq!(
         shaped(ProtocolVersion::V2025_03_26),
-        "completions logging resources"
+        "completions extensions logging resources"
     );
     assert_eq!(
         shaped(ProtocolVersion::V2025_11_25),
-        "completions logging resources tasks"
+        "completions extensions logging resources tasks"
     );
     assert_eq!(
         shaped(ProtocolVersion::V2026_07_28),

@@ -41,6 +41,8 @@
 //! [`MemoryProvider`](crate::memory::MemoryProvider) owner) tells the hub, which coalesces the
 //! changes and hands back deliveries.
 
+mod directory;
+
 use std::collections::HashMap;
 use std::future::Future;
 use std::num::NonZeroUsize;
@@ -527,10 +529,10 @@ impl Engine {
             None => (0, None),
             Some(cursor) => match self.codec.decode(cursor)? {
                 Position::Resources { source, after } => (source as usize, Some(after)),
-                Position::Templates { .. } => {
+                other => {
                     return Err(CursorError::WrongList {
                         expected: "resources",
-                        found: "templates",
+                        found: other.list_name(),
                     }
                     .into());
                 }
@@ -636,10 +638,10 @@ impl Engine {
             None => 0,
             Some(cursor) => match self.codec.decode(cursor)? {
                 Position::Templates { after } => after as usize + 1,
-                Position::Resources { .. } => {
+                other => {
                     return Err(CursorError::WrongList {
                         expected: "templates",
-                        found: "resources",
+                        found: other.list_name(),
                     }
                     .into());
                 }
