@@ -1,7 +1,10 @@
-//! The sorted index of served files and the walk that fills it.
+//! The sorted index of served files and directories, and the walk that fills it.
 //!
 //! **Layer:** provider (`mcp-resources-fs`). The index maps the canonical URI of every served file
-//! to its listing metadata, in URI order, so a list page is a range query. The walk visits a
+//! to its listing metadata, in URI order, so a list page is a range query; and the URI of every
+//! directory the walk entered (the roots included) to its own, so a page of one directory's
+//! children is a few range queries over both maps, whatever the size of the tree
+//! ([`Index::children`]). The walk visits a
 //! root (or one subtree of it, when the watcher asks) through handles opened
 //! [`beneath`] it, never follows or lists a symlink, lists only regular files,
 //! and asks [`exclude`](super::exclude) about every entry before descending or indexing it. This
@@ -19,9 +22,127 @@ use super::beneath::{self, FileStat, Kind, RootDir};
 use super::exclude::{Level, Rules, check_relative, is_ignored};
 use super::uri::{file_uri, slash_path};
 
-/// The index: canonical URI to metadata, in URI order. Keys are looked up and ranged over as
-/// `&str` (through `Borrow<str>`).
-pub(crate) type Index = BTreeMap<ResourceUri, FileMeta>;
+/// The index: canonical URI to metadata, in URI order, for files and for directories. Keys are
+/// looked up and ranged over as `&str` (through `Borrow<str>`).
+#[derive(Debug, Default)]
+pub(crate) struct Index {
+    /// Every served file.
+    pub(crate) files: BTreeMap<ResourceUri, FileMeta>,
+    /// Every directory the walk entered: not ignored, not a symlink, below or at a root.
+    pub(crate) directories: BTreeMap<ResourceUri, DirMeta>,
+}
+
+impl Index {
+    /// Adds what a walk found.
+    pub(crate) fn extend(&mut self, scan: Scan) {
+        self.files.extend(scan.files);
+        self.directories.extend(scan.listed);
+    }
+
+    /// Up to `limit` direct children of the directory `directory` (files and directories, in
+    /// canonical-URI order, strictly after `after`), or `None` when it is no indexed directory.
+    ///
+    /// Both maps are walked from the directory's prefix with one range query per child: an
+    /// entry deeper down sends its map straight past the subtree holding it (the key after
+    /// `dir/sub/` is `dir/sub0`, as `0` follows `/`), so a page costs the same in a tree of any
+    /// size.
+    pub(crate) fn children(
+        &self,
+        directory: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Option<Vec<Resource>> {
+        if !self.directories.contains_key(directory) {
+            return None;
+        }
+        let prefix = format!("{directory}/");
+        let start = match after {
+            Some(after) if after >= prefix.as_str() => Bound::Excluded(after.to_owned()),
+            _ => Bound::Included(prefix.clone()),
+        };
+        let mut files = Children::new(&self.files, &prefix, start.clone()).peekable();
+        let mut directories = Children::new(&self.directories, &prefix, start).peekable();
+        let mut children = Vec::with_capacity(limit.min(1024));
+        while children.len() < limit {
+            let file_first = match (files.peek(), directories.peek()) {
+                (Some((file, _)), Some((directory, _))) => file.as_str() < directory.as_str(),
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            let child = if file_first {
+                files.next().map(|(uri, meta)| meta.resource(uri))
+            } else {
+                directories.next().map(|(uri, meta)| meta.resource(uri))
+            };
+            children.extend(child);
+        }
+        Some(children)
+    }
+}
+
+/// The direct children of one directory in one map of the index, in key order (see
+/// [`Index::children`]).
+struct Children<'a, V> {
+    map: &'a BTreeMap<ResourceUri, V>,
+    /// The directory's URI and a slash.
+    prefix: &'a str,
+    /// Where the next look starts.
+    from: Bound<String>,
+}
+
+impl<'a, V> Children<'a, V> {
+    fn new(map: &'a BTreeMap<ResourceUri, V>, prefix: &'a str, from: Bound<String>) -> Self {
+        Children { map, prefix, from }
+    }
+}
+
+impl<'a, V> Iterator for Children<'a, V> {
+    type Item = (&'a ResourceUri, &'a V);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let bound = match &self.from {
+                Bound::Included(key) => Bound::Included(key.as_str()),
+                Bound::Excluded(key) => Bound::Excluded(key.as_str()),
+                Bound::Unbounded => Bound::Unbounded,
+            };
+            let (uri, value) = self.map.range::<str, _>((bound, Bound::Unbounded)).next()?;
+            let rest = uri.as_str().strip_prefix(self.prefix)?;
+            match rest.find('/') {
+                // Below a subdirectory: past its whole subtree.
+                Some(slash) => {
+                    self.from = Bound::Included(format!("{}{}0", self.prefix, &rest[..slash]));
+                }
+                None => {
+                    self.from = Bound::Excluded(uri.as_str().to_owned());
+                    return Some((uri, value));
+                }
+            }
+        }
+    }
+}
+
+/// What a directory read shows about one directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct DirMeta {
+    /// The path relative to its root, with `/` separators (empty for a root).
+    pub(crate) title: String,
+    /// The directory's name.
+    pub(crate) name: String,
+}
+
+impl DirMeta {
+    /// The directory resource `uri` as listed.
+    pub(crate) fn resource(&self, uri: &ResourceUri) -> Resource {
+        let resource = Resource::directory(uri.clone(), self.name.clone());
+        if self.title.is_empty() {
+            resource
+        } else {
+            resource.with_title(self.title.clone())
+        }
+    }
+}
 
 /// One served root directory.
 #[derive(Debug)]
@@ -110,11 +231,13 @@ pub(crate) fn timestamp(time: SystemTime) -> Timestamp {
     Timestamp::from_unix_seconds(seconds)
 }
 
-/// What a walk found: files (URI and metadata) and the directories it entered.
+/// What a walk found: files (URI and metadata) and the directories it entered, as paths (to
+/// watch) and as index entries.
 #[derive(Debug, Default)]
 pub(crate) struct Scan {
     pub(crate) files: Vec<(ResourceUri, FileMeta)>,
     pub(crate) directories: Vec<PathBuf>,
+    pub(crate) listed: Vec<(ResourceUri, DirMeta)>,
 }
 
 /// Walks `path` (the root itself or anything below it) and returns what should be in the index
@@ -181,6 +304,7 @@ impl Walker<'_> {
             }
         };
         scan.directories.push(path.to_path_buf());
+        scan.listed.extend(dir_meta(path, relative));
         let pushed = match self.rules.level(path) {
             Some(level) => {
                 levels.push(level);
@@ -230,20 +354,37 @@ impl Walker<'_> {
     }
 }
 
-/// The index entry of the regular file at `path` (`relative` to its root).
-fn file_meta(path: &Path, relative: &Path, stat: &FileStat) -> Option<(ResourceUri, FileMeta)> {
+/// The index entry of the directory at `path` (`relative` to its root).
+fn dir_meta(path: &Path, relative: &Path) -> Option<(ResourceUri, DirMeta)> {
+    let uri = canonical_uri(path)?;
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    let meta = DirMeta {
+        title: slash_path(relative),
+        name,
+    };
+    Some((uri, meta))
+}
+
+/// The canonical URI of `path`, if its `file://` URI is one (a name that does not encode to a
+/// canonical URI is left out, and said so).
+fn canonical_uri(path: &Path) -> Option<ResourceUri> {
     let key = file_uri(path);
-    let uri = match ResourceUri::parse(&key) {
-        Ok(uri) if uri.as_str() == key => uri,
+    match ResourceUri::parse(&key) {
+        Ok(uri) if uri.as_str() == key => Some(uri),
         Ok(uri) => {
-            tracing::warn!(%key, canonical = %uri, "file skipped: its uri is not canonical");
-            return None;
+            tracing::warn!(%key, canonical = %uri, "skipped: its uri is not canonical");
+            None
         }
         Err(error) => {
-            tracing::debug!(path = %path.display(), %error, "file skipped: no valid uri");
-            return None;
+            tracing::debug!(path = %path.display(), %error, "skipped: no valid uri");
+            None
         }
-    };
+    }
+}
+
+/// The index entry of the regular file at `path` (`relative` to its root).
+fn file_meta(path: &Path, relative: &Path, stat: &FileStat) -> Option<(ResourceUri, FileMeta)> {
+    let uri = canonical_uri(path)?;
     let name = path.file_name()?.to_string_lossy().into_owned();
     let meta = FileMeta {
         title: slash_path(relative),
@@ -256,26 +397,34 @@ fn file_meta(path: &Path, relative: &Path, stat: &FileStat) -> Option<(ResourceU
     Some((uri, meta))
 }
 
-/// Removes from `index` the file `key` and everything below the directory `key` (keys starting
+/// Removes from `index` the file or directory `key` and everything below it (keys starting
 /// with `key/`), returning what was removed.
 pub(crate) fn remove_subtree(index: &mut Index, key: &str) -> Index {
-    let mut removed = Index::new();
-    if let Some((uri, meta)) = index.remove_entry(key) {
-        removed.insert(uri, meta);
+    Index {
+        files: remove_below(&mut index.files, key),
+        directories: remove_below(&mut index.directories, key),
+    }
+}
+
+/// [`remove_subtree`] in one map.
+fn remove_below<V>(map: &mut BTreeMap<ResourceUri, V>, key: &str) -> BTreeMap<ResourceUri, V> {
+    let mut removed = BTreeMap::new();
+    if let Some((uri, value)) = map.remove_entry(key) {
+        removed.insert(uri, value);
     }
     let prefix = if key.ends_with('/') {
         key.to_owned()
     } else {
         format!("{key}/")
     };
-    let below: Vec<ResourceUri> = index
+    let below: Vec<ResourceUri> = map
         .range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded))
         .take_while(|(uri, _)| uri.as_str().starts_with(&prefix))
         .map(|(uri, _)| uri.clone())
         .collect();
     for uri in below {
-        if let Some(meta) = index.remove(uri.as_str()) {
-            removed.insert(uri, meta);
+        if let Some(value) = map.remove(uri.as_str()) {
+            removed.insert(uri, value);
         }
     }
     removed

@@ -57,6 +57,16 @@
 //! that names the template and gives an example ranged URI; keep that limit no larger than the
 //! engine's.
 //!
+//! # Directories
+//!
+//! Every directory the walk entered (each root, and every directory below one that is not
+//! ignored, secret-named or a symlink) is a directory resource: its `file://` URI without a
+//! trailing slash, MIME type `inode/directory`, answered by [`Provider::list_directory`] with
+//! its direct children (files as listed, subdirectories as directory resources) in URI order.
+//! `resources/list` lists files only. A directory's children come from the index, as the list
+//! does, so they change as the watcher applies changes; a directory itself causes no
+//! list-changed notification.
+//!
 //! # Completion
 //!
 //! The `path` variable of a root's template is completed with the relative paths in the index
@@ -146,7 +156,7 @@ use async_trait::async_trait;
 use mcp_resources_core::cache::CachePolicy;
 use mcp_resources_core::change::Change;
 use mcp_resources_core::provider::{
-    CompletionRequest, ListRequest, Provider, ProviderError, ReadRequest,
+    CompletionRequest, DirectoryRequest, ListRequest, Provider, ProviderError, ReadRequest,
 };
 use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
 use mcp_resources_core::template::{TemplateError, UriTemplate, Variables};
@@ -319,7 +329,7 @@ impl FilesystemProvider {
         } else {
             (None, None)
         };
-        let mut index = Index::new();
+        let mut index = Index::default();
         for root in &roots {
             let mut scan = scan_path(&rules, root, &root.path);
             tracing::info!(
@@ -332,7 +342,7 @@ impl FilesystemProvider {
                 let (_, failed) = state.replace_below(&root.path, &scan.directories);
                 mark_unwatched(&mut scan.files, &failed);
             }
-            index.extend(scan.files);
+            index.extend(scan);
         }
         Ok(FilesystemProvider {
             shared: Arc::new(Shared {
@@ -382,7 +392,7 @@ impl FilesystemProvider {
 
     /// How many files the index holds.
     pub fn len(&self) -> usize {
-        read_lock(&self.shared.index).len()
+        read_lock(&self.shared.index).files.len()
     }
 
     /// Whether the index holds no file.
@@ -521,7 +531,8 @@ impl Shared {
                         .index
                         .write()
                         .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    let mut old = remove_subtree(&mut index, &key);
+                    let mut old = remove_subtree(&mut index, &key).files;
+                    index.directories.extend(scan.listed);
                     for (uri, meta) in scan.files {
                         match old.remove(uri.as_str()) {
                             None => {
@@ -536,7 +547,7 @@ impl Shared {
                             }
                             Some(_) => {}
                         }
-                        index.insert(uri, meta);
+                        index.files.insert(uri, meta);
                     }
                     for uri in old.into_keys() {
                         updated.remove(&uri);
@@ -703,6 +714,7 @@ impl FilesystemProvider {
             .split_once('?')
             .map_or(uri.as_str(), |(whole, _)| whole);
         read_lock(&self.shared.index)
+            .files
             .get(whole)
             .map(|meta| Indexed {
                 size: meta.size,
@@ -714,13 +726,14 @@ impl FilesystemProvider {
 #[async_trait]
 impl Provider for FilesystemProvider {
     fn claims(&self, uri: &ResourceUri) -> bool {
+        let path = uri.path();
         uri.scheme() == "file"
             && uri.authority() == Some("")
-            && self
-                .shared
-                .roots
-                .iter()
-                .any(|root| uri.path().starts_with(&root.path_prefix))
+            && self.shared.roots.iter().any(|root| {
+                // Below a root, or the root itself (a directory resource, without its slash).
+                path.starts_with(&root.path_prefix)
+                    || root.path_prefix.strip_suffix('/') == Some(path)
+            })
     }
 
     async fn list(&self, request: ListRequest<'_>) -> Result<Vec<Resource>, ProviderError> {
@@ -730,10 +743,19 @@ impl Provider for FilesystemProvider {
             None => Bound::Unbounded,
         };
         Ok(index
+            .files
             .range::<str, _>((start, Bound::Unbounded))
             .take(request.limit)
             .map(|(uri, meta)| meta.resource(uri))
             .collect())
+    }
+
+    async fn list_directory(
+        &self,
+        request: DirectoryRequest<'_>,
+    ) -> Result<Option<Vec<Resource>>, ProviderError> {
+        let index = read_lock(&self.shared.index);
+        Ok(index.children(request.uri.as_str(), request.after, request.limit))
     }
 
     fn templates(&self) -> Vec<ResourceTemplate> {
@@ -785,6 +807,7 @@ impl Provider for FilesystemProvider {
         let start = format!("{}{}", root.uri_prefix, encoded.join("/"));
         let index = read_lock(&self.shared.index);
         Ok(index
+            .files
             .range::<str, _>((Bound::Included(start.as_str()), Bound::Unbounded))
             .take_while(|(uri, _)| uri.as_str().starts_with(&start))
             .filter(|(uri, meta)| {

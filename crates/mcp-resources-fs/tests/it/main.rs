@@ -1,3 +1,4 @@
 //! The integration tests of `mcp-resources-fs`: the provider against real temporary directories.
 
+mod directories;
 mod filesystem;

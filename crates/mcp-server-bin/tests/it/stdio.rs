@@ -281,6 +281,89 @@ fn both_eras_list_and_read_on_one_process() {
     assert!(server.wait_exit().success());
 }
 
+/// Every child URI of `directory`, page by page, and whether each is a directory.
+fn read_directory(
+    server: &mut Spawned,
+    first_id: i64,
+    modern: bool,
+    directory: &str,
+) -> Vec<(String, bool)> {
+    let mut children = Vec::new();
+    let mut cursor: Option<String> = None;
+    for page in 0..20 {
+        let mut params = json!({"uri": directory});
+        if let Some(cursor) = &cursor {
+            params["cursor"] = json!(cursor);
+        }
+        if modern {
+            params = with_meta(params);
+        }
+        let id = json!(first_id + page);
+        let response = server.request(id, "resources/directory/read", params);
+        let result = &response["result"];
+        assert_eq!(result.get("resultType").is_some(), modern, "{response}");
+        for child in result["resources"].as_array().expect("resources") {
+            let uri = child["uri"].as_str().expect("uri").to_owned();
+            children.push((uri, child["mimeType"] == "inode/directory"));
+        }
+        match result.get("nextCursor") {
+            Some(next) => cursor = Some(next.as_str().expect("cursor").to_owned()),
+            None => return children,
+        }
+    }
+    panic!("the directory read never ends");
+}
+
+#[test]
+fn both_eras_walk_directories_and_find_the_listed_files() {
+    let (_dir, root) = tree();
+    std::fs::create_dir_all(root.join("docs/api")).expect("mkdir");
+    std::fs::write(root.join("docs/api/index.md"), "api").expect("write");
+    std::fs::write(root.join("docs/guide.md"), "guide").expect("write");
+    let mut server = Spawned::start(&root, &["--page-size", "2"]);
+    initialize(&mut server);
+    let declared = server.request(json!("d"), "server/discover", with_meta(json!({})));
+    assert_eq!(
+        declared["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"],
+        json!({"directoryRead": true}),
+        "{declared}"
+    );
+    let root_uri = format!("file://{}", root.display());
+    for modern in [false, true] {
+        let first = if modern { 1000 } else { 2000 };
+        let (mut listed, _) = list_all(&mut server, first, modern);
+        listed.sort();
+        let mut walked = Vec::new();
+        let mut pending = vec![root_uri.clone()];
+        let mut id = first + 100;
+        while let Some(directory) = pending.pop() {
+            for (child, is_directory) in read_directory(&mut server, id, modern, &directory) {
+                if is_directory {
+                    pending.push(child);
+                } else {
+                    walked.push(child);
+                }
+            }
+            id += 100;
+        }
+        walked.sort();
+        assert_eq!(walked, listed, "modern: {modern}");
+        // A file and a missing path are no directories: -32602 with the URI, in both eras.
+        for not_one in [uri(&root, "note-1.txt"), uri(&root, "missing")] {
+            let mut params = json!({"uri": not_one});
+            if modern {
+                params = with_meta(params);
+            }
+            let refused = server.request(json!(id), "resources/directory/read", params);
+            assert_eq!(refused["error"]["code"], -32602, "{refused}");
+            assert_eq!(refused["error"]["data"]["uri"], json!(not_one), "{refused}");
+            id += 1;
+        }
+    }
+    server.close_stdin();
+    assert!(server.wait_exit().success());
+}
+
 #[test]
 fn traversal_and_secrets_fail_without_leaking() {
     let (_dir, root) = tree();
