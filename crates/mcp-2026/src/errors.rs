@@ -20,7 +20,7 @@
 //! variant exists so that a future method (for example a read answered with an
 //! `InputRequiredResult` that needs elicitation) has its error ready.
 
-use mcp_resources_core::error::{CompleteError, DirectoryError, ListError, ReadError};
+use mcp_resources_core::error::{CompleteError, DirectoryError, ListError, ReadError, SkillError};
 use mcp_resources_core::pagination::CursorError;
 use mcp_resources_core::provider::ProviderError;
 use mcp_types::ProtocolVersion;
@@ -251,6 +251,15 @@ impl RequestError {
             DirectoryError::Denied { .. } => RequestError::ResourceDenied { uri },
             DirectoryError::InvalidCursor(cursor) => RequestError::InvalidCursor(cursor),
             DirectoryError::Provider { error, .. } => provider(&error, Some(uri)),
+        }
+    }
+
+    /// The error of a failed `skills/get` of `requested`, the URI as the client sent it.
+    pub(crate) fn from_skill(error: SkillError, requested: &str) -> RequestError {
+        let uri = echo(requested).into_owned();
+        match error {
+            SkillError::NotASkill { .. } => RequestError::UnknownSkill { uri },
+            SkillError::Provider { error, .. } => provider(&error, Some(uri)),
         }
     }
 

@@ -11,8 +11,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use mcp_resources_core::cache::{CacheHint, CacheScope as CoreCacheScope};
-use mcp_resources_core::pagination::{CursorError, Page};
+use mcp_resources_core::pagination::Page;
 use mcp_resources_core::resource::Resource;
 use mcp_resources_core::service::Answer;
 use mcp_resources_core::subscription::Change;
@@ -23,7 +22,7 @@ use mcp_types::lifecycle::server_info_meta;
 use mcp_types::meta::{self, Meta, ProgressToken};
 use mcp_types::method;
 use mcp_types::request_meta::RequestMeta;
-use mcp_types::skills::{ListSkillsResult, SkillsSettings};
+use mcp_types::skills::{GetSkillResult, ListSkillsResult, SkillsSettings};
 use mcp_types::v2026_07_28::{self as wire, LoggingLevel};
 use serde::Serialize;
 
@@ -46,6 +45,13 @@ pub(crate) enum Pending {
     /// A `resources/directory/read` page of `uri`, as the client sent it.
     ListDirectory {
         /// The URI as the client sent it (named in a not-a-directory error).
+        uri: String,
+    },
+    /// A `skills/list` page.
+    ListSkills,
+    /// A `skills/get` of `uri`, as the client sent it.
+    GetSkill {
+        /// The URI as the client sent it (named in an unknown-skill error).
         uri: String,
     },
     /// A `completion/complete`.
@@ -104,34 +110,6 @@ impl Exchange {
     pub(crate) fn failed(shared: Arc<Shared>, id: RequestId, error: &RequestError) -> Exchange {
         let mut exchange = Exchange::new(shared, id, None);
         exchange.respond_error(error);
-        exchange
-    }
-
-    /// An exchange answering `skills/list` at once, for a server that serves no skills: one
-    /// empty page, or `-32602` for a cursor (none was ever issued).
-    pub(crate) fn answered_no_skills(
-        shared: Arc<Shared>,
-        id: RequestId,
-        meta: &RequestMeta,
-        cursor: Option<String>,
-    ) -> Exchange {
-        let mut exchange = Exchange::new(shared, id, Some(meta));
-        if cursor.is_some() {
-            exchange.respond_error(&RequestError::InvalidCursor(CursorError::Malformed {
-                reason: "no skills list was ever paged",
-            }));
-            return exchange;
-        }
-        let hints = convert::cache_hints(
-            CacheHint {
-                ttl_ms: exchange.shared.config.discover_ttl_ms,
-                scope: CoreCacheScope::Public,
-            },
-            exchange.shared.config.private_results,
-        );
-        let mut result = ListSkillsResult::modern(Vec::new(), None, hints);
-        result.meta = Some(exchange.result_meta());
-        exchange.finish_with(&result);
         exchange
     }
 
@@ -268,6 +246,27 @@ impl Exchange {
                     self.finish_with(&result);
                 }
                 Err(error) => self.finish_with_error(&RequestError::from_read(error, &uri)),
+            },
+            (Pending::ListSkills, Answer::Skills(page)) => match page {
+                Ok(page) => {
+                    let skills = page.items.iter().map(to_wire::skill).collect();
+                    let hints =
+                        convert::cache_hints(page.cache, self.shared.config.private_results);
+                    let mut result = ListSkillsResult::modern(skills, page.next_cursor, hints);
+                    result.meta = Some(self.result_meta());
+                    self.finish_with(&result);
+                }
+                Err(error) => self.finish_with_error(&RequestError::from_list(error)),
+            },
+            (Pending::GetSkill { uri }, Answer::Skill(found)) => match found {
+                Ok(found) => {
+                    let hints =
+                        convert::cache_hints(found.cache, self.shared.config.private_results);
+                    let mut result = GetSkillResult::modern(to_wire::skill(&found.skill), hints);
+                    result.meta = Some(self.result_meta());
+                    self.finish_with(&result);
+                }
+                Err(error) => self.finish_with_error(&RequestError::from_skill(error, &uri)),
             },
             (Pending::Complete, Answer::Completion(completion)) => match completion {
                 Ok(completion) => {

@@ -70,9 +70,6 @@ impl Handler {
             Ok(Dispatch::Discover(meta)) => {
                 Exchange::answered_discover(self.shared.clone(), id, &meta)
             }
-            Ok(Dispatch::NoSkills { meta, cursor }) => {
-                Exchange::answered_no_skills(self.shared.clone(), id, &meta, cursor)
-            }
             Ok(Dispatch::Query {
                 meta,
                 query,
@@ -193,14 +190,11 @@ impl Handler {
             }
             method::SKILLS_LIST if self.shared.config.offer.directories => {
                 let params: ListSkillsParams = params(request)?;
-                return Ok(Dispatch::NoSkills {
-                    meta,
-                    cursor: params.cursor,
-                });
+                let cursor = params.cursor;
+                (Query::ListSkills { cursor }, Pending::ListSkills)
             }
             method::SKILLS_GET if self.shared.config.offer.directories => {
-                let params: GetSkillParams = params(request)?;
-                return Err(RequestError::UnknownSkill { uri: params.uri });
+                skill_query(params(request)?)?
             }
             method::COMPLETION_COMPLETE if self.shared.config.offer.completions => {
                 complete_query(params(request)?)?
@@ -266,16 +260,22 @@ fn directory_query(params: DirectoryReadParams) -> Result<(Query, Pending), Requ
     Ok((query, Pending::ListDirectory { uri: params.uri }))
 }
 
+/// The query and what its answer becomes, for a `skills/get` with these params.
+fn skill_query(params: GetSkillParams) -> Result<(Query, Pending), RequestError> {
+    let uri = ResourceUri::parse(&params.uri).map_err(|error| RequestError::InvalidUri {
+        uri: params.uri.clone(),
+        reason: error.to_string(),
+    })?;
+    Ok((
+        Query::GetSkill { uri },
+        Pending::GetSkill { uri: params.uri },
+    ))
+}
+
 /// What a valid request turns into.
 enum Dispatch {
     /// `server/discover`, answered on the spot.
     Discover(RequestMeta),
-    /// `skills/list`, answered on the spot: this server serves no skills (yet), and a cursor,
-    /// never issued, is invalid.
-    NoSkills {
-        meta: RequestMeta,
-        cursor: Option<String>,
-    },
     /// A question for the service.
     Query {
         meta: RequestMeta,

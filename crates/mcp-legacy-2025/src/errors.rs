@@ -23,7 +23,7 @@
 //! [`mcp_types::error::echo`]: whole when it is short, else cut and marked, so that no error grows
 //! with what the client sent. It must never know the session's state or how messages are framed.
 
-use mcp_resources_core::error::{CompleteError, DirectoryError, ListError, ReadError};
+use mcp_resources_core::error::{CompleteError, DirectoryError, ListError, ReadError, SkillError};
 use mcp_resources_core::provider::ProviderError;
 use mcp_resources_core::service::SubscriptionError;
 use mcp_resources_core::uri::UriError;
@@ -67,12 +67,6 @@ pub(crate) enum RequestError {
     /// `completion/complete` for a prompt.
     #[error("this server has no prompts: only ref/resource completions are supported")]
     NoPrompts,
-    /// `skills/list` with a cursor, when none was ever issued.
-    #[error("invalid cursor: this list was never paged")]
-    NoSuchCursor,
-    /// `skills/get` of a URI that is no served skill's `SKILL.md`.
-    #[error("no skill has the uri {}", echo(.0))]
-    UnknownSkill(String),
 }
 
 impl RequestError {
@@ -97,12 +91,7 @@ impl RequestError {
             RequestError::InvalidUri { uri, .. } => {
                 ErrorObject::invalid_params(self.to_string()).with_data(uri_data(uri))
             }
-            RequestError::NoPrompts | RequestError::NoSuchCursor => {
-                ErrorObject::invalid_params(self.to_string())
-            }
-            RequestError::UnknownSkill(uri) => {
-                ErrorObject::invalid_params(self.to_string()).with_data(uri_data(uri))
-            }
+            RequestError::NoPrompts => ErrorObject::invalid_params(self.to_string()),
         }
     }
 }
@@ -144,6 +133,18 @@ pub(crate) fn directory(error: &DirectoryError, uri: &str) -> ErrorObject {
         .with_data(uri_data(uri)),
         DirectoryError::InvalidCursor(cursor) => ErrorObject::invalid_params(cursor.to_string()),
         DirectoryError::Provider { error, .. } => provider(error),
+    }
+}
+
+/// A failed `skills/get` of `uri` (the text the client sent): `-32602` with the URI, as in the
+/// other era.
+pub(crate) fn skill(error: &SkillError, uri: &str) -> ErrorObject {
+    match error {
+        SkillError::NotASkill { .. } => {
+            ErrorObject::invalid_params(format!("no skill has the uri {}", echo(uri)))
+                .with_data(uri_data(uri))
+        }
+        SkillError::Provider { error, .. } => provider(error),
     }
 }
 

@@ -27,7 +27,9 @@ use mcp_types::meta::{self, Meta, ProgressToken};
 use mcp_types::method;
 use mcp_types::notifications::{CancelledNotificationParams, ProgressNotificationParams};
 use mcp_types::resources::{PaginatedParams, ResourceUpdatedNotificationParams, UriParams};
-use mcp_types::skills::{DirectoryReadParams, GetSkillParams, ListSkillsParams, ListSkillsResult};
+use mcp_types::skills::{
+    DirectoryReadParams, GetSkillParams, GetSkillResult, ListSkillsParams, ListSkillsResult,
+};
 use mcp_types::{Era, ProtocolVersion, RequestId};
 use serde::Serialize;
 
@@ -117,6 +119,10 @@ enum Purpose {
     },
     Complete,
     ListDirectory {
+        uri: String,
+    },
+    ListSkills,
+    GetSkill {
         uri: String,
     },
     Subscribe {
@@ -557,18 +563,22 @@ impl Session {
                 let progress = progress_of(params.meta.as_ref());
                 Ok(self.ask(&request.id, batch, progress, purpose, query))
             }
-            // The extension's methods, for a server that serves no skills: an empty list (a
-            // cursor was never issued), and no skill for any URI.
             method::SKILLS_LIST if offer.directories => {
                 let params: ListSkillsParams = request.params()?;
-                if params.cursor.is_some() {
-                    return Err(RequestError::NoSuchCursor);
-                }
-                reply_now(&ListSkillsResult::legacy(Vec::new(), None))
+                let progress = progress_of(params.meta.as_ref());
+                let query = Query::ListSkills {
+                    cursor: params.cursor,
+                };
+                Ok(self.ask(&request.id, batch, progress, Purpose::ListSkills, query))
             }
             method::SKILLS_GET if offer.directories => {
                 let params: GetSkillParams = request.params()?;
-                Err(RequestError::UnknownSkill(params.uri))
+                let query = Query::GetSkill {
+                    uri: parse_uri(&params.uri)?,
+                };
+                let purpose = Purpose::GetSkill { uri: params.uri };
+                let progress = progress_of(params.meta.as_ref());
+                Ok(self.ask(&request.id, batch, progress, purpose, query))
             }
             method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE if !offer.subscribe => {
                 Err(RequestError::MethodNotFound(format!(
@@ -745,6 +755,17 @@ impl Session {
             }
             (Purpose::ListDirectory { uri }, Answer::Directory(page)) => {
                 wire::list_resources(page.map_err(|error| errors::directory(&error, uri))?, shape)
+            }
+            (Purpose::ListSkills, Answer::Skills(page)) => {
+                let page = page.map_err(|error| errors::list(&error))?;
+                let skills = page.items.iter().map(mcp_resources_wire::skill).collect();
+                wire::raw(&ListSkillsResult::legacy(skills, page.next_cursor))
+            }
+            (Purpose::GetSkill { uri }, Answer::Skill(found)) => {
+                let found = found.map_err(|error| errors::skill(&error, uri))?;
+                wire::raw(&GetSkillResult::legacy(mcp_resources_wire::skill(
+                    &found.skill,
+                )))
             }
             (Purpose::ListTemplates, Answer::Templates(page)) => {
                 wire::list_templates(page.map_err(|error| errors::list(&error))?, shape)

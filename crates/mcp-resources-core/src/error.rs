@@ -74,6 +74,27 @@ pub enum DirectoryError {
     },
 }
 
+/// Why `skills/get` found no skill.
+#[derive(Debug, thiserror::Error)]
+pub enum SkillError {
+    /// No skill has this `SKILL.md` URI, or the principal may not see it (adapters: invalid
+    /// params, `-32602`).
+    #[error("no skill has the uri {uri}")]
+    NotASkill {
+        /// The URI asked for.
+        uri: String,
+    },
+    /// A provider failed while looking for it.
+    #[error("provider {source_index} failed to get a skill: {error}")]
+    Provider {
+        /// The position of the provider in registration order.
+        source_index: usize,
+        /// What it said.
+        #[source]
+        error: ProviderError,
+    },
+}
+
 /// Why a read gave no contents.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {

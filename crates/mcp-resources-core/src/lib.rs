@@ -96,6 +96,7 @@ pub mod policy;
 pub mod provider;
 pub mod resource;
 pub mod service;
+pub mod skill;
 pub mod subscription;
 pub mod template;
 pub mod uri;

@@ -3,7 +3,7 @@
 //! **Layer:** core. This module never knows a wire name (`nextCursor` is the adapters'
 //! business), a clock or a random source: the MAC key is passed in by the caller.
 //!
-//! A cursor encodes a [`Position`]: which list (resources, a directory's children or templates), which source of the
+//! A cursor encodes a [`Position`]: which list (resources, a directory's children, skills or templates), which source of the
 //! list, and the last key returned. The engine resumes *strictly after* that key, so resources
 //! added or removed between two pages are neither repeated nor skipped (apart from the added or
 //! removed ones themselves). The position is authenticated with HMAC-SHA256 (truncated to 128
@@ -77,6 +77,14 @@ pub enum Position {
         /// The canonical URI of the last child returned.
         after: String,
     },
+    /// In the skill list: after the skill whose `SKILL.md` has canonical URI `after`, of
+    /// source `source` (provider `source - 1`).
+    Skills {
+        /// The source the last skill came from.
+        source: u32,
+        /// The canonical URI of the last skill's `SKILL.md`.
+        after: String,
+    },
     /// In the template list: after the template at index `after`.
     Templates {
         /// The index of the last template returned.
@@ -90,6 +98,7 @@ impl Position {
         match self {
             Position::Resources { .. } => "resources",
             Position::Directory { .. } => "directory",
+            Position::Skills { .. } => "skills",
             Position::Templates { .. } => "templates",
         }
     }
@@ -143,6 +152,7 @@ impl CursorCodec {
             Position::Resources { source, after } => (0, *source, after.as_bytes()),
             Position::Templates { after } => (1, *after, &[]),
             Position::Directory { source, after } => (2, *source, after.as_bytes()),
+            Position::Skills { source, after } => (3, *source, after.as_bytes()),
         };
         let mut bytes = Vec::with_capacity(HEADER_LEN + key.len() + TAG_LEN);
         bytes.push(VERSION);
@@ -196,6 +206,10 @@ impl CursorCodec {
             }),
             1 if key.is_empty() => Ok(Position::Templates { after: source }),
             2 => Ok(Position::Directory {
+                source,
+                after: after()?,
+            }),
+            3 => Ok(Position::Skills {
                 source,
                 after: after()?,
             }),

@@ -18,6 +18,8 @@
 //!   (MIME type [`DIRECTORY_MIME_TYPE`](crate::resource::DIRECTORY_MIME_TYPE)), in the same
 //!   order and by the same `after`/`limit` rule as [`Provider::list`]; `Ok(None)` when the URI
 //!   is no directory of its own.
+//! - [`Provider::list_skills`] and [`Provider::get_skill`] serve the skills it has (a
+//!   directory with a `SKILL.md`), listed in the order and by the rule of [`Provider::list`].
 //! - [`Provider::complete`] proposes values for one template variable.
 //! - [`Provider::cache_policy`] tells how long answers stay fresh and whether they depend on the
 //!   principal.
@@ -31,6 +33,7 @@ use async_trait::async_trait;
 use crate::cache::CachePolicy;
 use crate::policy::Principal;
 use crate::resource::{ByteRange, Contents, Resource, ResourceTemplate};
+use crate::skill::Skill;
 use crate::template::{UriTemplate, Variables};
 use crate::uri::ResourceUri;
 
@@ -70,6 +73,21 @@ pub trait Provider: Send + Sync {
         &self,
         request: DirectoryRequest<'_>,
     ) -> Result<Option<Vec<Resource>>, ProviderError> {
+        let _ = request;
+        Ok(None)
+    }
+
+    /// Up to `request.limit` of the skills this provider serves, in ascending order of their
+    /// `SKILL.md` URI, all strictly greater than `request.after` when it is set; fewer than
+    /// `limit` means there are no more. The default: none.
+    async fn list_skills(&self, request: ListRequest<'_>) -> Result<Vec<Skill>, ProviderError> {
+        let _ = request;
+        Ok(Vec::new())
+    }
+
+    /// The skill whose `SKILL.md` is `request.uri`, listed or not; `Ok(None)` when there is
+    /// none. The default: none.
+    async fn get_skill(&self, request: SkillRequest<'_>) -> Result<Option<Skill>, ProviderError> {
         let _ = request;
         Ok(None)
     }
@@ -118,6 +136,15 @@ pub struct DirectoryRequest<'a> {
     pub after: Option<&'a str>,
     /// At most this many children.
     pub limit: usize,
+}
+
+/// The arguments of [`Provider::get_skill`].
+#[derive(Clone, Copy, Debug)]
+pub struct SkillRequest<'a> {
+    /// Who is asking.
+    pub principal: &'a Principal,
+    /// The URI of the skill's `SKILL.md`.
+    pub uri: &'a ResourceUri,
 }
 
 /// The arguments of [`Provider::read`].

@@ -13,11 +13,12 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::completion::Completion;
-use crate::engine::{Engine, ReadOutput};
-use crate::error::{CompleteError, DirectoryError, ListError, ReadError};
+use crate::engine::{Engine, ReadOutput, SkillOutput};
+use crate::error::{CompleteError, DirectoryError, ListError, ReadError, SkillError};
 use crate::pagination::Page;
 use crate::policy::{Action, Principal};
 use crate::resource::{Resource, ResourceTemplate};
+use crate::skill::Skill;
 use crate::subscription::{
     Change, SubscribeError, SubscriberId, SubscriptionHub, SubscriptionLimits,
 };
@@ -34,7 +35,8 @@ pub struct Offer {
     pub list_changed: bool,
     /// Completion of template variables.
     pub completions: bool,
-    /// Directory reads (`resources/directory/read`, declared through the Skills extension).
+    /// The Skills extension: `skills/list`, `skills/get` and directory reads
+    /// (`resources/directory/read`).
     pub directories: bool,
 }
 
@@ -75,6 +77,16 @@ pub enum Query {
         uri: ResourceUri,
         /// Where to resume; from the first child when `None`.
         cursor: Option<String>,
+    },
+    /// A page of the skills served.
+    ListSkills {
+        /// Where to resume; from the start when `None`.
+        cursor: Option<String>,
+    },
+    /// One skill, by the URI of its `SKILL.md`.
+    GetSkill {
+        /// The `SKILL.md` URI.
+        uri: ResourceUri,
     },
     /// Values for one variable of a template.
     Complete {
@@ -123,6 +135,10 @@ pub enum Answer {
     Read(Result<ReadOutput, ReadError>),
     /// For [`Query::ReadDirectory`].
     Directory(Result<Page<Resource>, DirectoryError>),
+    /// For [`Query::ListSkills`].
+    Skills(Result<Page<Skill>, ListError>),
+    /// For [`Query::GetSkill`].
+    Skill(Result<SkillOutput, SkillError>),
     /// For [`Query::Complete`].
     Completion(Result<Completion, CompleteError>),
     /// For [`Query::Subscribe`].
@@ -232,6 +248,10 @@ impl Service {
                     .await,
             ),
             Query::Read { uri } => Answer::Read(self.engine.read(principal, &uri).await),
+            Query::ListSkills { cursor } => {
+                Answer::Skills(self.engine.list_skills(principal, cursor.as_deref()).await)
+            }
+            Query::GetSkill { uri } => Answer::Skill(self.engine.get_skill(principal, &uri).await),
             Query::ReadDirectory { uri, cursor } => Answer::Directory(
                 self.engine
                     .list_directory(principal, &uri, cursor.as_deref())

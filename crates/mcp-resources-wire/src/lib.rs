@@ -18,9 +18,12 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use mcp_resources_core::completion::Completion as CoreCompletion;
 use mcp_resources_core::resource as core;
+use mcp_resources_core::skill::{FrontmatterValue, Skill as CoreSkill, SkillFiles};
 use mcp_types::ProtocolVersion;
 use mcp_types::completion::Completion;
 use mcp_types::resources::{self as wire, ContentsRef, ResourceRef};
+use mcp_types::skills;
+use serde_json::Value;
 
 /// The three families of shapes resources take across protocol versions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,5 +156,49 @@ fn icon(icon: core::Icon) -> wire::Icon {
             core::IconTheme::Light => wire::IconTheme::Light,
             core::IconTheme::Dark => wire::IconTheme::Dark,
         }),
+    }
+}
+
+/// A core skill in the Skills extension's wire shape: the frontmatter as a JSON object, each
+/// file's digest as `sha256:` and lowercase hex.
+pub fn skill(skill: &CoreSkill) -> skills::Skill {
+    skills::Skill {
+        uri: skill.uri.as_str().to_owned(),
+        frontmatter: frontmatter_map(&skill.frontmatter.0),
+        resources: match &skill.files {
+            SkillFiles::Manifest(files) => skills::SkillResources::Manifest(
+                files
+                    .iter()
+                    .map(|file| skills::SkillResource {
+                        uri: file.uri.as_str().to_owned(),
+                        digest: file.digest(),
+                        size: file.size,
+                    })
+                    .collect(),
+            ),
+            SkillFiles::Dynamic => skills::SkillResources::Dynamic,
+        },
+    }
+}
+
+fn frontmatter_map(entries: &[(String, FrontmatterValue)]) -> serde_json::Map<String, Value> {
+    entries
+        .iter()
+        .map(|(key, value)| (key.clone(), frontmatter_value(value)))
+        .collect()
+}
+
+fn frontmatter_value(value: &FrontmatterValue) -> Value {
+    match value {
+        FrontmatterValue::Null => Value::Null,
+        FrontmatterValue::Bool(flag) => Value::Bool(*flag),
+        FrontmatterValue::Integer(number) => Value::from(*number),
+        // A frontmatter holds finite numbers only; anything else would be null.
+        FrontmatterValue::Float(number) => Value::from(*number),
+        FrontmatterValue::String(text) => Value::String(text.clone()),
+        FrontmatterValue::List(items) => {
+            Value::Array(items.iter().map(frontmatter_value).collect())
+        }
+        FrontmatterValue::Map(entries) => Value::Object(frontmatter_map(entries)),
     }
 }

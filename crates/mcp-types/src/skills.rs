@@ -132,6 +132,49 @@ impl ListSkillsResult {
     }
 }
 
+/// Result of `skills/get`. The 2026-07-28 fields are absent in the legacy era.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GetSkillResult {
+    /// Always `complete` (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// The skill.
+    pub skill: Skill,
+    /// Freshness in milliseconds (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Who may reuse it (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// Result metadata.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl GetSkillResult {
+    /// A legacy result.
+    pub fn legacy(skill: Skill) -> GetSkillResult {
+        GetSkillResult {
+            result_type: None,
+            skill,
+            ttl_ms: None,
+            cache_scope: None,
+            meta: None,
+        }
+    }
+
+    /// A 2026-07-28 result with its caching hints.
+    pub fn modern(skill: Skill, hints: CacheHints) -> GetSkillResult {
+        GetSkillResult {
+            result_type: Some(ResultType::COMPLETE),
+            ttl_ms: Some(hints.ttl_ms),
+            cache_scope: Some(hints.cache_scope),
+            ..GetSkillResult::legacy(skill)
+        }
+    }
+}
+
 /// One skill, as `skills/list` lists it and `skills/get` returns it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Skill {

@@ -5,7 +5,8 @@
 //! registration order, that claims its URI and answers [`Provider::list_directory`](crate::provider::Provider::list_directory) with
 //! `Some`; static resources and function templates have no directories. Its children come in
 //! that provider's canonical-URI order, each checked against the policy ([`Action::List`])
-//! before it counts towards the page, exactly as the resource list is paged; a cursor resumes
+//! before it counts towards the page, by the loop that pages the resource list
+//! ([`Engine::fill_page`]); a cursor resumes
 //! strictly after the last child returned, and names its directory (the child's URI starts
 //! with the directory's and a slash), so it is refused for any other directory. Like the rest of
 //! the engine, this module never knows a wire shape, JSON, a runtime or I/O.
@@ -19,11 +20,11 @@
 use crate::error::DirectoryError;
 use crate::pagination::{CursorError, Page, Position};
 use crate::policy::{Action, Principal};
-use crate::provider::DirectoryRequest;
+use crate::provider::{BoxFuture, DirectoryRequest};
 use crate::resource::Resource;
 use crate::uri::ResourceUri;
 
-use super::{Engine, MIN_BATCH};
+use super::Engine;
 
 impl Engine {
     /// One page of the direct children of the directory `uri`, starting at `cursor` (from the
@@ -46,66 +47,41 @@ impl Engine {
         let resume = cursor
             .map(|cursor| self.directory_position(uri, cursor))
             .transpose()?;
-        let page_size = self.limits.page_size.get();
-        let mut items: Vec<Resource> = Vec::with_capacity(page_size.min(1024));
-        let mut has_more = false;
-        let (source, mut after) = match resume {
+        let (source, after) = match resume {
             Some((source, after)) => (source, Some(after)),
             None => (self.directory_source(principal, uri).await?, None),
         };
         let slot = &self.providers[source - 1];
-        loop {
-            let want = (page_size - items.len()).max(MIN_BATCH).saturating_add(1);
-            let request = DirectoryRequest {
-                principal,
-                uri,
-                after: after.as_deref(),
-                limit: want,
-            };
-            let mut batch = slot
-                .provider
-                .list_directory(request)
-                .await
-                .map_err(|error| DirectoryError::Provider {
-                    source_index: source - 1,
-                    error,
-                })?
+        let fetch = |_source: usize, after: Option<String>, limit: usize| -> BoxFuture<'_, _> {
+            Box::pin(async move {
+                let request = DirectoryRequest {
+                    principal,
+                    uri,
+                    after: after.as_deref(),
+                    limit,
+                };
                 // Gone between two pages: what is left of it is nothing.
-                .unwrap_or_default();
-            batch.truncate(want);
-            let exhausted = batch.len() < want;
-            let batch_last = batch.last().map(|child| child.uri.as_str().to_owned());
-            for child in batch {
-                if !self.child_visible(principal, &child) {
-                    continue;
-                }
-                if items.len() == page_size {
-                    has_more = true;
-                    break;
-                }
-                items.push(child);
-            }
-            // A provider that does not move forward is treated as exhausted, so that one
-            // ignoring `after` cannot make the engine loop.
-            let moved = match (&batch_last, &after) {
-                (Some(last), Some(previous)) => last > previous,
-                (Some(_), None) => true,
-                (None, _) => false,
-            };
-            if has_more || exhausted || !moved {
-                break;
-            }
-            after = batch_last;
-        }
-        let next_cursor = match items.last() {
-            Some(last) if has_more => Some(self.codec.encode(&Position::Directory {
-                source: u32::try_from(source).expect("invariant: fewer than 2^32 sources"),
-                after: last.uri.as_str().to_owned(),
-            })),
-            _ => None,
+                Ok(slot
+                    .provider
+                    .list_directory(request)
+                    .await?
+                    .unwrap_or_default())
+            })
         };
+        let visible = |child: &Resource| self.child_visible(principal, child);
+        let filled = self
+            .fill_page(source, source, after, fetch, visible)
+            .await
+            .map_err(|failed| DirectoryError::Provider {
+                source_index: failed.source - 1,
+                error: failed.error,
+            })?;
+        let next_cursor = self.next_cursor(&filled, |source, after| Position::Directory {
+            source,
+            after,
+        });
         Ok(Page {
-            items,
+            items: filled.items,
             next_cursor,
             cache: slot.cache,
         })

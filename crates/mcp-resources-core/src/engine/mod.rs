@@ -42,6 +42,9 @@
 //! changes and hands back deliveries.
 
 mod directory;
+mod lists;
+
+pub use lists::SkillOutput;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -53,9 +56,7 @@ use crate::completion::{Completion, filter_candidates};
 use crate::error::{BuildError, CompleteError, ListError, ReadError};
 use crate::pagination::{CursorCodec, CursorError, CursorKey, Page, Position};
 use crate::policy::{Action, AllowAll, Policy, Principal};
-use crate::provider::{
-    BoxFuture, CompletionRequest, ListRequest, Provider, ProviderError, ReadRequest,
-};
+use crate::provider::{BoxFuture, CompletionRequest, Provider, ProviderError, ReadRequest};
 use crate::resource::{ByteRange, Contents, Resource, ResourceTemplate};
 use crate::template::{TemplateIndex, UriTemplate, Variables};
 use crate::uri::ResourceUri;
@@ -517,114 +518,6 @@ impl Engine {
     /// [`Action::Subscribe`] before the subscription hub records a subscription).
     pub fn allows(&self, principal: &Principal, action: Action, uri: &ResourceUri) -> bool {
         self.policy.allows(principal, action, uri)
-    }
-
-    /// One page of the resource list, starting at `cursor` (from the beginning when `None`).
-    pub async fn list_resources(
-        &self,
-        principal: &Principal,
-        cursor: Option<&str>,
-    ) -> Result<Page<Resource>, ListError> {
-        let (mut source, mut after) = match cursor {
-            None => (0, None),
-            Some(cursor) => match self.codec.decode(cursor)? {
-                Position::Resources { source, after } => (source as usize, Some(after)),
-                other => {
-                    return Err(CursorError::WrongList {
-                        expected: "resources",
-                        found: other.list_name(),
-                    }
-                    .into());
-                }
-            },
-        };
-        let page_size = self.limits.page_size.get();
-        // A huge configured page size must not reserve memory for items that do not exist.
-        let mut items: Vec<Resource> = Vec::with_capacity(page_size.min(1024));
-        let mut last_source = 0;
-        let mut has_more = false;
-        'sources: while source <= self.providers.len() {
-            loop {
-                let want = (page_size - items.len()).max(MIN_BATCH).saturating_add(1);
-                let batch = self
-                    .list_source(source, principal, after.as_deref(), want)
-                    .await?;
-                let exhausted = batch.len() < want;
-                let batch_last = batch
-                    .last()
-                    .map(|resource| resource.uri.as_str().to_owned());
-                for resource in batch {
-                    if !self.policy.allows(principal, Action::List, &resource.uri) {
-                        continue;
-                    }
-                    if items.len() == page_size {
-                        has_more = true;
-                        break 'sources;
-                    }
-                    items.push(resource);
-                    last_source = source;
-                }
-                // A source that does not move forward is treated as exhausted, so that a
-                // provider ignoring `after` cannot make the engine loop.
-                let moved = match (&batch_last, &after) {
-                    (Some(last), Some(previous)) => last > previous,
-                    (Some(_), None) => true,
-                    (None, _) => false,
-                };
-                if exhausted || !moved {
-                    break;
-                }
-                after = batch_last;
-            }
-            source += 1;
-            after = None;
-        }
-        let next_cursor = match items.last() {
-            Some(last) if has_more => Some(self.codec.encode(&Position::Resources {
-                source: u32::try_from(last_source).expect("invariant: fewer than 2^32 sources"),
-                after: last.uri.as_str().to_owned(),
-            })),
-            _ => None,
-        };
-        Ok(Page {
-            items,
-            next_cursor,
-            cache: self.list_cache,
-        })
-    }
-
-    /// Up to `limit` resources of one source, strictly after `after`, in URI order.
-    async fn list_source(
-        &self,
-        source: usize,
-        principal: &Principal,
-        after: Option<&str>,
-        limit: usize,
-    ) -> Result<Vec<Resource>, ListError> {
-        if source == 0 {
-            let start = after.map_or(0, |after| {
-                self.statics
-                    .partition_point(|slot| slot.resource.uri.as_str() <= after)
-            });
-            let page = self.statics[start..].iter().take(limit);
-            return Ok(page.map(|slot| slot.resource.clone()).collect());
-        }
-        let slot = &self.providers[source - 1];
-        let request = ListRequest {
-            principal,
-            after,
-            limit,
-        };
-        let mut batch = slot
-            .provider
-            .list(request)
-            .await
-            .map_err(|error| ListError::Provider {
-                source_index: source - 1,
-                error,
-            })?;
-        batch.truncate(limit);
-        Ok(batch)
     }
 
     /// One page of the template list, starting at `cursor` (from the beginning when `None`).

@@ -7,6 +7,7 @@ mod pagination;
 mod policy;
 mod resource;
 mod service;
+mod skills;
 mod subscription;
 mod template;
 mod uri;
