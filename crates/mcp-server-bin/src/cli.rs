@@ -29,6 +29,7 @@ EXAMPLES:
 CONFIGURATION FILE (TOML):
     Every flag of `serve` has a key of the same name with `_` for `-`:
         paths = [\"./docs\"]            # relative to the file's directory
+        skills = \"./skills\"           # relative to the file's directory
         http = \"127.0.0.1:8080\"
         log_level = \"info\"
         page_size = 100
@@ -130,6 +131,12 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub(crate) http: Option<String>,
 
+    /// Serve every skill under this directory (a directory holding a SKILL.md whose
+    /// frontmatter `name` is the directory's name) as skill://PATH/FILE, with skills/list
+    /// and skills/get; a directory that breaks the rules is skipped with a warning.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) skills: Option<PathBuf>,
+
     /// Read settings from this TOML file; flags override it. See `config-schema`.
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
@@ -197,6 +204,7 @@ impl ServeArgs {
         RawConfig {
             paths: (!self.paths.is_empty()).then(|| self.paths.clone()),
             http: self.http.clone(),
+            skills: self.skills.clone(),
             log_level,
             page_size: self.page_size,
             max_read_bytes: self.max_read_bytes,

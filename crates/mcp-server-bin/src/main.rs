@@ -1,10 +1,11 @@
 //! The `mcp-resources` binary: the library's server with the filesystem provider, the
-//! configuration file and the command line.
+//! skills provider, the configuration file and the command line.
 //!
 //! **Layer:** server binary. It parses the command line ([`cli`]), merges it over the
-//! configuration file and validates the result ([`config`], [`resources_config`]), installs logging on
-//! stderr, starts the filesystem provider and its watcher, and serves stdio or Streamable HTTP
-//! until the input ends or SIGINT/SIGTERM arrives. Stdout belongs to the protocol: everything
+//! configuration file and validates the result ([`config`], [`resources_config`]), installs
+//! logging on stderr, starts the filesystem provider (and the skills provider) and their
+//! watchers, and serves stdio or Streamable HTTP until the input ends or SIGINT/SIGTERM
+//! arrives. Stdout belongs to the protocol: everything
 //! else, errors included, goes to stderr.
 
 mod cli;
@@ -16,7 +17,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use mcp_resources_fs::{FilesystemProvider, FsConfig};
+use mcp_resources_fs::{FilesystemProvider, FsConfig, SkillsProvider};
 use mcp_resources_server::{HttpOptions, Server};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::LevelFilter;
@@ -154,6 +155,8 @@ struct Sources {
     resources: ConfiguredResources,
     /// The served directories, walked.
     provider: FilesystemProvider,
+    /// The skills, when a skills directory is configured.
+    skills: Option<SkillsProvider>,
 }
 
 impl Sources {
@@ -166,8 +169,7 @@ impl Sources {
             std::mem::take(&mut config.resources),
             std::path::Path::new(""),
         )?;
-        let fs_config = FsConfig {
-            roots: config.paths.clone(),
+        let fs_config = |roots: Vec<std::path::PathBuf>| FsConfig {
             secret_patterns: config.secret_patterns.clone(),
             secret_exceptions: config.secret_exceptions.clone(),
             respect_ignore_files: config.respect_ignore_files,
@@ -175,17 +177,26 @@ impl Sources {
             max_read_bytes: config.max_read_bytes,
             read_cache_bytes: config.read_cache_bytes,
             watch: config.watch,
-            ..FsConfig::new(config.paths.clone())
+            ..FsConfig::new(roots)
         };
-        let provider = FilesystemProvider::new(fs_config)?;
+        let provider = FilesystemProvider::new(fs_config(config.paths.clone()))?;
         tracing::info!(
             roots = ?provider.roots().collect::<Vec<_>>(),
             files = provider.len(),
             "serving"
         );
+        let skills = match &config.skills {
+            Some(directory) => {
+                let skills = SkillsProvider::new(fs_config(vec![directory.clone()]))?;
+                tracing::info!(directory = %directory.display(), skills = skills.len(), "serving skills");
+                Some(skills)
+            }
+            None => None,
+        };
         Ok(Sources {
             resources,
             provider,
+            skills,
         })
     }
 }
@@ -195,6 +206,7 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
     let Sources {
         resources,
         provider,
+        skills,
     } = sources;
     // Keys are read before anything is served, so that a bad key file stops the start.
     let authorization = match (&config.http, &config.authorization) {
@@ -205,8 +217,13 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
     let mut builder = Server::builder()
         .server_info(config.server_name.clone(), env!("CARGO_PKG_VERSION"))
         .page_size(config.page_size)
-        .max_read_bytes(config.max_read_bytes)
-        .provider(Arc::new(provider.clone()));
+        .max_read_bytes(config.max_read_bytes);
+    // Skills first: their SKILL.md entries lead the resource list, before the files (which
+    // may hold the same SKILL.md again, when the skills directory is served as files too).
+    if let Some(skills) = &skills {
+        builder = builder.provider(Arc::new(skills.clone()));
+    }
+    builder = builder.provider(Arc::new(provider.clone()));
     builder = resources.add_to(builder);
     if let Some(instructions) = &config.instructions {
         builder = builder.instructions(instructions.clone());
@@ -222,6 +239,9 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
 
     if config.watch {
         server.follow(provider.watch()?);
+        if let Some(skills) = &skills {
+            server.follow(skills.watch()?);
+        }
     }
     spawn_signal_handler(server.clone());
 

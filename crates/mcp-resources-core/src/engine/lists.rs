@@ -9,7 +9,6 @@
 //! last item. Like the rest of the engine, this module never knows a wire shape, JSON, a runtime
 //! or I/O.
 
-use crate::cache::CacheHint;
 use crate::error::{ListError, SkillError};
 use crate::pagination::{CursorError, Page, Position};
 use crate::policy::{Action, Principal};
@@ -18,16 +17,7 @@ use crate::resource::Resource;
 use crate::skill::{Skill, SkillFiles};
 use crate::uri::ResourceUri;
 
-use super::{Engine, MIN_BATCH};
-
-/// A skill found by [`Engine::get_skill`], with the caching hint of its provider.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SkillOutput {
-    /// The skill.
-    pub skill: Skill,
-    /// How long the answer stays fresh and who may reuse it.
-    pub cache: CacheHint,
-}
+use super::{Engine, MIN_BATCH, SkillOutput};
 
 /// What [`Engine::fill_page`] gathered.
 pub(super) struct Filled<T> {

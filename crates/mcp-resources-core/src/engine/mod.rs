@@ -44,8 +44,6 @@
 mod directory;
 mod lists;
 
-pub use lists::SkillOutput;
-
 use std::collections::HashMap;
 use std::future::Future;
 use std::num::NonZeroUsize;
@@ -58,6 +56,7 @@ use crate::pagination::{CursorCodec, CursorError, CursorKey, Page, Position};
 use crate::policy::{Action, AllowAll, Policy, Principal};
 use crate::provider::{BoxFuture, CompletionRequest, Provider, ProviderError, ReadRequest};
 use crate::resource::{ByteRange, Contents, Resource, ResourceTemplate};
+use crate::skill::Skill;
 use crate::template::{TemplateIndex, UriTemplate, Variables};
 use crate::uri::ResourceUri;
 
@@ -397,6 +396,15 @@ impl EngineBuilder {
             templates_cache,
         })
     }
+}
+
+/// A skill found by [`Engine::get_skill`], with the caching hint of its provider.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SkillOutput {
+    /// The skill.
+    pub skill: Skill,
+    /// How long the answer stays fresh and who may reuse it.
+    pub cache: CacheHint,
 }
 
 /// The result of a read.

@@ -2,3 +2,4 @@
 
 mod directories;
 mod filesystem;
+mod skills;

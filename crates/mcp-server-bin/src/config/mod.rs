@@ -42,6 +42,10 @@ pub(crate) struct RawConfig {
     /// Serve Streamable HTTP at `/mcp` on this address (for example `127.0.0.1:8080`) instead
     /// of stdio.
     pub(crate) http: Option<String>,
+    /// A directory of skills (the Skills extension): every directory below it holding a
+    /// `SKILL.md` whose frontmatter `name` is the directory's name is served as
+    /// `skill://<path>/<file>`, with `skills/list` and `skills/get`.
+    pub(crate) skills: Option<PathBuf>,
     /// The log filter for stderr: a level (`error`, `warn`, `info`, `debug`, `trace`) or
     /// `tracing` directives such as `mcp_resources_server=debug`. `RUST_LOG` overrides it; the
     /// `--log-level` flag overrides both. Default `info`.
@@ -376,6 +380,9 @@ impl RawConfig {
                 }
             }
         }
+        if let Some(skills) = raw.skills.as_mut().filter(|skills| skills.is_relative()) {
+            *skills = base.join(&*skills);
+        }
         for entry in raw.resources.iter_mut().flatten() {
             entry.resolve_paths(base);
         }
@@ -406,6 +413,7 @@ impl RawConfig {
         RawConfig {
             paths: over.paths.or(self.paths),
             http: over.http.or(self.http),
+            skills: over.skills.or(self.skills),
             log_level: over.log_level.or(self.log_level),
             page_size: over.page_size.or(self.page_size),
             max_read_bytes: over.max_read_bytes.or(self.max_read_bytes),
@@ -441,6 +449,8 @@ pub(crate) struct Config {
     pub(crate) paths: Vec<PathBuf>,
     /// Where to serve Streamable HTTP; stdio when `None`.
     pub(crate) http: Option<SocketAddr>,
+    /// The directory of skills, if any.
+    pub(crate) skills: Option<PathBuf>,
     /// The log filter from the configuration (the binary lets `RUST_LOG` and `--log-level`
     /// decide first).
     pub(crate) log_level: String,
@@ -610,6 +620,7 @@ impl Config {
         Ok(Config {
             paths,
             http,
+            skills: raw.skills,
             log_level: raw
                 .log_level
                 .unwrap_or_else(|| DEFAULT_LOG_LEVEL.to_owned()),

@@ -365,6 +365,63 @@ fn both_eras_walk_directories_and_find_the_listed_files() {
 }
 
 #[test]
+fn skills_are_listed_fetched_and_read_in_both_eras() {
+    let (_dir, root) = tree();
+    let skills = tempfile::tempdir().expect("a temporary directory");
+    let skill = skills.path().join("team/notes-helper");
+    std::fs::create_dir_all(skill.join("scripts")).expect("mkdir");
+    let text = "---\nname: notes-helper\ndescription: Summarises notes.\n---\n# Notes\n";
+    std::fs::write(skill.join("SKILL.md"), text).expect("write");
+    std::fs::write(skill.join("scripts/run.sh"), "echo notes\n").expect("write");
+    std::fs::create_dir_all(skills.path().join("broken")).expect("mkdir");
+    std::fs::write(skills.path().join("broken/SKILL.md"), "no frontmatter").expect("write");
+    let skills_dir = skills.path().to_str().expect("a UTF-8 path").to_owned();
+    let mut server = Spawned::start(&root, &["--skills", &skills_dir]);
+    initialize(&mut server);
+    let uri = "skill://team/notes-helper/SKILL.md";
+    for modern in [false, true] {
+        let params = |params: Value| if modern { with_meta(params) } else { params };
+        let base = if modern { 100 } else { 200 };
+        let listed = server.request(json!(base), "skills/list", params(json!({})));
+        let entries = listed["result"]["skills"]
+            .as_array()
+            .expect("skills")
+            .clone();
+        assert_eq!(entries.len(), 1, "the broken one is skipped: {listed}");
+        assert_eq!(entries[0]["uri"], uri);
+        assert_eq!(entries[0]["frontmatter"]["name"], "notes-helper");
+        let files = entries[0]["resources"].as_array().expect("a manifest");
+        assert_eq!(files.len(), 2, "{listed}");
+        assert!(
+            files.iter().all(|file| file["digest"]
+                .as_str()
+                .is_some_and(|digest| digest.starts_with("sha256:") && digest.len() == 71)),
+            "{listed}"
+        );
+        let got = server.request(json!(base + 1), "skills/get", params(json!({"uri": uri})));
+        assert_eq!(got["result"]["skill"]["uri"], uri, "{got}");
+        let read = server.request(
+            json!(base + 2),
+            "resources/read",
+            params(json!({"uri": uri})),
+        );
+        assert_eq!(read["result"]["contents"][0]["text"], text, "{read}");
+        assert_eq!(
+            read["result"]["contents"][0]["mimeType"], "text/markdown",
+            "{read}"
+        );
+        let unknown = server.request(
+            json!(base + 3),
+            "skills/get",
+            params(json!({"uri": "skill://broken/SKILL.md"})),
+        );
+        assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    }
+    server.close_stdin();
+    assert!(server.wait_exit().success());
+}
+
+#[test]
 fn traversal_and_secrets_fail_without_leaking() {
     let (_dir, root) = tree();
     let mut server = Spawned::start(&root, &[]);
