@@ -70,7 +70,7 @@
 //! # Completion
 //!
 //! The `path` variable of a root's template is completed with the relative paths in the index
-//! that start with the typed prefix (at most [`MAX_COMPLETION_CANDIDATES`], in URI order; the
+//! (of files, and of directories, which a directory read takes) that start with the typed prefix (at most [`MAX_COMPLETION_CANDIDATES`], in URI order; the
 //! engine then filters them by policy and caps them). A path is proposed only when the
 //! template's reserved expansion of it, canonicalized, is the file's URI, so that reading the
 //! completed value reads that file. The template cannot reach, and completion leaves out, a
@@ -479,6 +479,23 @@ fn reaches(root: &Root, path: &str, uri: &ResourceUri) -> bool {
     ResourceUri::parse(&expanded).is_ok_and(|expanded| expanded == *uri)
 }
 
+/// Up to [`MAX_COMPLETION_CANDIDATES`] of `entries` (URI and relative path, in URI order from
+/// `start`) below `start` whose path starts with `prefix` and which the root's template reaches.
+fn reachable<'a>(
+    entries: impl Iterator<Item = (&'a ResourceUri, &'a str)>,
+    start: &str,
+    prefix: &str,
+    root: &Root,
+) -> Vec<(&'a ResourceUri, &'a str)> {
+    entries
+        .take_while(|(uri, _)| uri.as_str().starts_with(start))
+        .filter(|(uri, title)| {
+            !title.is_empty() && title.starts_with(prefix) && reaches(root, title, uri)
+        })
+        .take(MAX_COMPLETION_CANDIDATES)
+        .collect()
+}
+
 /// `paths` without those below another of them (a subtree walk covers them), sorted.
 fn topmost(mut paths: Vec<(&Root, PathBuf)>) -> Vec<(&Root, PathBuf)> {
     paths.sort_by(|a, b| a.1.cmp(&b.1));
@@ -811,15 +828,23 @@ impl Provider for FilesystemProvider {
             .collect();
         let start = format!("{}{}", root.uri_prefix, encoded.join("/"));
         let index = read_lock(&self.shared.index);
-        Ok(index
+        let range = (Bound::Included(start.as_str()), Bound::Unbounded);
+        // Files and directories (the root itself aside), each in URI order, merged.
+        let files = index
             .files
-            .range::<str, _>((Bound::Included(start.as_str()), Bound::Unbounded))
-            .take_while(|(uri, _)| uri.as_str().starts_with(&start))
-            .filter(|(uri, meta)| {
-                meta.title.starts_with(request.prefix) && reaches(root, &meta.title, uri)
-            })
-            .map(|(_, meta)| meta.title.clone())
+            .range::<str, _>(range)
+            .map(|(uri, meta)| (uri, meta.title.as_str()));
+        let directories = index
+            .directories
+            .range::<str, _>(range)
+            .map(|(uri, meta)| (uri, meta.title.as_str()));
+        let mut candidates = reachable(files, &start, request.prefix, root);
+        candidates.extend(reachable(directories, &start, request.prefix, root));
+        candidates.sort_unstable_by(|a, b| a.0.as_str().cmp(b.0.as_str()));
+        Ok(candidates
+            .into_iter()
             .take(MAX_COMPLETION_CANDIDATES)
+            .map(|(_, title)| title.to_owned())
             .collect())
     }
 

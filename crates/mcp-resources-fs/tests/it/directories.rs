@@ -1,6 +1,7 @@
 //! Directory resources of the filesystem provider: what is one (roots, entered directories, not
 //! ignored, secret or symlinked ones), their children a page at a time, and a walk over them
-//! that finds exactly the files the list gives, for generated trees.
+//! that finds exactly the files the list gives, for generated trees; a large directory paged
+//! while it changes.
 #![cfg(unix)]
 
 use std::collections::BTreeSet;
@@ -237,5 +238,62 @@ proptest! {
             (walk(&engine, &prefix).await, listed(&engine).await)
         });
         prop_assert_eq!(walked, listed);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paging_a_large_directory_while_it_changes_skips_and_repeats_nothing_that_stayed() {
+    const FILES: usize = 10_000;
+    let names: Vec<String> = (0..FILES).map(|index| format!("big/f{index:05}")).collect();
+    let (root, prefix) = tree(&names.iter().map(String::as_str).collect::<Vec<_>>(), &[]);
+    let mut config = FsConfig::new([root.path()]);
+    config.watch = true;
+    let provider = FilesystemProvider::new(config).unwrap();
+    let mut watcher = provider.watch().unwrap();
+    // The watcher applies changes to the index whether or not they are read; they are drained.
+    let drain = tokio::spawn(async move { while watcher.recv().await.is_some() {} });
+    let engine = engine(&provider, 100);
+    let principal = Principal::anonymous();
+    let directory = uri(&format!("{prefix}/big"));
+    let mut seen: Vec<String> = Vec::new();
+    let mut removed = BTreeSet::new();
+    let mut cursor: Option<String> = None;
+    for page in 0.. {
+        assert!(page < 1_000, "the walk never ends");
+        let items = engine
+            .list_directory(&principal, &directory, cursor.as_deref())
+            .await
+            .unwrap();
+        seen.extend(
+            items
+                .items
+                .iter()
+                .map(|child| child.uri.as_str().to_owned()),
+        );
+        let Some(next) = items.next_cursor else {
+            break;
+        };
+        cursor = Some(next);
+        // Every tenth page: a file behind the walk and one ahead of it go, two new ones come.
+        if page % 10 == 0 {
+            for index in [page * 100 / 2, (page * 100 + 5_000) % FILES] {
+                let name = format!("f{index:05}");
+                if fs::remove_file(root.path().join("big").join(&name)).is_ok() {
+                    removed.insert(format!("{prefix}/big/{name}"));
+                }
+            }
+            fs::write(root.path().join(format!("big/f{page:05}a")), "new").unwrap();
+            fs::write(root.path().join(format!("big/g{page:05}")), "new").unwrap();
+        }
+    }
+    drain.abort();
+    let unique: BTreeSet<&String> = seen.iter().collect();
+    assert_eq!(unique.len(), seen.len(), "nothing repeated");
+    for name in &names {
+        let child = format!("{prefix}/{name}");
+        assert!(
+            removed.contains(&child) || unique.contains(&child),
+            "{child} stayed throughout and was skipped"
+        );
     }
 }

@@ -182,6 +182,9 @@ fn titles(resources: &[Resource]) -> BTreeSet<String> {
         .collect()
 }
 
+/// The directories of the fixture that are directory resources (the root aside).
+const DIRECTORIES: &[&str] = &[".github", ".github/workflows", "config", "src", "sub"];
+
 const SERVED: &[&str] = &[
     ".editorconfig",
     ".github/workflows/x.yml",
@@ -751,11 +754,12 @@ async fn completes_paths_relative_to_the_root() {
         assert_eq!(completion.values, expect, "prefix {prefix:?}");
     }
     let template = fixture.template();
+    // Directories too, which a directory read takes.
     check(
         &engine,
         &template,
         "s",
-        &["src/main.rs", "sub/.gitignore", "sub/ok.txt"],
+        &["src", "src/main.rs", "sub", "sub/.gitignore", "sub/ok.txt"],
     )
     .await;
     check(&engine, &template, "sub/o", &["sub/ok.txt"]).await;
@@ -775,7 +779,7 @@ async fn completes_paths_relative_to_the_root() {
         )
         .await
         .unwrap();
-    assert_eq!(everything.values.len(), SERVED.len());
+    assert_eq!(everything.values.len(), SERVED.len() + DIRECTORIES.len());
     let offsets = engine
         .complete(
             &Principal::anonymous(),
@@ -885,18 +889,22 @@ async fn bracketed_names_read_the_same_through_the_listing_and_the_template() {
         assert_eq!(ranged.1, format!("{listed_uri}?offset=5"));
     }
 
-    // In URI order: `%5B` comes before `(`.
+    // In URI order: `%5B` comes before `(`; directories are proposed too.
     assert_eq!(
         complete_path(&engine, &fixture, "app/").await,
         [
+            "app/[...all]",
             "app/[...all]/page.tsx",
+            "app/[slug]",
             "app/[slug]/page.tsx",
+            "app/(group)",
+            "app/(group)/[[opt]]",
             "app/(group)/[[opt]]/x].md",
         ]
     );
     assert_eq!(
         complete_path(&engine, &fixture, "app/[s").await,
-        ["app/[slug]/page.tsx"]
+        ["app/[slug]", "app/[slug]/page.tsx"]
     );
 }
 
@@ -957,9 +965,22 @@ async fn completion_proposes_only_names_that_read_back() {
         complete_path(&engine, &fixture, "names/caf").await,
         Vec::<String>::new()
     );
-    // Every value proposed, put in the template, reads the file whose title it is.
+    // Every value proposed, put in the template, reads the file whose title it is, or names
+    // a directory that a directory read takes.
     for value in complete_path(&engine, &fixture, "").await {
-        let (body, uri) = engine_read(&engine, &expand(&fixture, &value, None)).await;
+        let expanded = ResourceUri::parse(&expand(&fixture, &value, None)).unwrap();
+        if let Ok(page) = engine
+            .list_directory(&Principal::anonymous(), &expanded, None)
+            .await
+        {
+            assert!(
+                DIRECTORIES.contains(&value.as_str()) || value == "names",
+                "{value}"
+            );
+            drop(page);
+            continue;
+        }
+        let (body, uri) = engine_read(&engine, expanded.as_str()).await;
         let resource = listed
             .iter()
             .find(|resource| resource.uri == uri.as_str())
