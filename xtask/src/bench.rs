@@ -89,6 +89,8 @@ struct Results {
     fanouts: BTreeMap<Scenario, BTreeMap<Subject, Vec<fanout::FanOut>>>,
     /// The in-process list page, by total.
     pages: Vec<pages::Page>,
+    /// The in-process directory page, by the tree's total.
+    directory_pages: Vec<pages::Page>,
 }
 
 fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {
@@ -145,7 +147,7 @@ fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {
         let rounds = match scenario {
             Scenario::FanOut { .. } => plan.fanout_rounds,
             Scenario::ListPage => {
-                results.pages =
+                (results.pages, results.directory_pages) =
                     pages::measure(&programs, plan).map_err(|error| format!("{title}: {error}"))?;
                 continue;
             }
@@ -326,7 +328,7 @@ fn render_report(plan: &Plan, command: &str, results: &Results, took: Duration) 
         fanout::render(&mut out, &results.fanouts);
     }
     if !results.pages.is_empty() {
-        pages::render(&mut out, &results.pages);
+        pages::render(&mut out, &results.pages, &results.directory_pages);
     }
     let _ = writeln!(
         out,

@@ -1,9 +1,12 @@
-//! The in-process list page: one `resources/list` page of 100 out of 1,000, 100,000 and
-//! 1,000,000 resources, straight on the core's engine, to show whether its cost stays flat.
+//! The in-process pages: one `resources/list` page of 100 out of 1,000, 100,000 and 1,000,000
+//! resources straight on the core's engine, and one directory page of 100 children in trees of
+//! 1,000, 10,000 and 100,000 files through the filesystem provider, to show whether their cost
+//! stays flat.
 //!
-//! **Layer:** tooling, inside [`bench`](super). It runs the core's own divan bench (`cargo bench
-//! -p mcp-resources-core --bench pagination`, group [`GROUP`]) and reads divan's table from its
-//! output; it never links the core itself.
+//! **Layer:** tooling, inside [`bench`](super). It runs the crates' own divan benches (`cargo
+//! bench -p mcp-resources-core --bench pagination`, group [`GROUP`]; `cargo bench -p
+//! mcp-resources-fs --bench directory`, group [`DIRECTORY_GROUP`]) and reads divan's tables from
+//! their output; it never links the crates itself.
 
 use std::fmt::Write as _;
 use std::process::Command;
@@ -14,6 +17,10 @@ use super::stats::{ratio, thousands};
 
 /// The divan group measured: an in-memory provider of N resources, the page from the middle.
 const GROUP: &str = "list_page_of_100";
+
+/// The divan group of the directory page: the second page of a 200-child directory in a tree
+/// of N files on disk.
+const DIRECTORY_GROUP: &str = "directory_page_of_100";
 
 /// One row of divan's table: the page cost at one total.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,24 +33,35 @@ pub(super) struct Page {
     allocations: Option<f64>,
 }
 
-/// Runs the divan bench and returns its rows for [`GROUP`].
-pub(super) fn measure(programs: &Programs, plan: &Plan) -> Result<Vec<Page>, String> {
+/// Runs both divan benches and returns their rows: the list page's, then the directory page's.
+pub(super) fn measure(programs: &Programs, plan: &Plan) -> Result<(Vec<Page>, Vec<Page>), String> {
+    let list = measure_group(programs, plan, "mcp-resources-core", "pagination", GROUP)?;
+    let directory = measure_group(
+        programs,
+        plan,
+        "mcp-resources-fs",
+        "directory",
+        DIRECTORY_GROUP,
+    )?;
+    Ok((list, directory))
+}
+
+/// Runs one divan bench and returns its rows for `group`.
+fn measure_group(
+    programs: &Programs,
+    plan: &Plan,
+    package: &str,
+    bench: &str,
+    group: &str,
+) -> Result<Vec<Page>, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let log = programs.logs.join("pages-cargo.log");
+    let log = programs.logs.join(format!("pages-{bench}-cargo.log"));
     let log_file = std::fs::File::create(&log)
         .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
     let samples = plan.page_samples.to_string();
     let output = Command::new(cargo)
         .current_dir(&programs.root)
-        .args([
-            "bench",
-            "-p",
-            "mcp-resources-core",
-            "--bench",
-            "pagination",
-            "--",
-            GROUP,
-        ])
+        .args(["bench", "-p", package, "--bench", bench, "--", group])
         .args(["--skip", "policy", "--sample-count", &samples])
         .stderr(log_file)
         .output()
@@ -56,20 +74,20 @@ pub(super) fn measure(programs: &Programs, plan: &Plan) -> Result<Vec<Page>, Str
             log.display()
         ));
     }
-    let pages = parse(&text);
+    let pages = parse(&text, group);
     if pages.len() < 3 {
         return Err(format!(
-            "divan's output holds {} rows of {GROUP}, wanted 3:\n{text}",
+            "divan's output holds {} rows of {group}, wanted 3:\n{text}",
             pages.len()
         ));
     }
     Ok(pages)
 }
 
-/// The rows of [`GROUP`] in divan's table: each `├─ N` or `╰─ N` line below the group's own,
+/// The rows of `group` in divan's table: each `├─ N` or `╰─ N` line below the group's own,
 /// its columns split at `│` (fastest at the end of the first), and the allocation count from
 /// the line after a following `alloc:` line.
-fn parse(text: &str) -> Vec<Page> {
+fn parse(text: &str, group: &str) -> Vec<Page> {
     let mut pages: Vec<Page> = Vec::new();
     let mut in_group = false;
     let mut counting_allocations = false;
@@ -79,7 +97,7 @@ fn parse(text: &str) -> Vec<Page> {
         let mut first = columns[0].split_whitespace();
         let name = first.next().unwrap_or("");
         if line.starts_with("├─") || line.starts_with("╰─") {
-            in_group = name == GROUP;
+            in_group = name == group;
         } else if in_group && name == "alloc:" {
             counting_allocations = true;
             continue;
@@ -123,16 +141,36 @@ fn micros(text: &str) -> Option<f64> {
     Some(value.parse::<f64>().ok()? * scale)
 }
 
-/// The list page's section of the report.
-pub(super) fn render(out: &mut String, pages: &[Page]) {
+/// The list page's and the directory page's sections of the report.
+pub(super) fn render(out: &mut String, list: &[Page], directory: &[Page]) {
     let _ = writeln!(
         out,
         "## One resources/list page of 100 out of 1,000 / 100,000 / 1,000,000 resources, in-process\n\n\
          The core's divan bench (`cargo bench -p mcp-resources-core --bench pagination -- {GROUP}`): \
          an engine over an in-memory provider of N resources, the page from the middle of the list \
-         with a signed cursor; no transport, no JSON. The target is a flat cost.\n\n\
-         | resources | fastest µs | median µs | mean µs | allocations per page | median ÷ median at 1,000 |\n\
-         |---:|---:|---:|---:|---:|---:|"
+         with a signed cursor; no transport, no JSON. The target is a flat cost.\n"
+    );
+    table(out, "resources", list);
+    if !directory.is_empty() {
+        let _ = writeln!(
+            out,
+            "## One resources/directory/read page of 100 children in trees of 1,000 / 10,000 / \
+             100,000 files, in-process\n\n\
+             The filesystem provider's divan bench (`cargo bench -p mcp-resources-fs --bench \
+             directory -- {DIRECTORY_GROUP}`): the engine over the provider of a tree on disk, the \
+             second page of a 200-child directory with a signed cursor; no transport, no JSON. The \
+             target is a flat cost.\n"
+        );
+        table(out, "files in the tree", directory);
+    }
+}
+
+/// One table of pages, by their total.
+fn table(out: &mut String, total: &str, pages: &[Page]) {
+    let _ = writeln!(
+        out,
+        "| {total} | fastest µs | median µs | mean µs | allocations per page | median ÷ median at \
+         1,000 |\n|---:|---:|---:|---:|---:|---:|"
     );
     let base = pages.first().map_or(f64::NAN, |page| page.median_us);
     for page in pages {
@@ -172,7 +210,7 @@ pagination                   fastest       │ slowest       │ median        �
 ╰─ other                                   │               │               │               │         │
    ╰─ 1000                   1 µs          │ 1 µs          │ 1 µs          │ 1 µs          │ 200     │ 200
 ";
-        let pages = parse(text);
+        let pages = parse(text, GROUP);
         assert_eq!(pages.len(), 2);
         assert_eq!(
             (pages[0].total, pages[0].fastest_us, pages[0].median_us),
@@ -184,7 +222,8 @@ pagination                   fastest       │ slowest       │ median        �
         assert_eq!(pages[1].allocations, None);
         assert_eq!(micros("3 furlongs"), None);
         let mut out = String::new();
-        render(&mut out, &pages);
+        render(&mut out, &pages, &pages);
+        assert!(out.contains("| files in the tree |"), "{out}");
         assert!(
             out.contains("| 1,000,000 | 1500.00 | 0.90 | 1.10 | – | 0.08 |"),
             "{out}"

@@ -248,7 +248,8 @@ impl Scenario {
                 wire.label(),
             ),
             Scenario::ListPage => "one resources/list page of 100 out of 1,000 / 100,000 / \
-                                   1,000,000 resources, in-process"
+                                   1,000,000 resources, and one directory page of 100 children \
+                                   in trees of 1,000 / 10,000 / 100,000 files, in-process"
                 .to_owned(),
         }
     }
