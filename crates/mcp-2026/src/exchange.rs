@@ -262,7 +262,10 @@ impl Exchange {
                 Ok(found) => {
                     let hints =
                         convert::cache_hints(found.cache, self.shared.config.private_results);
-                    let mut result = GetSkillResult::modern(to_wire::skill(&found.skill), hints);
+                    // The skill as asked for: its URI is the one the request spelled.
+                    let mut skill = to_wire::skill(&found.skill);
+                    skill.uri = uri;
+                    let mut result = GetSkillResult::modern(skill, hints);
                     result.meta = Some(self.result_meta());
                     self.finish_with(&result);
                 }

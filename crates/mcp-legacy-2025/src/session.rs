@@ -763,9 +763,10 @@ impl Session {
             }
             (Purpose::GetSkill { uri }, Answer::Skill(found)) => {
                 let found = found.map_err(|error| errors::skill(&error, uri))?;
-                wire::raw(&GetSkillResult::legacy(mcp_resources_wire::skill(
-                    &found.skill,
-                )))
+                // The skill as asked for: its URI is the one the request spelled.
+                let mut skill = mcp_resources_wire::skill(&found.skill);
+                skill.uri.clone_from(uri);
+                wire::raw(&GetSkillResult::legacy(skill))
             }
             (Purpose::ListTemplates, Answer::Templates(page)) => {
                 wire::list_templates(page.map_err(|error| errors::list(&error))?, shape)

@@ -7,9 +7,9 @@
 //! that provider's canonical-URI order, each checked against the policy ([`Action::List`])
 //! before it counts towards the page, by the loop that pages the resource list
 //! ([`Engine::fill_page`]); a cursor resumes
-//! strictly after the last child returned, and names its directory (the child's URI starts
-//! with the directory's and a slash), so it is refused for any other directory. Like the rest of
-//! the engine, this module never knows a wire shape, JSON, a runtime or I/O.
+//! strictly after the last child returned, and names its directory (the child's URI is the
+//! directory's, a slash and one segment), so it is refused for any other directory. Like the
+//! rest of the engine, this module never knows a wire shape, JSON, a runtime or I/O.
 //!
 //! Visibility of a directory: the policy allows [`Action::List`] on its URI or on its URI with a
 //! trailing slash, so that a grant `file:///docs/**` (which covers `file:///docs/` but not
@@ -133,9 +133,12 @@ impl Engine {
                 .into());
             }
         };
+        // The last child returned is a direct child of this directory: its URI is the
+        // directory's, a slash and one segment.
         let of_this_directory = after
             .strip_prefix(uri.as_str())
-            .is_some_and(|rest| rest.starts_with('/'));
+            .and_then(|rest| rest.strip_prefix('/'))
+            .is_some_and(|name| !name.is_empty() && !name.contains('/'));
         if !of_this_directory || source == 0 || source > self.providers.len() {
             return Err(CursorError::WrongList {
                 expected: "directory",

@@ -17,7 +17,7 @@ use crate::resource::Resource;
 use crate::skill::{Skill, SkillFiles};
 use crate::uri::ResourceUri;
 
-use super::{Engine, MIN_BATCH, SkillOutput};
+use super::{Engine, MAX_SKILLS_PAGE, MIN_BATCH, SkillOutput};
 
 /// What [`Engine::fill_page`] gathered.
 pub(super) struct Filled<T> {
@@ -79,8 +79,9 @@ impl Engine {
         })
     }
 
-    /// One page of the skills every provider serves, starting at `cursor`. A skill is listed
-    /// only to a principal who may list its `SKILL.md` and read every file of its manifest.
+    /// One page of the skills every provider serves, starting at `cursor`, at most
+    /// [`MAX_SKILLS_PAGE`] of them. A skill is listed only to a principal who may list its
+    /// `SKILL.md` and read every file of its manifest.
     pub async fn list_skills(
         &self,
         principal: &Principal,
@@ -116,8 +117,16 @@ impl Engine {
             })
         };
         let visible = |skill: &Skill| self.skill_visible(principal, skill);
+        let page_size = self.limits.page_size.get().min(MAX_SKILLS_PAGE);
         let filled = self
-            .fill_page(source, self.providers.len(), after, fetch, visible)
+            .fill_page_of(
+                page_size,
+                source,
+                self.providers.len(),
+                after,
+                fetch,
+                visible,
+            )
             .await
             .map_err(ListError::from)?;
         let next_cursor =
@@ -205,13 +214,27 @@ impl Engine {
     /// source strictly after `after`, in ascending key order.
     pub(super) async fn fill_page<'f, T: Keyed>(
         &self,
+        source: usize,
+        last: usize,
+        after: Option<String>,
+        fetch: impl Fn(usize, Option<String>, usize) -> BoxFuture<'f, Result<Vec<T>, ProviderError>>,
+        visible: impl Fn(&T) -> bool,
+    ) -> Result<Filled<T>, SourceFailed> {
+        let page_size = self.limits.page_size.get();
+        self.fill_page_of(page_size, source, last, after, fetch, visible)
+            .await
+    }
+
+    /// [`Engine::fill_page`] with pages of `page_size` items.
+    async fn fill_page_of<'f, T: Keyed>(
+        &self,
+        page_size: usize,
         mut source: usize,
         last: usize,
         mut after: Option<String>,
         fetch: impl Fn(usize, Option<String>, usize) -> BoxFuture<'f, Result<Vec<T>, ProviderError>>,
         visible: impl Fn(&T) -> bool,
     ) -> Result<Filled<T>, SourceFailed> {
-        let page_size = self.limits.page_size.get();
         // A huge configured page size must not reserve memory for items that do not exist.
         let mut items: Vec<T> = Vec::with_capacity(page_size.min(1024));
         let mut last_source = source;

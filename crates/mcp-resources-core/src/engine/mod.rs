@@ -511,6 +511,10 @@ enum Owner {
 /// resources are skipped in a few calls rather than one call per resource.
 const MIN_BATCH: usize = 16;
 
+/// The most skills one `skills/list` page holds, whatever the page size: an entry carries its
+/// whole frontmatter and manifest (up to 512 files), so twenty keep a page within a few MiB.
+pub const MAX_SKILLS_PAGE: usize = 20;
+
 impl Engine {
     /// A builder; see [`EngineBuilder`].
     pub fn builder(cursor_key: CursorKey) -> EngineBuilder {

@@ -230,6 +230,18 @@ fn a_cursor_belongs_to_its_directory_and_its_list() {
         elsewhere,
         Err(DirectoryError::InvalidCursor(CursorError::WrongList { .. }))
     ));
+    // Nor on an ancestor: its children are not the cursor's.
+    let tree_deep = Tree::new(&["t:///p", "t:///p/q"], &["t:///p/q/1", "t:///p/q/2"]);
+    let deep = self::engine(&tree_deep, 1, None);
+    let of_q = run(deep.list_directory(&anyone, &uri("t:///p/q"), None))
+        .unwrap()
+        .next_cursor
+        .unwrap();
+    let replayed = run(deep.list_directory(&anyone, &uri("t:///p"), Some(&of_q)));
+    assert!(
+        matches!(replayed, Err(DirectoryError::InvalidCursor(_))),
+        "{replayed:?}"
+    );
     // A prefix of the directory's name is another directory.
     let prefixed = run(engine.list_directory(&anyone, &uri("t:///"), Some(&of_a)));
     assert!(matches!(prefixed, Err(DirectoryError::InvalidCursor(_))));

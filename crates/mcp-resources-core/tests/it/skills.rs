@@ -5,7 +5,7 @@ use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use mcp_resources_core::engine::{Engine, EngineBuilder, Limits};
+use mcp_resources_core::engine::{Engine, EngineBuilder, Limits, MAX_SKILLS_PAGE};
 use mcp_resources_core::error::SkillError;
 use mcp_resources_core::policy::{Action, Grantee, PatternPolicy, Principal, UriPattern};
 use mcp_resources_core::provider::{
@@ -132,6 +132,21 @@ fn skills_are_paged_across_providers_in_order() {
         .next_cursor
         .unwrap();
     assert!(run(engine.list_resources(&Principal::anonymous(), Some(&cursor))).is_err());
+}
+
+#[test]
+fn a_skills_page_holds_at_most_twenty_whatever_the_page_size() {
+    let names: Vec<String> = (0..45).map(|index| format!("s{index:02}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let engine = EngineBuilder::new(key())
+        .provider(Skills::new("many", &names))
+        .build()
+        .unwrap();
+    let anyone = Principal::anonymous();
+    let first = run(engine.list_skills(&anyone, None)).unwrap();
+    assert_eq!(first.items.len(), MAX_SKILLS_PAGE);
+    let second = run(engine.list_skills(&anyone, first.next_cursor.as_deref())).unwrap();
+    assert_eq!(second.items[0].name(), Some("s20"));
 }
 
 #[test]

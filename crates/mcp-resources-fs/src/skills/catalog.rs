@@ -11,7 +11,7 @@
 //! returns; digests are kept between builds for files whose size and modification time did not
 //! change. This module never knows a protocol or JSON.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Mutex;
 use std::time::SystemTime;
 
@@ -41,6 +41,8 @@ pub(super) struct Catalog {
     skills: BTreeMap<String, Entry>,
     /// The `file://` URI of every skill's directory.
     roots: BTreeSet<String>,
+    /// The SHA-256 of every file of a manifest, by `file://` URI.
+    digests: HashMap<String, [u8; 32]>,
 }
 
 /// One skill of the catalog.
@@ -72,7 +74,8 @@ impl Catalog {
     pub(super) fn build(files: &FilesystemProvider, prefix: &str, digests: &Digests) -> Catalog {
         let candidates = candidates(files, prefix);
         let mut catalog = Catalog::default();
-        let mut seen = HashSet::new();
+        // The digest of every file hashed or kept in this build, by `file://` URI.
+        let mut seen = HashMap::new();
         for (skill_file, members) in candidates {
             match entry(files, prefix, digests, &skill_file, &members, &mut seen) {
                 Ok(entry) => {
@@ -86,7 +89,10 @@ impl Catalog {
             }
         }
         // Digests of files that are gone, or no longer in a skill, are not kept.
-        digests.lock().retain(|uri, _| seen.contains(uri.as_str()));
+        digests
+            .lock()
+            .retain(|uri, _| seen.contains_key(uri.as_str()));
+        catalog.digests = seen;
         catalog
     }
 
@@ -108,6 +114,11 @@ impl Catalog {
     /// The skill whose `SKILL.md` is `uri`.
     pub(super) fn skill(&self, uri: &str) -> Option<&Entry> {
         self.skills.get(uri)
+    }
+
+    /// The manifest's digest of the file `file` (a `file://` URI), if a skill holds it.
+    pub(super) fn digest(&self, file: &ResourceUri) -> Option<[u8; 32]> {
+        self.digests.get(file.as_str()).copied()
     }
 
     /// Whether `uri` is the `SKILL.md` of a skill.
@@ -132,6 +143,11 @@ impl Catalog {
 }
 
 impl Digests {
+    /// Forgets the kept digest of `file`: the next build reads it again.
+    pub(super) fn forget(&self, file: &str) {
+        self.lock().remove(file);
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Kept>> {
         self.0
             .lock()
@@ -187,7 +203,7 @@ fn entry(
     digests: &Digests,
     skill_file: &ResourceUri,
     members: &[Member],
-    seen: &mut HashSet<String>,
+    seen: &mut HashMap<String, [u8; 32]>,
 ) -> Result<Entry, String> {
     let uri = skill_uri(prefix, skill_file.as_str())
         .ok_or("its skill:// URI is not canonical (is its first directory lowercase ASCII?)")?;
@@ -240,7 +256,7 @@ fn entry(
     let mut manifest = Vec::with_capacity(members.len());
     for member in members {
         let (sha256, size) = digest(files, digests, member)?;
-        seen.insert(member.uri.as_str().to_owned());
+        seen.insert(member.uri.as_str().to_owned(), sha256);
         let file_uri = skill_uri(prefix, member.uri.as_str())
             .ok_or_else(|| format!("{} has no canonical skill:// URI", member.uri))?;
         manifest.push(SkillFile {
@@ -276,17 +292,22 @@ fn digest(
         }
     }
     let body = read(files, &member.uri)?;
-    let bytes: &[u8] = match &body {
-        Body::Text(text) => text.as_bytes(),
-        Body::Bytes(bytes) => bytes,
-    };
-    let sha256: [u8; 32] = Sha256::digest(bytes).into();
-    let size = bytes.len() as u64;
+    let sha256 = sha256(&body);
+    let size = body.len();
     digests.lock().insert(
         member.uri.as_str().to_owned(),
         (size, member.modified, sha256),
     );
     Ok((sha256, size))
+}
+
+/// The SHA-256 of the bytes of `body` (UTF-8 for text).
+pub(super) fn sha256(body: &Body) -> [u8; 32] {
+    let bytes: &[u8] = match body {
+        Body::Text(text) => text.as_bytes(),
+        Body::Bytes(bytes) => bytes,
+    };
+    Sha256::digest(bytes).into()
 }
 
 /// The whole body of the file `uri`, read through the filesystem provider.
@@ -298,14 +319,14 @@ fn read(files: &FilesystemProvider, uri: &ResourceUri) -> Result<Body, String> {
     }
 }
 
-/// What changed between two builds, in `skill://` terms, for the file-system change `change`
+/// What changed between two builds, in `skill://` terms, for the file-system changes `seen`
 /// that caused the second: skills that appeared or went (a list change of their `SKILL.md`
-/// URIs), skills whose frontmatter or manifest changed (their `SKILL.md` updated), and the
-/// updated file itself when it lies in a skill.
+/// URIs), skills whose frontmatter or manifest changed (their `SKILL.md` updated), and each
+/// updated file that lies in a skill.
 pub(super) fn changes(
     before: &Catalog,
     after: &Catalog,
-    change: &Change,
+    seen: &[Change],
     skill_uri: impl Fn(&ResourceUri) -> Option<ResourceUri>,
 ) -> Vec<Change> {
     let mut changes = Vec::new();
@@ -333,10 +354,12 @@ pub(super) fn changes(
             changes.push(Change::Updated(entry.skill.uri.clone()));
         }
     }
-    if let Change::Updated(file) = change {
-        if let Some(uri) = skill_uri(file).filter(|_| after.holds(file)) {
-            if !changes.contains(&Change::Updated(uri.clone())) {
-                changes.push(Change::Updated(uri));
+    for change in seen {
+        if let Change::Updated(file) = change {
+            if let Some(uri) = skill_uri(file).filter(|_| after.holds(file)) {
+                if !changes.contains(&Change::Updated(uri.clone())) {
+                    changes.push(Change::Updated(uri));
+                }
             }
         }
     }

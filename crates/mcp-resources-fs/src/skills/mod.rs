@@ -138,12 +138,32 @@ impl SkillsProvider {
         )
     }
 
+    /// A read found `file` different from its manifest's digest: its kept digest is
+    /// forgotten and the catalog rebuilt, so that the next manifest has the bytes served.
+    async fn changed_since_the_manifest(&self, file: &ResourceUri) {
+        self.shared.digests.forget(file.as_str());
+        let provider = self.clone();
+        let rebuild = move || {
+            provider.rebuild();
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let _ = runtime.spawn_blocking(rebuild).await;
+            }
+            Err(_) => rebuild(),
+        }
+    }
+
     /// The `file://` URI a `skill://` URI names, inside a skill of the catalog (the skill's
-    /// directory itself included).
+    /// directory itself included). The way back must give the same URI, so that no spelling
+    /// (an authority of `.` or `..` becoming a dot segment) is a second name for a file.
     fn file_uri(&self, catalog: &Catalog, uri: &ResourceUri) -> Option<ResourceUri> {
         let rest = uri.as_str().strip_prefix("skill://")?;
         let file = ResourceUri::parse(&format!("{}{rest}", self.shared.file_prefix)).ok()?;
-        catalog.holds(&file).then_some(file)
+        let (whole, _) = file.as_str().split_once('?').unwrap_or((file.as_str(), ""));
+        let (asked, _) = uri.as_str().split_once('?').unwrap_or((uri.as_str(), ""));
+        let back = catalog::skill_uri(&self.shared.file_prefix, whole)?;
+        (back.as_str() == asked && catalog.holds(&file)).then_some(file)
     }
 
     /// The `skill://` URI of a `file://` URI below the skills directory.
@@ -188,6 +208,17 @@ impl Provider for SkillsProvider {
         let Some(contents) = self.files.read(inner).await? else {
             return Ok(None);
         };
+        let whole = request.uri.query().is_none() && request.range.is_none();
+        if let (true, [part], Some(digest)) = (whole, contents.as_slice(), catalog.digest(&file)) {
+            if catalog::sha256(&part.body) != digest {
+                self.changed_since_the_manifest(&file).await;
+                return Err(ProviderError::public(format!(
+                    "{} changed since its skill's manifest was made; fetch the skill again \
+                     (skills/get)",
+                    request.uri
+                )));
+            }
+        }
         let is_skill_file = catalog.is_skill_file(request.uri);
         Ok(Some(
             contents
@@ -276,26 +307,23 @@ impl SkillsWatcher {
             if let Some(change) = self.ready.pop_front() {
                 return Some(change);
             }
-            let change = self.files.recv().await?;
+            // Every change ready now is one rebuild.
+            let mut changes = vec![self.files.recv().await?];
+            changes.extend(std::iter::from_fn(|| self.files.try_recv()));
             let provider = self.provider.clone();
+            let rebuild = move || {
+                let before = provider.rebuild();
+                (before, provider.catalog())
+            };
             let rebuilt = match tokio::runtime::Handle::try_current() {
-                Ok(runtime) => runtime
-                    .spawn_blocking(move || {
-                        let before = provider.rebuild();
-                        (before, provider.catalog())
-                    })
-                    .await
-                    .ok(),
-                Err(_) => {
-                    let before = provider.rebuild();
-                    Some((before, provider.catalog()))
-                }
+                Ok(runtime) => runtime.spawn_blocking(rebuild).await.ok(),
+                Err(_) => Some(rebuild()),
             };
             let Some((before, after)) = rebuilt else {
                 continue;
             };
             self.ready
-                .extend(catalog::changes(&before, &after, &change, |file| {
+                .extend(catalog::changes(&before, &after, &changes, |file| {
                     self.provider.skill_uri(file)
                 }));
         }

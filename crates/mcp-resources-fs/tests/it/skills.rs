@@ -212,6 +212,69 @@ async fn only_files_of_valid_skills_are_read_and_their_bytes_match_the_digest() 
 }
 
 #[tokio::test]
+async fn a_dot_authority_is_no_second_name_for_a_skill_file() {
+    let dir = skills_dir();
+    let provider = provider(dir.path(), false);
+    let name = fs::canonicalize(dir.path()).unwrap();
+    let name = name.file_name().unwrap().to_str().unwrap().to_owned();
+    for alias in [
+        format!("skill://../{name}/pdf-tools/scripts/fill.py"),
+        format!("skill://%2E%2E/{name}/pdf-tools/scripts/fill.py"),
+        "skill://./pdf-tools/SKILL.md".to_owned(),
+    ] {
+        let Ok(parsed) = ResourceUri::parse(&alias) else {
+            continue;
+        };
+        assert!(
+            read(&provider, parsed.as_str()).await.is_none(),
+            "{alias} is served"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_file_changed_under_its_manifest_is_refused_until_the_manifest_has_it() {
+    let dir = skills_dir();
+    let provider = provider(dir.path(), false);
+    let engine = engine(&provider);
+    let path = dir.path().join("pdf-tools/reference.md");
+    let modified = fs::metadata(&path).unwrap().modified().unwrap();
+    // The same size and modification time, other bytes (as `cp -p` or a coarse clock leave).
+    fs::write(&path, "SEE ALSO").unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    let principal = Principal::anonymous();
+    let file = uri("skill://pdf-tools/reference.md");
+    let request = ReadRequest {
+        principal: &principal,
+        uri: &file,
+        template: None,
+        variables: None,
+        range: None,
+    };
+    let refused = provider.read(request).await.unwrap_err();
+    assert!(refused.is_public(), "{refused}");
+    assert!(refused.message().contains("skills/get"), "{refused}");
+    // The manifest now has the new bytes, and the read serves them under it.
+    let found = engine
+        .get_skill(&principal, &uri("skill://pdf-tools/SKILL.md"))
+        .await
+        .unwrap();
+    let SkillFiles::Manifest(files) = found.skill.files else {
+        panic!("a manifest");
+    };
+    let expected: [u8; 32] = Sha256::digest(b"SEE ALSO").into();
+    let entry = files.iter().find(|entry| entry.uri == file).unwrap();
+    assert_eq!(entry.sha256, expected);
+    let (body, _) = read(&provider, file.as_str()).await.unwrap();
+    assert_eq!(body, Body::Text("SEE ALSO".into()));
+}
+
+#[tokio::test]
 async fn skill_directories_are_directory_resources() {
     let dir = skills_dir();
     let provider = provider(dir.path(), false);

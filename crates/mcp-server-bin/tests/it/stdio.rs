@@ -398,8 +398,14 @@ fn skills_are_listed_fetched_and_read_in_both_eras() {
                 .is_some_and(|digest| digest.starts_with("sha256:") && digest.len() == 71)),
             "{listed}"
         );
-        let got = server.request(json!(base + 1), "skills/get", params(json!({"uri": uri})));
-        assert_eq!(got["result"]["skill"]["uri"], uri, "{got}");
+        // Spelled otherwise, the skill comes back under the URI asked for.
+        let spelled = "skill://team/notes-helper/%53KILL.md";
+        let got = server.request(
+            json!(base + 1),
+            "skills/get",
+            params(json!({"uri": spelled})),
+        );
+        assert_eq!(got["result"]["skill"]["uri"], spelled, "{got}");
         let read = server.request(
             json!(base + 2),
             "resources/read",
