@@ -22,7 +22,7 @@ use mcp_types::lifecycle::server_info_meta;
 use mcp_types::meta::{self, Meta, ProgressToken};
 use mcp_types::method;
 use mcp_types::request_meta::RequestMeta;
-use mcp_types::skills::{GetSkillResult, ListSkillsResult, SkillsSettings};
+use mcp_types::skills::{EraFields, GetSkillResult, ListSkillsResult, SkillsSettings};
 use mcp_types::v2026_07_28::{self as wire, LoggingLevel};
 use serde::Serialize;
 
@@ -252,7 +252,12 @@ impl Exchange {
                     let skills = page.items.iter().map(to_wire::skill).collect();
                     let hints =
                         convert::cache_hints(page.cache, self.shared.config.private_results);
-                    let mut result = ListSkillsResult::modern(skills, page.next_cursor, hints);
+                    let mut result = ListSkillsResult {
+                        era: EraFields::modern(hints),
+                        skills,
+                        next_cursor: page.next_cursor,
+                        meta: None,
+                    };
                     result.meta = Some(self.result_meta());
                     self.finish_with(&result);
                 }
@@ -265,7 +270,11 @@ impl Exchange {
                     // The skill as asked for: its URI is the one the request spelled.
                     let mut skill = to_wire::skill(&found.skill);
                     skill.uri = uri;
-                    let mut result = GetSkillResult::modern(skill, hints);
+                    let mut result = GetSkillResult {
+                        era: EraFields::modern(hints),
+                        skill,
+                        meta: None,
+                    };
                     result.meta = Some(self.result_meta());
                     self.finish_with(&result);
                 }

@@ -28,7 +28,8 @@ use mcp_types::method;
 use mcp_types::notifications::{CancelledNotificationParams, ProgressNotificationParams};
 use mcp_types::resources::{PaginatedParams, ResourceUpdatedNotificationParams, UriParams};
 use mcp_types::skills::{
-    DirectoryReadParams, GetSkillParams, GetSkillResult, ListSkillsParams, ListSkillsResult,
+    DirectoryReadParams, EraFields, GetSkillParams, GetSkillResult, ListSkillsParams,
+    ListSkillsResult,
 };
 use mcp_types::{Era, ProtocolVersion, RequestId};
 use serde::Serialize;
@@ -759,14 +760,23 @@ impl Session {
             (Purpose::ListSkills, Answer::Skills(page)) => {
                 let page = page.map_err(|error| errors::list(&error))?;
                 let skills = page.items.iter().map(mcp_resources_wire::skill).collect();
-                wire::raw(&ListSkillsResult::legacy(skills, page.next_cursor))
+                wire::raw(&ListSkillsResult {
+                    era: EraFields::legacy(),
+                    skills,
+                    next_cursor: page.next_cursor,
+                    meta: None,
+                })
             }
             (Purpose::GetSkill { uri }, Answer::Skill(found)) => {
                 let found = found.map_err(|error| errors::skill(&error, uri))?;
                 // The skill as asked for: its URI is the one the request spelled.
                 let mut skill = mcp_resources_wire::skill(&found.skill);
                 skill.uri.clone_from(uri);
-                wire::raw(&GetSkillResult::legacy(skill))
+                wire::raw(&GetSkillResult {
+                    era: EraFields::legacy(),
+                    skill,
+                    meta: None,
+                })
             }
             (Purpose::ListTemplates, Answer::Templates(page)) => {
                 wire::list_templates(page.map_err(|error| errors::list(&error))?, shape)

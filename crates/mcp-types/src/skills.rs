@@ -80,99 +80,66 @@ pub struct GetSkillParams {
     pub meta: Option<Meta>,
 }
 
-/// Result of `skills/list`. The 2026-07-28 fields (`resultType`, `ttlMs`, `cacheScope`) are
-/// absent in the legacy era, whose schemas do not know them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// What a 2026-07-28 result carries and a legacy one does not (`resultType`, `ttlMs`,
+/// `cacheScope`): all absent in the legacy era, whose schemas do not know them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct ListSkillsResult {
+pub struct EraFields {
     /// Always `complete` (2026-07-28).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result_type: Option<ResultType>,
+    /// Freshness in milliseconds (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Who may reuse it (2026-07-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+}
+
+impl EraFields {
+    /// None of them: a legacy result.
+    pub fn legacy() -> EraFields {
+        EraFields::default()
+    }
+
+    /// A complete 2026-07-28 result with these caching hints.
+    pub fn modern(hints: CacheHints) -> EraFields {
+        EraFields {
+            result_type: Some(ResultType::COMPLETE),
+            ttl_ms: Some(hints.ttl_ms),
+            cache_scope: Some(hints.cache_scope),
+        }
+    }
+}
+
+/// Result of `skills/list`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ListSkillsResult {
+    /// The fields of the era.
+    #[serde(flatten)]
+    pub era: EraFields,
     /// This page of skills (an entry is never split across pages).
     pub skills: Vec<Skill>,
     /// Where the next page starts; absent on the last page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
-    /// Freshness in milliseconds (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may reuse it (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
 }
 
-impl ListSkillsResult {
-    /// A legacy page.
-    pub fn legacy(skills: Vec<Skill>, next_cursor: Option<String>) -> ListSkillsResult {
-        ListSkillsResult {
-            result_type: None,
-            skills,
-            next_cursor,
-            ttl_ms: None,
-            cache_scope: None,
-            meta: None,
-        }
-    }
-
-    /// A 2026-07-28 page with its caching hints.
-    pub fn modern(
-        skills: Vec<Skill>,
-        next_cursor: Option<String>,
-        hints: CacheHints,
-    ) -> ListSkillsResult {
-        ListSkillsResult {
-            result_type: Some(ResultType::COMPLETE),
-            ttl_ms: Some(hints.ttl_ms),
-            cache_scope: Some(hints.cache_scope),
-            ..ListSkillsResult::legacy(skills, next_cursor)
-        }
-    }
-}
-
-/// Result of `skills/get`. The 2026-07-28 fields are absent in the legacy era.
+/// Result of `skills/get`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
 pub struct GetSkillResult {
-    /// Always `complete` (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result_type: Option<ResultType>,
+    /// The fields of the era.
+    #[serde(flatten)]
+    pub era: EraFields,
     /// The skill.
     pub skill: Skill,
-    /// Freshness in milliseconds (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttl_ms: Option<u64>,
-    /// Who may reuse it (2026-07-28).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_scope: Option<CacheScope>,
     /// Result metadata.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
-}
-
-impl GetSkillResult {
-    /// A legacy result.
-    pub fn legacy(skill: Skill) -> GetSkillResult {
-        GetSkillResult {
-            result_type: None,
-            skill,
-            ttl_ms: None,
-            cache_scope: None,
-            meta: None,
-        }
-    }
-
-    /// A 2026-07-28 result with its caching hints.
-    pub fn modern(skill: Skill, hints: CacheHints) -> GetSkillResult {
-        GetSkillResult {
-            result_type: Some(ResultType::COMPLETE),
-            ttl_ms: Some(hints.ttl_ms),
-            cache_scope: Some(hints.cache_scope),
-            ..GetSkillResult::legacy(skill)
-        }
-    }
 }
 
 /// One skill, as `skills/list` lists it and `skills/get` returns it.
