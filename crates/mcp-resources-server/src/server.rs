@@ -26,7 +26,7 @@ use mcp_resources_core::uri::ResourceUri;
 use mcp_types::lifecycle::Implementation;
 use tokio_util::sync::CancellationToken;
 
-use crate::wake::{Latch, Wakers};
+use crate::wake::Wakers;
 
 /// The default `ttlMs` of a modern `server/discover` result: one hour.
 const DISCOVER_TTL_MS: u64 = 3_600_000;
@@ -298,7 +298,6 @@ impl ServerBuilder {
                 modern: Handler::new(Arc::new(modern)),
                 wakers: Wakers::default(),
                 shutdown: CancellationToken::new(),
-                closing: Arc::default(),
                 stdio_principal: Arc::new(self.stdio_principal),
             }),
         })
@@ -324,10 +323,9 @@ pub(crate) struct Shared {
     pub(crate) modern: Handler,
     /// Who to wake when a subscriber has changes waiting.
     pub(crate) wakers: Wakers,
-    /// Cancelled once, when the server is asked to shut down.
+    /// Cancelled once, when the server is asked to shut down: every transport, connection and
+    /// live stream waits on it.
     pub(crate) shutdown: CancellationToken,
-    /// Set with `shutdown`: what the many HTTP streams and connections wait on, cheaper to poll.
-    pub(crate) closing: Arc<Latch>,
     /// The principal of every stdio request.
     pub(crate) stdio_principal: Arc<Principal>,
 }
@@ -368,7 +366,6 @@ impl Server {
     /// Asks every transport serving this server to shut down gracefully: open listen streams
     /// get their final result, then the transports stop. Returns at once.
     pub fn shutdown(&self) {
-        self.shared.closing.set();
         self.shared.shutdown.cancel();
     }
 

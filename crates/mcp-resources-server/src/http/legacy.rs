@@ -35,6 +35,9 @@ use mcp_types::error::INVALID_REQUEST;
 use mcp_types::jsonrpc::{ErrorObject, Incoming, Message, RequestId};
 use mcp_types::method;
 use mcp_types::notifications::CancelledNotificationParams;
+use tokio::sync::Notify;
+use tokio::time::Interval;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::driver::{self, SubscriberGuard};
 use crate::http::limits::Client;
@@ -43,7 +46,7 @@ use crate::http::reply::{self, Response};
 use crate::http::sse;
 use crate::http::state::HttpState;
 use crate::server::Shared;
-use crate::wake::{KeepAlive, Latch, LatchWait, Signal};
+use crate::wake::Wake;
 
 /// The session header of the legacy era (`MCP-Session-Id` in 2025-11-25; names are
 /// case-insensitive). A name made once: looking a header up by text parses the text each time.
@@ -293,9 +296,9 @@ pub(crate) struct LegacyHttpSession {
     shared: Arc<Shared>,
     principal: Arc<Principal>,
     subscriber: SubscriberGuard,
-    /// Raised by the hub when this session's subscriber has changes waiting (and by
-    /// [`LegacyHttpSession::wake_stream`]), unless the GET stream's connection queues it.
-    changes: Arc<Signal>,
+    /// Notified by the hub when this session's subscriber has changes waiting (and by
+    /// [`LegacyHttpSession::wake_stream`]); kept until the GET stream takes it.
+    changes: Arc<Notify>,
     /// Set by DELETE and expiry ([`LegacyHttpSession::close`]): the GET stream ends.
     closed: AtomicBool,
     /// When a request last named this session.
@@ -408,12 +411,12 @@ impl LegacyHttpSession {
         client: Client,
     ) -> Result<Arc<Self>, getrandom::Error> {
         let id = mint_session_id()?;
-        let changes = Arc::new(Signal::default());
+        let changes = Arc::new(Notify::new());
         Ok(Arc::new(LegacyHttpSession {
             id,
             client,
             shared: Arc::clone(shared),
-            subscriber: SubscriberGuard::new(shared, changes.wake_function()),
+            subscriber: SubscriberGuard::new(shared, Arc::clone(&changes) as Wake),
             changes,
             closed: AtomicBool::new(false),
             last_used: Mutex::new(Instant::now()),
@@ -883,51 +886,85 @@ pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) ->
         generation
     };
     // Changes that arrived while no stream was open are waiting in the hub.
-    session.changes.raise();
+    session.changes.notify_one();
     let stream = GetStream::new(
         session,
         generation,
-        &state.shared.closing,
+        state.shared.shutdown.clone(),
         state.options.keep_alive,
     );
-    reply::live(stream)
+    reply::live(stream.frames())
 }
 
-/// The body of a session's GET stream. Its waits (shutdown, the session's wake-up, keep-alive)
-/// live as long as the stream and are polled in place, so a wake-up costs no future,
-/// allocation or waiter registration. The stream looks at its session, under its lock once,
-/// only when the session's wake-up says to: a subscription change, a frame routed to the
-/// stream and the session's end all raise it ([`LegacyHttpSession::wake_stream`]).
+/// A session's GET stream: what it waits on (shutdown, the session's wake-up, keep-alive) and
+/// the frames it took from the session. It looks at its session, under its lock once, only
+/// when the session's wake-up says to: a subscription change, a frame routed to the stream and
+/// the session's end all notify it ([`LegacyHttpSession::wake_stream`]).
 pub(crate) struct GetStream {
     session: Arc<LegacyHttpSession>,
     generation: u64,
     /// Frames taken from the session, in its order, to send.
     frames: VecDeque<Bytes>,
-    shutdown: LatchWait,
-    keep_alive: KeepAlive,
+    /// Ready at shutdown: one wait for the stream's whole life, not one per frame.
+    shutdown: Pin<Box<WaitForCancellationFutureOwned>>,
+    keep_alive: Interval,
 }
 
 impl GetStream {
     fn new(
         session: Arc<LegacyHttpSession>,
         generation: u64,
-        shutdown: &Arc<Latch>,
+        shutdown: CancellationToken,
         keep_alive: Duration,
     ) -> GetStream {
         GetStream {
             session,
             generation,
             frames: VecDeque::new(),
-            shutdown: shutdown.wait(),
-            keep_alive: KeepAlive::new(keep_alive),
+            shutdown: Box::pin(shutdown.cancelled_owned()),
+            keep_alive: sse::keep_alive_timer(keep_alive),
+        }
+    }
+
+    /// The stream's frames, until it is over.
+    fn frames(self) -> impl futures_util::Stream<Item = Bytes> + Send + 'static {
+        futures_util::stream::unfold(self, |mut stream| async move {
+            let frame = stream.next_frame().await?;
+            Some((frame, stream))
+        })
+    }
+
+    /// The next frame to send; `None` once the stream is over: the server shut down, the
+    /// session closed or has another stream, or its token expired.
+    async fn next_frame(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(frame) = self.frames.pop_front() {
+                return Some(frame);
+            }
+            tokio::select! {
+                // Frames taken go out first; then, in this order: shutdown, the session (its
+                // end, frames, changes), keep-alive.
+                biased;
+                () = &mut self.shutdown => return None,
+                () = self.session.changes.notified() => self.look()?,
+                _ = self.keep_alive.tick() => {
+                    // The stream lives no longer than the latest token its session was named
+                    // with.
+                    if super::auth::expired(&self.session.lock().principal) {
+                        tracing::debug!("legacy GET stream ended: its session's token expired");
+                        return None;
+                    }
+                    return Some(sse::keep_alive());
+                }
+            }
         }
     }
 
     /// Looks at the session. `None` once it is closed or has another stream (or none): this
     /// one is over. Otherwise takes the frames routed to this stream, then drains the hub for
     /// the session and feeds the session, whose notifications come to this stream behind those
-    /// frames; returns the first frame to send, if there is one, and queues the rest.
-    fn look(&mut self) -> Option<Option<Bytes>> {
+    /// frames.
+    fn look(&mut self) -> Option<()> {
         let GetStream {
             session,
             generation,
@@ -964,46 +1001,7 @@ impl GetStream {
                 }
             }
         }
-        Some(frames.pop_front())
-    }
-}
-
-impl futures_util::Stream for GetStream {
-    type Item = Result<Bytes, std::io::Error>;
-
-    fn poll_next(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let stream = self.get_mut();
-        loop {
-            // In this order: shutdown, frames taken, the session (its end, frames, changes),
-            // keep-alive. A poll with nothing new touches nothing of the session.
-            if Pin::new(&mut stream.shutdown).poll(context).is_ready() {
-                return Poll::Ready(None);
-            }
-            if let Some(frame) = stream.frames.pop_front() {
-                return Poll::Ready(Some(Ok(frame)));
-            }
-            if stream.session.changes.poll_take(context).is_ready() {
-                match stream.look() {
-                    None => return Poll::Ready(None),
-                    Some(Some(frame)) => return Poll::Ready(Some(Ok(frame))),
-                    // Polled again, so that the signal holds this task's waker.
-                    Some(None) => continue,
-                }
-            }
-            if stream
-                .keep_alive
-                .poll_due(Instant::now(), context)
-                .is_ready()
-            {
-                // The stream lives no longer than the latest token its session was named with.
-                if super::auth::expired(&stream.session.lock().principal) {
-                    tracing::debug!("legacy GET stream ended: its session's token expired");
-                    return Poll::Ready(None);
-                }
-                return Poll::Ready(Some(Ok(sse::keep_alive())));
-            }
-            return Poll::Pending;
-        }
+        Some(())
     }
 }
 
@@ -1028,7 +1026,15 @@ mod tests {
     use super::*;
 
     /// A session last named by a request long ago, with its GET stream open.
-    fn streaming_session(idle: Duration) -> (Arc<LegacyHttpSession>, GetStream) {
+    fn streaming_session(idle: Duration) -> (Arc<LegacyHttpSession>, reply::LiveStream) {
+        streaming_session_with(idle, Duration::from_secs(15))
+    }
+
+    /// [`streaming_session`] with a keep-alive each `keep_alive`.
+    fn streaming_session_with(
+        idle: Duration,
+        keep_alive: Duration,
+    ) -> (Arc<LegacyHttpSession>, reply::LiveStream) {
         let server = crate::Server::builder().build().unwrap();
         let session = LegacyHttpSession::new(
             &server.shared,
@@ -1045,10 +1051,10 @@ mod tests {
         let stream = GetStream::new(
             Arc::clone(&session),
             0,
-            &Arc::default(),
-            Duration::from_secs(15),
+            CancellationToken::new(),
+            keep_alive,
         );
-        (session, stream)
+        (session, Box::pin(stream.frames()))
     }
 
     /// Whether `client` gets a place (given back at once), as if no sweep had run lately.
@@ -1182,10 +1188,9 @@ mod tests {
     }
 
     /// Polls `stream` once, for the task of `waker`.
-    fn poll_with(stream: &mut GetStream, waker: &Waker) -> Poll<Option<Bytes>> {
+    fn poll_with(stream: &mut reply::LiveStream, waker: &Waker) -> Poll<Option<Bytes>> {
         let mut context = Context::from_waker(waker);
-        futures_util::Stream::poll_next(Pin::new(stream), &mut context)
-            .map(|frame| frame.map(|frame| frame.unwrap()))
+        stream.as_mut().poll_next(&mut context)
     }
 
     /// Routes the unsolicited messages `1` and `2` to the session's GET stream.
@@ -1201,7 +1206,7 @@ mod tests {
         let (session, mut stream) = streaming_session(Duration::from_secs(60));
         let wakes = Arc::new(CountingWaker::default());
         let waker = Waker::from(Arc::clone(&wakes));
-        let poll = |stream: &mut GetStream| poll_with(stream, &waker);
+        let poll = |stream: &mut reply::LiveStream| poll_with(stream, &waker);
         assert!(poll(&mut stream).is_pending());
         route_two(&session);
         assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 0);
@@ -1221,23 +1226,44 @@ mod tests {
     #[tokio::test]
     async fn a_closed_session_ends_its_stream_after_the_frames_it_took() {
         let (session, mut stream) = streaming_session(Duration::from_secs(60));
-        let poll = |stream: &mut GetStream| poll_with(stream, Waker::noop());
+        let poll = |stream: &mut reply::LiveStream| poll_with(stream, Waker::noop());
         route_two(&session);
-        // Raised: the stream's first poll looks.
+        // Notified: the stream's first poll looks.
         session.wake_stream();
         assert_eq!(poll(&mut stream), Poll::Ready(Some(sse::message(b"1"))));
         session.close();
         assert_eq!(poll(&mut stream), Poll::Ready(Some(sse::message(b"2"))));
         assert_eq!(poll(&mut stream), Poll::Ready(None));
         // A stream opened on the session afterwards ends at its first look too.
-        let mut later = GetStream::new(
-            Arc::clone(&session),
-            0,
-            &Arc::default(),
-            Duration::from_secs(15),
+        let mut later: reply::LiveStream = Box::pin(
+            GetStream::new(
+                Arc::clone(&session),
+                0,
+                CancellationToken::new(),
+                Duration::from_secs(15),
+            )
+            .frames(),
         );
         session.wake_stream();
         assert_eq!(poll(&mut later), Poll::Ready(None));
+    }
+
+    #[tokio::test]
+    async fn a_stream_with_nothing_to_send_sends_a_keep_alive_each_period() {
+        let period = Duration::from_millis(30);
+        let (_session, mut stream) = streaming_session_with(Duration::from_secs(60), period);
+        let started = Instant::now();
+        assert_eq!(stream.next().await, Some(sse::keep_alive()));
+        let first = Instant::now();
+        assert!(
+            first - started >= period,
+            "due a whole period after it opened"
+        );
+        assert_eq!(stream.next().await, Some(sse::keep_alive()));
+        assert!(
+            first.elapsed() >= period,
+            "due a whole period after the last"
+        );
     }
 
     /// In a runtime: a stream's keep-alive needs its timer.

@@ -208,9 +208,7 @@ impl Server {
             // Replies are written whole; waiting for more to coalesce only adds latency.
             let _ = stream.set_nodelay(true);
             let (serving, router, open) = (Arc::clone(&serving), router.clone(), open.clone());
-            // Polled at every wake-up of the connection (each notification of a stream it
-            // carries): a latch wait, not a token's, which takes two locks per poll.
-            let closing = self.shared.closing.wait();
+            let closing = shutdown.clone().cancelled_owned();
             tokio::spawn(async move {
                 serving.serve(router, stream, peer, closing).await;
                 drop((held, open));

@@ -16,20 +16,21 @@
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
-use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::http::HeaderMap;
 use mcp_2026::{Exchange, Output, RequestHeaders};
 use mcp_types::jsonrpc::Request;
+use tokio::sync::Notify;
+use tokio::time::Interval;
+use tokio_util::sync::WaitForCancellationFutureOwned;
 
 use crate::driver::{self, SubscriberGuard};
 use crate::http::limits::Held;
 use crate::http::reply::{self, Response};
 use crate::http::sse;
 use crate::http::state::HttpState;
-use crate::wake::{KeepAlive, LatchWait, Signal};
+use crate::wake::Wake;
 
 /// Serves one modern request. The exchange starts at the call, so the request is not kept in
 /// the future (nor, with it, in the task of every live stream).
@@ -96,8 +97,8 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
             return reply::status(axum::http::StatusCode::SERVICE_UNAVAILABLE);
         }
     };
-    let changes = Arc::new(Signal::default());
-    let subscriber = SubscriberGuard::new(&state.shared, changes.wake_function());
+    let changes = Arc::new(Notify::new());
+    let subscriber = SubscriberGuard::new(&state.shared, Arc::clone(&changes) as Wake);
     let mut frames = VecDeque::new();
     // The listen query, answered at once; its answer becomes the acknowledgment.
     while let Some(output) = exchange.poll_output() {
@@ -117,35 +118,32 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
         }
     }
     tracing::debug!(id = ?exchange.request_id(), "listen stream opened");
-    let period = state.options.keep_alive;
     let stream = ListenStream {
         state: state.clone(),
         _slot: slot,
         exchange,
         subscriber,
         changes,
-        shutdown: state.shared.closing.wait(),
-        shut_down: false,
-        keep_alive: KeepAlive::new(period),
+        shutdown: Box::pin(state.shared.shutdown.clone().cancelled_owned()),
+        keep_alive: sse::keep_alive_timer(state.options.keep_alive),
         frames,
     };
-    reply::live(stream)
+    reply::live(stream.frames())
 }
 
-/// The body of a listen stream. Its waits (shutdown, changes, keep-alive) live as long as the
-/// stream and are polled in place, so a wake-up costs no future, allocation or waiter
-/// registration; frames go straight to the body.
-pub(crate) struct ListenStream {
+/// A listen stream: what it waits on (shutdown, changes, the keep-alive) and the frames it has
+/// to send.
+struct ListenStream {
     state: HttpState,
     /// Its place among the open listen streams, given back when the stream is dropped.
     _slot: Held,
     exchange: Exchange,
     subscriber: SubscriberGuard,
-    changes: Arc<Signal>,
-    shutdown: LatchWait,
-    /// The server shut down: the stream ends once its last frames are out.
-    shut_down: bool,
-    keep_alive: KeepAlive,
+    /// Notified by the hub when the subscriber has changes waiting.
+    changes: Arc<Notify>,
+    /// Ready at shutdown: one wait for the stream's whole life, not one per frame.
+    shutdown: Pin<Box<WaitForCancellationFutureOwned>>,
+    keep_alive: Interval,
     frames: VecDeque<Bytes>,
 }
 
@@ -173,44 +171,42 @@ impl ListenStream {
         });
         self.collect()
     }
-}
 
-impl futures_util::Stream for ListenStream {
-    type Item = Result<Bytes, std::io::Error>;
+    /// The stream's frames, until it is over.
+    fn frames(self) -> impl futures_util::Stream<Item = Bytes> + Send + 'static {
+        futures_util::stream::unfold(self, |mut stream| async move {
+            let frame = stream.next_frame().await?;
+            Some((frame, stream))
+        })
+    }
 
-    fn poll_next(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let stream = self.get_mut();
+    /// The next frame to send; `None` once the stream is over: its exchange finished (at
+    /// shutdown, after its graceful result) or its token expired.
+    async fn next_frame(&mut self) -> Option<Bytes> {
         loop {
-            if let Some(frame) = stream.frames.pop_front() {
-                return Poll::Ready(Some(Ok(frame)));
+            if let Some(frame) = self.frames.pop_front() {
+                return Some(frame);
             }
-            if stream.shut_down || stream.exchange.is_finished() {
-                return Poll::Ready(None);
+            if self.exchange.is_finished() {
+                return None;
             }
-            // In this order: shutdown first, then changes, then the keep-alive.
-            if Pin::new(&mut stream.shutdown).poll(context).is_ready() {
-                stream.exchange.close();
-                stream.shut_down = true;
-                stream.collect();
-                continue;
-            }
-            if stream.changes.poll_take(context).is_ready() {
-                stream.take_changes();
-                continue;
-            }
-            if stream
-                .keep_alive
-                .poll_due(Instant::now(), context)
-                .is_ready()
-            {
-                // The stream lives no longer than the token it was opened with.
-                if super::auth::expired(&stream.state.principal) {
-                    tracing::debug!("listen stream ended: its token expired");
-                    return Poll::Ready(None);
+            tokio::select! {
+                // In this order: shutdown first, then changes, then the keep-alive.
+                biased;
+                () = &mut self.shutdown => {
+                    self.exchange.close();
+                    self.collect();
                 }
-                return Poll::Ready(Some(Ok(sse::keep_alive())));
+                () = self.changes.notified() => self.take_changes(),
+                _ = self.keep_alive.tick() => {
+                    // The stream lives no longer than the token it was opened with.
+                    if super::auth::expired(&self.state.principal) {
+                        tracing::debug!("listen stream ended: its token expired");
+                        return None;
+                    }
+                    return Some(sse::keep_alive());
+                }
             }
-            return Poll::Pending;
         }
     }
 }

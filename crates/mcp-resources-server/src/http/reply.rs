@@ -9,7 +9,6 @@ use std::task::{Context, Poll};
 
 use axum::body::Bytes;
 use axum::http::{HeaderValue, StatusCode, header};
-use futures_util::Stream as _;
 use hyper::body::{Frame, SizeHint};
 use mcp_types::jsonrpc::{ErrorObject, RequestId};
 
@@ -29,10 +28,9 @@ pub(crate) enum Body {
 }
 
 /// A live SSE stream of either era (a modern listen stream, a legacy GET stream): its frames,
-/// until it is over. Neither stream fails: an error would only end it. A trait object, so that
-/// this module names neither era's stream.
-pub(crate) type LiveStream =
-    Box<dyn futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + Unpin>;
+/// until it is over. Neither stream fails. A trait object, so that this module names neither
+/// era's stream.
+pub(crate) type LiveStream = Pin<Box<dyn futures_util::Stream<Item = Bytes> + Send>>;
 
 impl Body {
     /// The length of a whole body; `None` for a live stream.
@@ -86,11 +84,10 @@ impl hyper::body::Body for Body {
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         match self.get_mut() {
             Body::Whole(bytes) => Poll::Ready(bytes.take().map(|bytes| Ok(Frame::data(bytes)))),
-            Body::Live(live) => Pin::new(live).poll_next(context).map(|frame| {
-                frame
-                    .and_then(Result::ok)
-                    .map(|bytes| Ok(Frame::data(bytes)))
-            }),
+            Body::Live(live) => live
+                .as_mut()
+                .poll_next(context)
+                .map(|frame| frame.map(|bytes| Ok(Frame::data(bytes)))),
         }
     }
 
@@ -167,10 +164,8 @@ fn replying(status: StatusCode, earlier: &[Vec<u8>], last: Vec<u8>) -> Response 
 }
 
 /// A live SSE stream's response.
-pub(crate) fn live(
-    stream: impl futures_util::Stream<Item = Result<Bytes, std::io::Error>> + Send + Unpin + 'static,
-) -> Response {
-    event_stream(Body::Live(Box::new(stream)))
+pub(crate) fn live(stream: impl futures_util::Stream<Item = Bytes> + Send + 'static) -> Response {
+    event_stream(Body::Live(Box::pin(stream)))
 }
 
 /// An SSE response around `body`, unbuffered by proxies.

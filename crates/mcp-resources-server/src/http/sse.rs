@@ -1,11 +1,14 @@
 //! Server-sent events framing: how a JSON-RPC message and a keep-alive look
-//! on a `text/event-stream` body.
+//! on a `text/event-stream` body, and when a live stream's keep-alive is due.
 //!
-//! **Layer:** server, HTTP transport; byte framing only. A message is written as one `data:`
-//! line: the adapters emit compact JSON, which never holds a raw line break. This module must
-//! never know JSON-RPC, either era or the service.
+//! **Layer:** server, HTTP transport; byte framing only, and the keep-alive's timer. A message
+//! is written as one `data:` line: the adapters emit compact JSON, which never holds a raw line
+//! break. This module must never know JSON-RPC, either era or the service.
+
+use std::time::Duration;
 
 use axum::body::Bytes;
+use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 /// The media type of an SSE body.
 pub(crate) const CONTENT_TYPE: &str = "text/event-stream";
@@ -31,6 +34,14 @@ fn append(body: &mut Vec<u8>, json: &[u8]) {
 /// A comment line: clients ignore it; proxies see traffic and keep the stream open.
 pub(crate) fn keep_alive() -> Bytes {
     Bytes::from_static(b":\n\n")
+}
+
+/// A live stream's keep-alive timer: a tick each `period`, the first a whole period from now;
+/// a tick taken late delays the later ones rather than being made up for.
+pub(crate) fn keep_alive_timer(period: Duration) -> Interval {
+    let mut timer = tokio::time::interval_at(Instant::now() + period, period);
+    timer.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    timer
 }
 
 /// Several messages, in order, as one buffered SSE body.

@@ -24,9 +24,9 @@
 //! is polled once as soon as it is asked: one ready at once (a read of a static resource) is fed
 //! straight back to its adapter, and only one that has to wait (a file read, a slow provider)
 //! joins the set of running queries. Shutdown is
-//! waited for on the server's latch; subscribers' wake-ups on a signal and a list of targets
-//! ([`Wakes`]). The loop uses no timer of the runtime (the shutdown grace below is timed by a
-//! thread of its own), so it runs on a runtime built without one.
+//! waited for on the server's cancellation token; subscribers' wake-ups on a `Notify` and a list
+//! of targets ([`Wakes`]). The loop uses no timer of the runtime (the shutdown grace below is
+//! timed by a thread of its own), so it runs on a runtime built without one.
 //!
 //! Shutdown (end of input, or [`Server::shutdown`]): the input is no longer read, each open
 //! listen stream is closed gracefully (its final result, then `notifications/cancelled` naming
@@ -55,11 +55,12 @@ use mcp_types::RequestId;
 use mcp_types::jsonrpc::{self, ErrorObject, Incoming, Message, Response};
 use mcp_types::notifications::CancelledNotificationParams;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader, BufWriter};
+use tokio::sync::Notify;
+use tokio_util::sync::WaitForCancellationFuture;
 
 use crate::driver::{self, SubscriberGuard};
 use crate::era::{self, StdioMessage, StdioRoute};
 use crate::server::{Server, Shared};
-use crate::wake::{LatchWait, Signal};
 
 /// How long queries still running at shutdown may take to finish before they are dropped.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -130,12 +131,11 @@ impl Server {
 }
 
 /// The wake-ups of a connection's subscribers: the targets woken since the loop last looked,
-/// each once, and a [`Signal`] the loop polls. An empty look costs an atomic swap (a channel's
-/// receive, which it replaces, cost about 200 instructions at every wake-up of the loop).
+/// each once, and a [`Notify`] the loop waits on, which keeps a wake-up until taken.
 #[derive(Debug, Default)]
 struct Wakes {
     targets: Mutex<Vec<Target>>,
-    signal: Signal,
+    signal: Notify,
     /// The loop has ended: wake-ups are dropped.
     closed: AtomicBool,
 }
@@ -153,7 +153,7 @@ impl Wakes {
             }
             targets.push(target);
         }
-        self.signal.raise();
+        self.signal.notify_one();
     }
 
     /// The targets woken since the last look, in the order they were first woken.
@@ -256,9 +256,9 @@ const IN_FLIGHT: &str = "a request with this id is already in flight";
 
 impl<W: AsyncWrite + Unpin> Connection<W> {
     async fn run<R: AsyncBufRead + Unpin>(&mut self, mut input: R) -> std::io::Result<()> {
-        // One wait for the whole loop, polled at every event: a look at the latch while this
-        // task's waker is unchanged ([`Server::shutdown`] sets it as it cancels the token).
-        let mut shutdown = self.shared.closing.wait();
+        // One wait for the whole loop, polled at every event.
+        let token = self.shared.shutdown.clone();
+        let mut shutdown = std::pin::pin!(token.cancelled());
         let mut line = LineBuffer::default();
         loop {
             let event = {
@@ -268,7 +268,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     &mut line,
                     &mut self.queries,
                     &self.wakes,
-                    &mut shutdown,
+                    shutdown.as_mut(),
                     reading,
                 ));
                 let output = &mut self.output;
@@ -788,7 +788,7 @@ async fn next_event<R: AsyncBufRead + Unpin>(
     line: &mut LineBuffer,
     queries: &mut FuturesUnordered<QueryFuture>,
     wakes: &Wakes,
-    shutdown: &mut LatchWait,
+    shutdown: Pin<&mut WaitForCancellationFuture<'_>>,
     reading: bool,
 ) -> Event {
     tokio::select! {
@@ -797,7 +797,7 @@ async fn next_event<R: AsyncBufRead + Unpin>(
         Some((ticket, answer)) = queries.next(), if !queries.is_empty() => {
             Event::Answer(ticket, answer)
         }
-        () = std::future::poll_fn(|context| wakes.signal.poll_take(context)) => Event::Woken,
+        () = wakes.signal.notified() => Event::Woken,
         read = read_line(input, line), if reading => Event::Line(read),
     }
 }
@@ -806,17 +806,18 @@ async fn next_event<R: AsyncBufRead + Unpin>(
 mod tests {
     #[test]
     fn wakes_are_taken_once_each_in_order_until_closed() {
-        use std::task::{Context, Poll, Waker};
+        use futures_util::FutureExt;
 
         use super::{Target, Wakes};
 
         let wakes = Wakes::default();
-        let context = Context::from_waker(Waker::noop());
-        assert!(wakes.signal.poll_take(&context).is_pending());
+        let woken = || wakes.signal.notified().now_or_never().is_some();
+        assert!(!woken());
         wakes.push(Target::Modern(3));
         wakes.push(Target::Legacy);
         wakes.push(Target::Modern(3));
-        assert_eq!(wakes.signal.poll_take(&context), Poll::Ready(()));
+        assert!(woken(), "a wake-up is kept until the loop waits");
+        assert!(!woken(), "one wake-up for them all");
         assert_eq!(wakes.take(), [Target::Modern(3), Target::Legacy]);
         assert!(wakes.take().is_empty());
         wakes.push(Target::Legacy);
