@@ -86,6 +86,15 @@ pub enum RequestError {
         /// The URI as the client sent it.
         uri: String,
     },
+    /// `resources/read` of a directory resource: not found, with a hint to list it instead.
+    #[error(
+        "resource {} is a directory: list its children with resources/directory/read",
+        echo(.uri)
+    )]
+    DirectoryNotReadable {
+        /// The URI as the client sent it.
+        uri: String,
+    },
     /// `resources/directory/read` of a URI that names no directory (missing, a file, or one
     /// the principal may not list).
     #[error("{} is not a directory", echo(.uri))]
@@ -165,6 +174,9 @@ impl RequestError {
             }
             RequestError::MethodNotFound { method } => ErrorObject::method_not_found(method),
             RequestError::ResourceNotFound { uri } => ErrorObject::resource_not_found(uri),
+            RequestError::DirectoryNotReadable { uri } => {
+                ErrorObject::resource_not_found(uri).directory_hint()
+            }
             RequestError::InvalidUri { uri, .. }
             | RequestError::NotADirectory { uri }
             | RequestError::UnknownSkill { uri }
@@ -195,6 +207,7 @@ impl RequestError {
             | RequestError::InvalidUri { .. }
             | RequestError::NoPrompts { .. }
             | RequestError::ResourceNotFound { .. }
+            | RequestError::DirectoryNotReadable { .. }
             | RequestError::NotADirectory { .. }
             | RequestError::UnknownSkill { .. }
             | RequestError::ResourceDenied { .. }
@@ -220,6 +233,7 @@ impl RequestError {
         let uri = echo(requested).into_owned();
         match error {
             ReadError::NotFound { .. } => RequestError::ResourceNotFound { uri },
+            ReadError::Directory { .. } => RequestError::DirectoryNotReadable { uri },
             ReadError::Denied { .. } => RequestError::ResourceDenied { uri },
             ReadError::TooLarge { limit, actual, .. } => {
                 RequestError::TooLarge { uri, limit, actual }

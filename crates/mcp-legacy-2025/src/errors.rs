@@ -152,6 +152,7 @@ pub(crate) fn skill(error: &SkillError, uri: &str) -> ErrorObject {
 pub(crate) fn read(error: &ReadError, uri: &str) -> ErrorObject {
     match error {
         ReadError::NotFound { .. } => ErrorObject::resource_not_found_legacy(uri),
+        ReadError::Directory { .. } => ErrorObject::resource_not_found_legacy(uri).directory_hint(),
         // The core's messages, with the URI it names (its canonical form) echoed.
         ReadError::Denied { uri: canonical } => {
             ErrorObject::invalid_params(format!("access to resource {} is denied", echo(canonical)))

@@ -105,6 +105,14 @@ pub enum ReadError {
         /// The URI asked for.
         uri: String,
     },
+    /// The URI names a directory resource the principal may see: it has no contents to read,
+    /// only children to list. Adapters answer it as [`ReadError::NotFound`], with a message
+    /// pointing to `resources/directory/read` (the Skills extension's advice).
+    #[error("resource {uri} is a directory: list its children with resources/directory/read")]
+    Directory {
+        /// The URI asked for.
+        uri: String,
+    },
     /// The principal may not read this resource (only when the engine is configured to reveal
     /// denials).
     #[error("access to resource {uri} is denied")]

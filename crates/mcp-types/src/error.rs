@@ -79,6 +79,16 @@ impl ErrorObject {
         ))
     }
 
+    /// The same not-found error, its message saying that the URI is a directory to list with
+    /// `resources/directory/read` (the Skills extension's advice for a read of a directory).
+    #[must_use]
+    pub fn directory_hint(mut self) -> Self {
+        self.message =
+            "Resource not found: it is a directory, list its children with resources/directory/read"
+                .to_owned();
+        self
+    }
+
     /// `-32020` Header mismatch, with what did not match.
     pub fn header_mismatch(detail: impl Into<String>) -> Self {
         ErrorObject::new(

@@ -149,6 +149,17 @@ impl Engine {
         Ok((source, after))
     }
 
+    /// Whether `uri` is a directory that `principal` may see; a provider failing to say counts
+    /// as no.
+    pub(super) async fn is_visible_directory(
+        &self,
+        principal: &Principal,
+        uri: &ResourceUri,
+    ) -> bool {
+        self.directory_visible(principal, uri)
+            && self.directory_source(principal, uri).await.is_ok()
+    }
+
     /// Whether `principal` may see the directory `uri` (see the module documentation).
     fn directory_visible(&self, principal: &Principal, uri: &ResourceUri) -> bool {
         if self.policy.allows(principal, Action::List, uri) {

@@ -17,7 +17,8 @@
 //!    [parses its URIs itself](Provider::matches_templates)).
 //! 4. **Function templates**, through [`TemplateIndex::find`] in its documented order; a template
 //!    function that returns no contents means not found.
-//! 5. Otherwise [`ReadError::NotFound`].
+//! 5. Otherwise [`ReadError::Directory`] when the URI is a directory the principal may see
+//!    (visible as for [`Engine::list_directory`]), else [`ReadError::NotFound`].
 //!
 //! # Listing order
 //!
@@ -701,8 +702,11 @@ impl Engine {
             }
         }
 
-        Err(ReadError::NotFound {
-            uri: uri.to_string(),
+        let uri_text = uri.to_string();
+        Err(if self.is_visible_directory(principal, uri).await {
+            ReadError::Directory { uri: uri_text }
+        } else {
+            ReadError::NotFound { uri: uri_text }
         })
     }
 

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use mcp_resources_core::engine::{Engine, Limits};
-use mcp_resources_core::error::DirectoryError;
+use mcp_resources_core::error::{DirectoryError, ReadError};
 use mcp_resources_core::pagination::CursorKey;
 use mcp_resources_core::policy::Principal;
 use mcp_resources_core::resource::Resource;
@@ -190,6 +190,25 @@ async fn roots_and_entered_directories_are_directories_and_nothing_else_is() {
             matches!(answer, Err(DirectoryError::NotADirectory { .. })),
             "{not_one}: {answer:?}"
         );
+    }
+    // A read of a directory says it is one; of one that is not, plain not found.
+    let principal = Principal::anonymous();
+    for (path, is_one) in [
+        ("docs", true),
+        ("empty", true),
+        ("target", false),
+        ("config/.env", false),
+        ("linked", false),
+        ("missing", false),
+    ] {
+        let read = engine
+            .read(&principal, &uri(&format!("{prefix}/{path}")))
+            .await;
+        match read {
+            Err(ReadError::Directory { .. }) if is_one => {}
+            Err(ReadError::NotFound { .. }) if !is_one => {}
+            other => panic!("{path}: {:?}", other.map(|_| "contents")),
+        }
     }
 }
 

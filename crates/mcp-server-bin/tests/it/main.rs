@@ -2,4 +2,5 @@
 //! it, one module per feature.
 
 mod cli;
+mod http;
 mod stdio;
