@@ -95,6 +95,7 @@ pub mod pagination;
 pub mod policy;
 pub mod provider;
 pub mod resource;
+pub mod secret;
 pub mod service;
 pub mod skill;
 pub mod subscription;

@@ -35,205 +35,18 @@
 //!
 //! # Secret patterns
 //!
-//! Globs (case-insensitive) matched against the name of every component of the path relative to
-//! its root, so a directory named `.env` hides everything below it too; a pattern holding a `/` is
-//! matched against the relative path instead. An exception (by default `id_*.pub`, public keys)
-//! overrides a match. Each name is also matched as the editor or backup copy of another
-//! ([`backup_stems`]: `key.pem~`, `.env.bak`, `#.env#`, `.id_rsa.swp`, ...). Names are a
-//! heuristic: they catch the usual places of credentials, not a secret in an ordinary file.
+//! The core's [`SecretNames`], checked on every component of a path relative to its root, as
+//! on every path of every other provider.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use mcp_resources_core::secret::SecretNames;
 
 use super::beneath::{self, FileStat, SmallFileError};
-
-/// The default secret-looking file names, never exposed. Names are a heuristic: a secret in a
-/// file called `notes.txt` is served like any text. Each pattern also hides the editor and
-/// backup copies of what it matches (`key.pem~`, `.env.bak`, `#.env#`, `.id_rsa.swp`, ...).
-pub const DEFAULT_SECRET_PATTERNS: &[&str] = &[
-    // Environment files: `.env`, `.env.local`, `.envrc`, `.env-production`, ...
-    ".env*",
-    // Keys and certificates with their private halves.
-    "*.pem",
-    "*.key",
-    "id_rsa*",
-    "id_dsa*",
-    "id_ecdsa*",
-    "id_ed25519*",
-    "*.ppk",
-    "*.p12",
-    "*.pfx",
-    "*.jks",
-    "*.keystore",
-    "*.keytab",
-    "*.asc",
-    "*.gpg",
-    ".gnupg",
-    // Credential stores of common tools.
-    "credentials*",
-    "*credentials*.json",
-    ".netrc",
-    "_netrc",
-    ".npmrc",
-    ".yarnrc.yml",
-    ".pypirc",
-    ".git-credentials",
-    ".pgpass",
-    ".my.cnf",
-    ".s3cfg",
-    ".boto",
-    ".vault-token",
-    ".htpasswd",
-    ".dockercfg",
-    "**/.docker/config.json",
-    "**/.kube/config",
-    "kubeconfig",
-    "service-account*.json",
-    "*.tfstate",
-    "*.tfstate.*",
-    ".terraformrc",
-    "terraform.rc",
-    "*.kdbx",
-    ".password-store",
-    // Shell and database histories, where typed passwords end up.
-    "*_history",
-];
-/// The default exceptions to the secret patterns: public SSH keys.
-pub const DEFAULT_SECRET_EXCEPTIONS: &[&str] = &["id_*.pub"];
-
-/// A secret pattern or exception that is not a valid glob.
-#[derive(Debug, thiserror::Error)]
-#[error("secret pattern {pattern:?} is not a valid glob")]
-pub struct PatternError {
-    /// The offending pattern.
-    pub pattern: String,
-    /// Why it is invalid.
-    #[source]
-    pub source: globset::Error,
-}
-
-/// Compiled secret patterns and exceptions.
-#[derive(Debug)]
-pub(crate) struct SecretMatcher {
-    names: GlobSet,
-    paths: GlobSet,
-    exception_names: GlobSet,
-    exception_paths: GlobSet,
-}
-
-impl SecretMatcher {
-    pub(crate) fn new(
-        patterns: &[String],
-        exceptions: &[String],
-    ) -> Result<SecretMatcher, PatternError> {
-        let (names, paths) = compile(patterns)?;
-        let (exception_names, exception_paths) = compile(exceptions)?;
-        Ok(SecretMatcher {
-            names,
-            paths,
-            exception_names,
-            exception_paths,
-        })
-    }
-
-    /// Whether one component `name`, reached by the relative path `prefix` (ending in `name`),
-    /// looks secret, itself or as the backup copy of a secret-looking name. The path is spelt
-    /// with `/` only when a pattern holding one needs it.
-    fn component_is_secret(&self, name: &str, prefix: &Path) -> bool {
-        // The relative path with `stem` in place of the last name.
-        let slashed = |stem: &str| {
-            let path = super::uri::slash_path(prefix);
-            match path.rsplit_once('/') {
-                Some((parent, _)) => format!("{parent}/{stem}"),
-                None => stem.to_owned(),
-            }
-        };
-        let matches = |names: &GlobSet, paths: &GlobSet| {
-            backup_stems(name).any(|stem| {
-                names.is_match(stem) || (!paths.is_empty() && paths.is_match(slashed(stem)))
-            })
-        };
-        matches(&self.names, &self.paths) && !matches(&self.exception_names, &self.exception_paths)
-    }
-}
-
-/// The suffixes editors and tools give a copy of a file: `key.pem~`, `.env.bak`,
-/// `id_rsa.orig`, a Vim swap file `.id_rsa.swp`, an Emacs autosave `#.env#` or lock `.#.env`;
-/// matched in any case, as the secret patterns are (`server.pem.BAK`).
-const BACKUP_SUFFIXES: [&str; 8] = [
-    "~", ".bak", ".orig", ".old", ".save", ".swp", ".swo", ".tmp",
-];
-
-/// `text` without `suffix` (an ASCII suffix, compared in any case), unless nothing is left.
-fn strip_suffix_ignoring_case<'t>(text: &'t str, suffix: &str) -> Option<&'t str> {
-    let start = text
-        .len()
-        .checked_sub(suffix.len())
-        .filter(|start| *start > 0)?;
-    let tail = text.get(start..)?;
-    tail.eq_ignore_ascii_case(suffix).then(|| &text[..start])
-}
-
-/// `name` and the names it is a backup copy of, outermost first: `#.env.bak#` gives
-/// `#.env.bak#`, `.env.bak` and `.env`. Bounded by the name's length.
-pub(crate) fn backup_stems(name: &str) -> impl Iterator<Item = &str> {
-    std::iter::successors(Some(name), |current: &&str| {
-        let current = *current;
-        if let Some(inner) = current
-            .strip_prefix('#')
-            .and_then(|rest| rest.strip_suffix('#'))
-        {
-            return Some(inner).filter(|inner| !inner.is_empty());
-        }
-        if let Some(inner) = current.strip_prefix(".#") {
-            return Some(inner).filter(|inner| !inner.is_empty());
-        }
-        for suffix in BACKUP_SUFFIXES {
-            if let Some(inner) = strip_suffix_ignoring_case(current, suffix) {
-                // A Vim swap file is the hidden name of what it holds: `.id_rsa.swp`.
-                if suffix.starts_with(".sw") {
-                    if let Some(hidden) = inner.strip_prefix('.').filter(|rest| !rest.is_empty()) {
-                        return Some(hidden);
-                    }
-                }
-                return Some(inner);
-            }
-        }
-        None
-    })
-}
-
-fn compile(patterns: &[String]) -> Result<(GlobSet, GlobSet), PatternError> {
-    let mut names = GlobSetBuilder::new();
-    let mut paths = GlobSetBuilder::new();
-    for pattern in patterns {
-        let glob = GlobBuilder::new(pattern)
-            .literal_separator(true)
-            .case_insensitive(true)
-            .build()
-            .map_err(|source| PatternError {
-                pattern: pattern.clone(),
-                source,
-            })?;
-        if pattern.contains('/') {
-            paths.add(glob);
-        } else {
-            names.add(glob);
-        }
-    }
-    let build = |builder: GlobSetBuilder| {
-        builder.build().map_err(|source| PatternError {
-            pattern: patterns.join(", "),
-            source,
-        })
-    };
-    Ok((build(names)?, build(paths)?))
-}
 
 /// The ignore matcher of one directory, shared by every check that uses it.
 pub(crate) type Level = Arc<Gitignore>;
@@ -345,7 +158,7 @@ impl Default for IgnoreCache {
 /// The exclusion rules of one provider.
 #[derive(Debug)]
 pub(crate) struct Rules {
-    pub(crate) secrets: SecretMatcher,
+    pub(crate) secrets: SecretNames,
     pub(crate) respect_ignore_files: bool,
     /// Whether ignore patterns match names whatever their case: [`CASE_INSENSITIVE_NAMES`]
     /// outside tests.
@@ -381,7 +194,13 @@ impl Rules {
             return true;
         };
         let name = name.to_string_lossy();
-        name.eq_ignore_ascii_case(".git") || self.secrets.component_is_secret(&name, relative)
+        name.eq_ignore_ascii_case(".git")
+            || self.secrets.component_is_secret(&name, || {
+                relative
+                    .parent()
+                    .map(super::uri::slash_path)
+                    .unwrap_or_default()
+            })
     }
 
     /// Whether any component of `relative` is `.git` or secret-looking.
@@ -720,6 +539,7 @@ pub(crate) fn check_relative_if(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcp_resources_core::secret::{DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS};
 
     fn rules() -> Rules {
         let patterns: Vec<String> = DEFAULT_SECRET_PATTERNS
@@ -731,7 +551,7 @@ mod tests {
             .map(|p| p.to_string())
             .collect();
         Rules {
-            secrets: SecretMatcher::new(&patterns, &exceptions).unwrap(),
+            secrets: SecretNames::new(&patterns, &exceptions).unwrap(),
             respect_ignore_files: true,
             ignore_case: false,
             ignore_cache: IgnoreCache::default(),
@@ -749,7 +569,7 @@ mod tests {
     #[test]
     fn patterns_with_a_slash_match_the_relative_path() {
         let rules = Rules {
-            secrets: SecretMatcher::new(
+            secrets: SecretNames::new(
                 &["config/*.json".to_owned()],
                 &["config/public.json".to_owned()],
             )

@@ -163,15 +163,18 @@ use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
 use mcp_resources_core::template::{TemplateError, UriTemplate, Variables};
 use mcp_resources_core::uri::ResourceUri;
 
-pub use exclude::{DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS, PatternError};
+pub use mcp_resources_core::secret::{
+    DEFAULT_SECRET_EXCEPTIONS, DEFAULT_SECRET_PATTERNS, PatternError,
+};
 pub use skills::{SKILL_SCHEME, SkillsProvider, SkillsWatcher};
 pub use watch::{FsWatcher, MAX_BATCH_DELAY, WatchError};
 
 /// The default budget of the read cache ([`FsConfig::read_cache_bytes`]): 8 MiB.
 pub const DEFAULT_READ_CACHE_BYTES: u64 = 8 * 1024 * 1024;
 
-use exclude::{NotNow, Rules, SecretMatcher};
+use exclude::{NotNow, Rules};
 use index::{Index, Root, mark_unwatched, remove_subtree, scan_path};
+use mcp_resources_core::secret::SecretNames;
 use uri::{encode_segment, file_uri, root_path_prefix};
 use watch::{Batch, RawEvents, WatchState};
 
@@ -319,7 +322,7 @@ impl FilesystemProvider {
     /// An [`FsError`] naming the root or pattern that is wrong.
     pub fn new(config: FsConfig) -> Result<FilesystemProvider, FsError> {
         let rules = Rules {
-            secrets: SecretMatcher::new(&config.secret_patterns, &config.secret_exceptions)?,
+            secrets: SecretNames::new(&config.secret_patterns, &config.secret_exceptions)?,
             respect_ignore_files: config.respect_ignore_files,
             ignore_case: exclude::CASE_INSENSITIVE_NAMES,
             ignore_cache: exclude::IgnoreCache::default(),
