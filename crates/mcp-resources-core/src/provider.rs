@@ -112,6 +112,15 @@ pub trait Provider: Send + Sync {
     fn cache_policy(&self) -> CachePolicy {
         CachePolicy::default()
     }
+
+    /// How a read of `uri`, or a page of its children when it is a directory, may be cached,
+    /// when that differs from [`Provider::cache_policy`]: a provider whose URIs can name
+    /// something immutable (a git commit by its id) gives those a long ttl. Cheap and
+    /// synchronous, like [`Provider::claims`]. The default: `None`, the provider's policy.
+    fn cache_policy_of(&self, uri: &ResourceUri) -> Option<CachePolicy> {
+        let _ = uri;
+        None
+    }
 }
 
 /// The arguments of [`Provider::list`].

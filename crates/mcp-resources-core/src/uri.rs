@@ -40,6 +40,37 @@ use std::sync::Arc;
 use fluent_uri::normalize::{NormalizeError, Normalizer};
 use fluent_uri::{ParseErrorKind, Uri};
 
+/// Bytes of a path segment that [`encode_segment`] percent-encodes: everything except RFC 3986
+/// `pchar` (unreserved, sub-delims, `:` and `@`).
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    // unreserved
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    // sub-delims
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    // the rest of pchar
+    .remove(b':')
+    .remove(b'@');
+
+/// One path segment (a file name, any bytes) percent-encoded minimally, with uppercase hex
+/// digits: exactly the canonical form of [`ResourceUri`], so a URI built from such segments is
+/// the URI a client gets back from parsing it. A `/` in the segment becomes `%2F`.
+pub fn encode_segment(segment: &[u8]) -> String {
+    percent_encoding::percent_encode(segment, SEGMENT).to_string()
+}
+
 /// Limits applied when parsing a [`ResourceUri`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UriLimits {

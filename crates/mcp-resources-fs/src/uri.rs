@@ -13,35 +13,9 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, percent_encode};
+use percent_encoding::percent_decode_str;
 
-/// Bytes of a path segment that are percent-encoded: everything except RFC 3986 `pchar`.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    // unreserved
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~')
-    // sub-delims
-    .remove(b'!')
-    .remove(b'$')
-    .remove(b'&')
-    .remove(b'\'')
-    .remove(b'(')
-    .remove(b')')
-    .remove(b'*')
-    .remove(b'+')
-    .remove(b',')
-    .remove(b';')
-    .remove(b'=')
-    // the rest of pchar
-    .remove(b':')
-    .remove(b'@');
-
-/// The percent-encoded form of one path segment (a file or directory name).
-pub(crate) fn encode_segment(segment: &[u8]) -> String {
-    percent_encode(segment, SEGMENT).to_string()
-}
+pub(crate) use mcp_resources_core::uri::encode_segment;
 
 /// The `file://` URI (empty authority) of an absolute, normalized path such as a canonicalized
 /// one. `/` gives `file:///`.

@@ -83,7 +83,7 @@ impl Engine {
         Ok(Page {
             items: filled.items,
             next_cursor,
-            cache: slot.cache,
+            cache: self.provider_cache(slot, uri),
         })
     }
 

@@ -621,8 +621,21 @@ impl Engine {
         self.check_size(uri, total_size(&contents))?;
         Ok(ReadOutput {
             contents: contents.into(),
-            cache: slot.cache,
+            cache: self.provider_cache(slot, uri),
         })
+    }
+
+    /// The caching hint of a provider's answer about `uri`: its own for that URI
+    /// ([`Provider::cache_policy_of`]), else the provider's.
+    fn provider_cache(&self, slot: &ProviderSlot, uri: &ResourceUri) -> CacheHint {
+        slot.provider
+            .cache_policy_of(uri)
+            .map_or(slot.cache, |policy| {
+                policy.hint(
+                    self.limits.default_ttl_ms,
+                    self.policy.depends_on_principal(),
+                )
+            })
     }
 
     fn read_static(

@@ -79,6 +79,30 @@ impl Provider for Named {
             per_principal: false,
         }
     }
+
+    /// `…/frozen…` URIs name something immutable.
+    fn cache_policy_of(&self, uri: &ResourceUri) -> Option<CachePolicy> {
+        uri.path().starts_with("/frozen").then_some(CachePolicy {
+            ttl_ms: Some(86_400_000),
+            per_principal: false,
+        })
+    }
+}
+
+#[test]
+fn a_provider_may_give_one_uri_its_own_cache_policy() {
+    let engine = EngineBuilder::new(key())
+        .provider(Arc::new(Named::new("n", "n", true)))
+        .build()
+        .unwrap();
+    let read = |text: &str| {
+        pollster::block_on(engine.read(&Principal::anonymous(), &ResourceUri::parse(text).unwrap()))
+            .unwrap()
+            .cache
+            .ttl_ms
+    };
+    assert_eq!(read("n://h/frozen/a"), 86_400_000);
+    assert_eq!(read("n://h/live/a"), 5_000);
 }
 
 /// A provider of `q:` URIs: `q://h/now…` answers "now", `q://h/none…` has nothing,
