@@ -56,6 +56,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("mcp-2026", Layer::Adapter),
     ("mcp-resources-server", Layer::Server),
     ("mcp-resources-fs", Layer::Provider),
+    ("mcp-resources-git", Layer::Provider),
     ("mcp-server-bin", Layer::Binary),
     ("xtask", Layer::Tooling),
 ];
@@ -660,10 +661,11 @@ mod tests {
                 {"id": "modern", "name": "mcp-2026"},
                 {"id": "server", "name": "mcp-resources-server"},
                 {"id": "fs", "name": "mcp-resources-fs"},
+                {"id": "git", "name": "mcp-resources-git"},
                 {"id": "bin", "name": "mcp-server-bin"},
                 {"id": "xtask", "name": "xtask"}
             ],
-            "workspace_members": ["core", "wire", "types", "legacy", "modern", "server", "fs", "bin", "xtask"],
+            "workspace_members": ["core", "wire", "types", "legacy", "modern", "server", "fs", "git", "bin", "xtask"],
             "resolve": {"nodes": [
                 {"id": "core", "deps": [
                     {"pkg": "glue", "dep_kinds": [{"kind": null}]},
@@ -682,9 +684,14 @@ mod tests {
                     {"pkg": "tokio", "dep_kinds": [{"kind": null}]},
                     {"pkg": "axum", "dep_kinds": [{"kind": null}]}
                 ]},
+                {"id": "git", "deps": [
+                    {"pkg": "core", "dep_kinds": [{"kind": null}]},
+                    {"pkg": "fs", "dep_kinds": [{"kind": null}]}
+                ]},
                 {"id": "bin", "deps": [
                     {"pkg": "server", "dep_kinds": [{"kind": null}]},
-                    {"pkg": "fs", "dep_kinds": [{"kind": null}]}
+                    {"pkg": "fs", "dep_kinds": [{"kind": null}]},
+                    {"pkg": "git", "dep_kinds": [{"kind": null}]}
                 ]},
                 {"id": "xtask", "deps": []},
                 {"id": "tokio", "deps": []},
@@ -701,6 +708,7 @@ mod tests {
             "dev-dependency `tokio`",
             "`mcp-resources-fs` depends on `axum` (mcp-resources-fs -> axum)",
             "`mcp-resources-server` depends on `mcp-resources-fs` (mcp-resources-server -> mcp-resources-fs): only the binary names a provider",
+            "`mcp-resources-git` depends on `mcp-resources-fs` (mcp-resources-git -> mcp-resources-fs): only the binary names a provider",
         ] {
             assert!(joined.contains(expected), "{expected} in:\n{joined}");
         }
@@ -708,7 +716,7 @@ mod tests {
             !problems.iter().any(|p| p.starts_with("`mcp-server-bin`")),
             "{joined}"
         );
-        assert_eq!(problems.len(), 5, "{joined}");
+        assert_eq!(problems.len(), 7, "{joined}");
     }
 
     #[test]

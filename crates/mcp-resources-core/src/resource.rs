@@ -389,6 +389,22 @@ impl Contents {
         }
     }
 
+    /// The contents of a file's `bytes`: text when they are UTF-8 without a NUL, bytes
+    /// otherwise; with `mime_type` when known, else `text/plain` or
+    /// `application/octet-stream`.
+    pub fn of_file(uri: ResourceUri, bytes: Vec<u8>, mime_type: Option<&str>) -> Contents {
+        let text = if memchr::memchr(0, &bytes).is_none() {
+            String::from_utf8(bytes).map_err(std::string::FromUtf8Error::into_bytes)
+        } else {
+            Err(bytes)
+        };
+        match text {
+            Ok(text) => Contents::text(uri, text).with_mime_type(mime_type.unwrap_or("text/plain")),
+            Err(bytes) => Contents::bytes(uri, bytes)
+                .with_mime_type(mime_type.unwrap_or("application/octet-stream")),
+        }
+    }
+
     /// Sets the MIME type.
     #[must_use]
     pub fn with_mime_type(mut self, mime_type: impl Into<String>) -> Contents {
@@ -419,6 +435,31 @@ impl Body {
     /// Whether the body is empty.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The length of the body as the adapters put it on the wire, the quotes left out: base64
+    /// for bytes, JSON-escaped text (serde_json's escapes: two bytes for `"`, a backslash and
+    /// the short control escapes, six for the other control characters). Text is scanned only
+    /// when its escapes could take it past `limit`; below that, its raw length is returned.
+    pub fn wire_len(&self, limit: u64) -> u64 {
+        match self {
+            Body::Bytes(bytes) => (bytes.len() as u64).div_ceil(3) * 4,
+            Body::Text(text) => {
+                let raw = text.len() as u64;
+                if raw.saturating_mul(6) <= limit {
+                    return raw;
+                }
+                let extra: u64 = text
+                    .bytes()
+                    .map(|byte| match byte {
+                        b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
+                        0x00..=0x1f => 5,
+                        _ => 0,
+                    })
+                    .sum();
+                raw + extra
+            }
+        }
     }
 
     /// The part `range` of the body, cut at the end of the body (so a range starting at or past

@@ -22,7 +22,6 @@
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
-use std::string::FromUtf8Error;
 
 use mcp_resources_core::provider::ProviderError;
 use mcp_resources_core::resource::{ByteRange, Contents};
@@ -233,21 +232,9 @@ pub(crate) fn read_file(
             .file_name()
             .and_then(|name| mime_guess::from_path(name).first_raw())
     });
-    // Text holds no NUL here: a file with one is served as bytes.
-    let text = if memchr::memchr(0, &bytes).is_none() {
-        String::from_utf8(bytes).map_err(FromUtf8Error::into_bytes)
-    } else {
-        Err(bytes)
-    };
-    let contents = match text {
-        Ok(text) => {
-            Contents::text(uri.clone(), text).with_mime_type(guessed.unwrap_or("text/plain"))
-        }
-        Err(bytes) => Contents::bytes(uri.clone(), bytes)
-            .with_mime_type(guessed.unwrap_or("application/octet-stream")),
-    };
+    let contents = Contents::of_file(uri.clone(), bytes, guessed);
     let raw = contents.body.len() as u64;
-    let encoded = encoded_len(&contents.body, limit);
+    let encoded = contents.body.wire_len(limit);
     if encoded > limit {
         // The raw length whose encoding fits, for the suggestion (at least one byte).
         let fits = (u128::from(limit) * u128::from(raw) / u128::from(encoded.max(1))) as u64;
@@ -262,32 +249,6 @@ pub(crate) fn read_file(
         )));
     }
     Ok(contents)
-}
-
-/// The length of `body` as the adapters put it on the wire, the quotes left out: base64 for
-/// bytes, JSON-escaped text (serde_json's escapes: two bytes for `"`, a backslash and the short control
-/// escapes, six for the other control characters). Text is scanned only when its escapes
-/// could take it past `limit`.
-pub(crate) fn encoded_len(body: &mcp_resources_core::resource::Body, limit: u64) -> u64 {
-    use mcp_resources_core::resource::Body;
-    match body {
-        Body::Bytes(bytes) => (bytes.len() as u64).div_ceil(3) * 4,
-        Body::Text(text) => {
-            let raw = text.len() as u64;
-            if raw.saturating_mul(6) <= limit {
-                return raw;
-            }
-            let extra: u64 = text
-                .bytes()
-                .map(|byte| match byte {
-                    b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 1,
-                    0x00..=0x1f => 5,
-                    _ => 0,
-                })
-                .sum();
-            raw + extra
-        }
-    }
 }
 
 /// Reads at most `take` bytes of `file` from where it stands into `bytes`, `expected` of them
