@@ -233,7 +233,7 @@ pub(crate) fn read_file(
             .and_then(|name| mime_guess::from_path(name).first_raw())
     });
     let contents = Contents::of_file(uri.clone(), bytes, guessed);
-    let raw = contents.body.len() as u64;
+    let raw = contents.body.len();
     let encoded = contents.body.wire_len(limit);
     if encoded > limit {
         // The raw length whose encoding fits, for the suggestion (at least one byte).

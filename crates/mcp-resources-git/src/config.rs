@@ -14,7 +14,7 @@ use crate::uri::is_valid_name;
 pub const DEFAULT_REFS: &[&str] = &["HEAD", "refs/heads/*", "refs/tags/*"];
 
 /// One repository to serve.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RepoConfig {
     /// The authority of its URIs (`git://NAME/...`): lowercase ASCII letters, digits, `.`, `_`
     /// and `-`.

@@ -45,7 +45,7 @@
 //! At every revision, in trees, reads, commit file lists and diffs, the filesystem provider's
 //! rules by name apply: `.git` and any path with a secret-looking component
 //! ([`GitConfig::secret_patterns`], the core's
-//! [`SecretNames`](mcp_resources_core::secret::SecretNames)). A commit or diff names such a file
+//! [`SecretNames`]). A commit or diff names such a file
 //! and says it is withheld; its contents and line counts never appear. Symlinks are not served
 //! (their target is never followed) and submodules are not entered. `.gitignore` does not
 //! apply: what is committed is what the history holds.

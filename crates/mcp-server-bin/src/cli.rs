@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::config::RawConfig;
+use crate::config::{RawConfig, RawGit};
 use clap::{Args, Parser, Subcommand};
 
 const AFTER_LONG_HELP: &str = "\
@@ -45,6 +45,11 @@ CONFIGURATION FILE (TOML):
         server_name = \"mcp-resources\"
         instructions = \"Project documentation.\"
         http_threads = 1                # threads serving HTTP connections
+    Git repositories, after the keys above (the flag --git [NAME=]REPO, repeatable):
+        [[git]]
+        path = \"./repo\"               # a work tree or a bare repository
+        name = \"repo\"                 # git://repo/...; default: the directory's name
+        refs = [\"HEAD\", \"refs/heads/*\", \"refs/tags/*\"]   # the refs served (default)
 
     Tables without a flag: [[resources]] (see the README) and, for HTTP, bearer tokens:
         [authorization]
@@ -137,6 +142,13 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "DIR")]
     pub(crate) skills: Option<PathBuf>,
 
+    /// Serve a git repository (a work tree or a bare one) as git://NAME/... resources,
+    /// read-only: refs, files and trees at any branch, tag or commit, commits, the log and
+    /// diffs; secret-looking files are withheld at every revision. NAME defaults to the
+    /// directory's name (repeatable). With --git and no PATH, no directory is served.
+    #[arg(long = "git", value_name = "[NAME=]REPO")]
+    pub(crate) git: Vec<String>,
+
     /// Read settings from this TOML file; flags override it. See `config-schema`.
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
@@ -205,6 +217,12 @@ impl ServeArgs {
             paths: (!self.paths.is_empty()).then(|| self.paths.clone()),
             http: self.http.clone(),
             skills: self.skills.clone(),
+            git: (!self.git.is_empty()).then(|| {
+                self.git
+                    .iter()
+                    .map(|value| RawGit::from_flag(value))
+                    .collect()
+            }),
             log_level,
             page_size: self.page_size,
             max_read_bytes: self.max_read_bytes,

@@ -1,10 +1,10 @@
 //! The `mcp-resources` binary: the library's server with the filesystem provider, the
-//! skills provider, the configuration file and the command line.
+//! skills provider, the git provider, the configuration file and the command line.
 //!
 //! **Layer:** server binary. It parses the command line ([`cli`]), merges it over the
 //! configuration file and validates the result ([`config`], [`resources_config`]), installs
-//! logging on stderr, starts the filesystem provider (and the skills provider) and their
-//! watchers, and serves stdio or Streamable HTTP until the input ends or SIGINT/SIGTERM
+//! logging on stderr, starts the filesystem provider (and the skills and git providers) and
+//! their watchers, and serves stdio or Streamable HTTP until the input ends or SIGINT/SIGTERM
 //! arrives. Stdout belongs to the protocol: everything
 //! else, errors included, goes to stderr.
 
@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 use mcp_resources_fs::{FilesystemProvider, FsConfig, SkillsProvider};
+use mcp_resources_git::{GitConfig, GitProvider};
 use mcp_resources_server::{HttpOptions, Server};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::LevelFilter;
@@ -153,8 +154,10 @@ fn bare_level(directives: &str) -> Option<LevelFilter> {
 struct Sources {
     /// The configured resources.
     resources: ConfiguredResources,
-    /// The served directories, walked.
-    provider: FilesystemProvider,
+    /// The served directories, walked; `None` when only repositories are served.
+    provider: Option<FilesystemProvider>,
+    /// The served git repositories, when any.
+    git: Option<GitProvider>,
     /// The skills, when a skills directory is configured.
     skills: Option<SkillsProvider>,
 }
@@ -179,12 +182,29 @@ impl Sources {
             watch: config.watch,
             ..FsConfig::new(roots)
         };
-        let provider = FilesystemProvider::new(fs_config(config.paths.clone()))?;
-        tracing::info!(
-            roots = ?provider.roots().collect::<Vec<_>>(),
-            files = provider.len(),
-            "serving"
-        );
+        let provider = if config.paths.is_empty() {
+            None
+        } else {
+            let provider = FilesystemProvider::new(fs_config(config.paths.clone()))?;
+            tracing::info!(
+                roots = ?provider.roots().collect::<Vec<_>>(),
+                files = provider.len(),
+                "serving"
+            );
+            Some(provider)
+        };
+        let git = if config.git.is_empty() {
+            None
+        } else {
+            let git_config = GitConfig {
+                secret_patterns: config.secret_patterns.clone(),
+                secret_exceptions: config.secret_exceptions.clone(),
+                max_read_bytes: config.max_read_bytes,
+                watch: config.watch,
+                ..GitConfig::new(config.git.clone())
+            };
+            Some(GitProvider::new(git_config)?)
+        };
         let skills = match &config.skills {
             Some(directory) => {
                 let skills = SkillsProvider::new(fs_config(vec![directory.clone()]))?;
@@ -196,6 +216,7 @@ impl Sources {
         Ok(Sources {
             resources,
             provider,
+            git,
             skills,
         })
     }
@@ -206,6 +227,7 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
     let Sources {
         resources,
         provider,
+        git,
         skills,
     } = sources;
     // Keys are read before anything is served, so that a bad key file stops the start.
@@ -223,7 +245,12 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
     if let Some(skills) = &skills {
         builder = builder.provider(Arc::new(skills.clone()));
     }
-    builder = builder.provider(Arc::new(provider.clone()));
+    if let Some(provider) = &provider {
+        builder = builder.provider(Arc::new(provider.clone()));
+    }
+    if let Some(git) = &git {
+        builder = builder.provider(Arc::new(git.clone()));
+    }
     builder = resources.add_to(builder);
     if let Some(instructions) = &config.instructions {
         builder = builder.instructions(instructions.clone());
@@ -238,7 +265,12 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
     let server = builder.build()?;
 
     if config.watch {
-        server.follow(provider.watch()?);
+        if let Some(provider) = &provider {
+            server.follow(provider.watch()?);
+        }
+        if let Some(git) = &git {
+            server.follow(git.watch()?);
+        }
         if let Some(skills) = &skills {
             server.follow(skills.watch()?);
         }

@@ -46,6 +46,10 @@ pub(crate) struct RawConfig {
     /// `SKILL.md` whose frontmatter `name` is the directory's name is served as
     /// `skill://<path>/<file>`, with `skills/list` and `skills/get`.
     pub(crate) skills: Option<PathBuf>,
+    /// Git repositories to serve as `git://NAME/...` resources (`[[git]]` entries; the flag
+    /// `--git [NAME=]PATH`): files and trees at any revision, commits, log and diffs,
+    /// read-only.
+    pub(crate) git: Option<Vec<RawGit>>,
     /// The log filter for stderr: a level (`error`, `warn`, `info`, `debug`, `trace`) or
     /// `tracing` directives such as `mcp_resources_server=debug`. `RUST_LOG` overrides it; the
     /// `--log-level` flag overrides both. Default `info`.
@@ -103,6 +107,67 @@ pub(crate) struct RawConfig {
     /// every transport: stdio and tokenless requests run as the anonymous principal, whom only
     /// grants without `subject` and `scope` reach.
     pub(crate) grants: Option<Vec<RawGrant>>,
+}
+
+/// One `[[git]]` entry: a repository served as `git://NAME/...`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawGit {
+    /// The repository: a work tree or a bare repository. Relative to the file's directory.
+    pub(crate) path: PathBuf,
+    /// The authority of its URIs (lowercase letters, digits, `.`, `_`, `-`). Default: the
+    /// directory's name, lowercased, without a `.git` suffix.
+    pub(crate) name: Option<String>,
+    /// The refs that may be named and are listed: full names, a trailing `*` matching any
+    /// rest. Default `["HEAD", "refs/heads/*", "refs/tags/*"]`.
+    pub(crate) refs: Option<Vec<String>>,
+}
+
+impl RawGit {
+    /// An entry from the flag's `[NAME=]PATH`.
+    pub(crate) fn from_flag(value: &str) -> RawGit {
+        match value.split_once('=') {
+            Some((name, path)) if mcp_resources_git::uri::is_valid_name(name) => RawGit {
+                path: PathBuf::from(path),
+                name: Some(name.to_owned()),
+                refs: None,
+            },
+            _ => RawGit {
+                path: PathBuf::from(value),
+                name: None,
+                refs: None,
+            },
+        }
+    }
+
+    /// The repository's name: given, or made from its directory's name.
+    fn name(&self) -> String {
+        if let Some(name) = &self.name {
+            return name.clone();
+        }
+        let absolute = std::path::absolute(&self.path).unwrap_or_else(|_| self.path.clone());
+        let base = absolute
+            .file_name()
+            .map(|name| name.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        let base = base.strip_suffix(".git").unwrap_or(&base);
+        let name: String = base
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .take(64)
+            .collect();
+        if name.is_empty() {
+            "repo".to_owned()
+        } else {
+            name
+        }
+    }
 }
 
 /// The `[http_limits]` table: bounds on what HTTP clients may hold at once and how long they
@@ -386,6 +451,11 @@ impl RawConfig {
         for entry in raw.resources.iter_mut().flatten() {
             entry.resolve_paths(base);
         }
+        for repo in raw.git.iter_mut().flatten() {
+            if repo.path.is_relative() {
+                repo.path = base.join(&repo.path);
+            }
+        }
         if let Some(jwks) = raw
             .authorization
             .as_mut()
@@ -414,6 +484,7 @@ impl RawConfig {
             paths: over.paths.or(self.paths),
             http: over.http.or(self.http),
             skills: over.skills.or(self.skills),
+            git: over.git.or(self.git),
             log_level: over.log_level.or(self.log_level),
             page_size: over.page_size.or(self.page_size),
             max_read_bytes: over.max_read_bytes.or(self.max_read_bytes),
@@ -445,12 +516,14 @@ impl RawConfig {
 /// The validated configuration the server runs with.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Config {
-    /// The directories to serve (at least one).
+    /// The directories to serve (none only when git repositories are served instead).
     pub(crate) paths: Vec<PathBuf>,
     /// Where to serve Streamable HTTP; stdio when `None`.
     pub(crate) http: Option<SocketAddr>,
     /// The directory of skills, if any.
     pub(crate) skills: Option<PathBuf>,
+    /// The git repositories, named.
+    pub(crate) git: Vec<mcp_resources_git::RepoConfig>,
     /// The log filter from the configuration (the binary lets `RUST_LOG` and `--log-level`
     /// decide first).
     pub(crate) log_level: String,
@@ -560,7 +633,21 @@ impl Config {
     ///
     /// The first [`ConfigError`] found.
     pub(crate) fn from_raw(raw: RawConfig) -> Result<Config, ConfigError> {
+        let git: Vec<mcp_resources_git::RepoConfig> = raw
+            .git
+            .iter()
+            .flatten()
+            .map(|entry| {
+                let mut repo = mcp_resources_git::RepoConfig::new(entry.name(), &entry.path);
+                if let Some(refs) = &entry.refs {
+                    repo.refs = refs.clone();
+                }
+                repo
+            })
+            .collect();
         let paths = match raw.paths {
+            // With repositories and no directories, the repositories alone.
+            None if !git.is_empty() => Vec::new(),
             None => vec![PathBuf::from(".")],
             Some(paths) if paths.is_empty() => return Err(ConfigError::NoPaths),
             Some(paths) => paths,
@@ -621,6 +708,7 @@ impl Config {
             paths,
             http,
             skills: raw.skills,
+            git,
             log_level: raw
                 .log_level
                 .unwrap_or_else(|| DEFAULT_LOG_LEVEL.to_owned()),

@@ -3,6 +3,7 @@
 //! requests — under grants, and a 10,000-entry directory paged while it changes.
 
 use std::collections::BTreeSet;
+use std::ffi::OsStr;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -14,8 +15,8 @@ use serde_json::{Value, json};
 const MODERN: &str = "2026-07-28";
 const LEGACY: &str = "2025-11-25";
 
-/// The binary serving one directory over HTTP on a free loopback port; killed on drop.
-struct HttpServer {
+/// The binary serving over HTTP on a free loopback port; killed on drop.
+pub(crate) struct HttpServer {
     child: Child,
     port: u16,
 }
@@ -23,18 +24,24 @@ struct HttpServer {
 impl HttpServer {
     /// `mcp-resources serve --config FILE ROOT`, the file holding `http` and `config`.
     fn start(root: &Path, config: &str, extra: &[&str]) -> HttpServer {
+        let mut args: Vec<&OsStr> = extra.iter().map(OsStr::new).collect();
+        args.push(root.as_os_str());
+        HttpServer::start_with(root.parent().expect("the root has a parent"), config, &args)
+    }
+
+    /// `mcp-resources serve --config FILE ARGS`, the file (written in `dir`) holding `http`
+    /// and `config`.
+    pub(crate) fn start_with(dir: &Path, config: &str, args: &[&OsStr]) -> HttpServer {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|listener| listener.local_addr())
             .expect("a free port")
             .port();
-        let dir = root.parent().expect("the root has a parent");
         let file = dir.join(format!("http-{port}.toml"));
         std::fs::write(&file, format!("http = \"127.0.0.1:{port}\"\n{config}")).expect("write");
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-resources"))
             .args(["serve", "--config"])
             .arg(&file)
-            .args(extra)
-            .arg(root)
+            .args(args)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -129,21 +136,21 @@ fn dechunk(mut body: &str) -> String {
 }
 
 /// A client of one era: a legacy session or stateless modern requests.
-struct Client<'a> {
+pub(crate) struct Client<'a> {
     server: &'a HttpServer,
     /// The legacy session's id; `None` for the modern era.
-    session: Option<String>,
+    pub(crate) session: Option<String>,
 }
 
 impl<'a> Client<'a> {
-    fn modern(server: &'a HttpServer) -> Client<'a> {
+    pub(crate) fn modern(server: &'a HttpServer) -> Client<'a> {
         Client {
             server,
             session: None,
         }
     }
 
-    fn legacy(server: &'a HttpServer) -> Client<'a> {
+    pub(crate) fn legacy(server: &'a HttpServer) -> Client<'a> {
         let (status, session, answer) = server.post(
             &[],
             &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -175,7 +182,7 @@ impl<'a> Client<'a> {
     }
 
     /// The JSON-RPC response to `method` with `params` (the modern `_meta` added).
-    fn request(&self, method: &str, mut params: Value) -> Value {
+    pub(crate) fn request(&self, method: &str, mut params: Value) -> Value {
         let mut headers = self.headers(method);
         let uri = params["uri"].as_str().map(str::to_owned);
         if self.session.is_none() {
@@ -200,7 +207,7 @@ impl<'a> Client<'a> {
 
     /// Every page of a paged method, each result handed to `page` (which may change the
     /// tree between pages); the items under `key`.
-    fn pages(
+    pub(crate) fn pages(
         &self,
         method: &str,
         params: &Value,
@@ -222,7 +229,7 @@ impl<'a> Client<'a> {
         panic!("{method} never ends");
     }
 
-    fn list(&self) -> BTreeSet<String> {
+    pub(crate) fn list(&self) -> BTreeSet<String> {
         let items = self.pages("resources/list", &json!({}), "resources", |_| {});
         items
             .iter()
@@ -231,7 +238,7 @@ impl<'a> Client<'a> {
     }
 
     /// The files found by walking from `directory` with directory reads.
-    fn walk(&self, directory: &str) -> BTreeSet<String> {
+    pub(crate) fn walk(&self, directory: &str) -> BTreeSet<String> {
         let mut files = BTreeSet::new();
         let mut pending = vec![directory.to_owned()];
         while let Some(directory) = pending.pop() {

@@ -2,5 +2,6 @@
 //! it, one module per feature.
 
 mod cli;
+mod git;
 mod http;
 mod stdio;

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 const WAIT: Duration = Duration::from_secs(10);
 
 /// The spawned binary with a line reader on its stdout.
-struct Spawned {
+pub(crate) struct Spawned {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
@@ -25,10 +25,16 @@ struct Spawned {
 
 impl Spawned {
     fn start(root: &Path, extra: &[&str]) -> Spawned {
+        let mut args: Vec<&std::ffi::OsStr> = extra.iter().map(std::ffi::OsStr::new).collect();
+        args.push(root.as_os_str());
+        Spawned::start_with(&args)
+    }
+
+    /// `mcp-resources serve ARGS`.
+    pub(crate) fn start_with(args: &[&std::ffi::OsStr]) -> Spawned {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-resources"))
             .arg("serve")
-            .args(extra)
-            .arg(root)
+            .args(args)
             .env("RUST_LOG", "warn")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -60,12 +66,12 @@ impl Spawned {
         stdin.flush().expect("the server reads its stdin");
     }
 
-    fn send(&mut self, message: &Value) {
+    pub(crate) fn send(&mut self, message: &Value) {
         self.send_line(&message.to_string());
     }
 
     /// The first message (received or waiting) that `wanted` accepts.
-    fn expect(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn expect(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
         if let Some(index) = self.unclaimed.iter().position(&wanted) {
             return self.unclaimed.remove(index);
         }
@@ -91,26 +97,40 @@ impl Spawned {
         }
     }
 
-    fn response(&mut self, id: &Value) -> Value {
+    pub(crate) fn response(&mut self, id: &Value) -> Value {
         self.expect(&format!("response to {id}"), |message| {
             message.get("id") == Some(id) && message.get("method").is_none()
         })
     }
 
-    fn request(&mut self, id: Value, method: &str, params: Value) -> Value {
+    pub(crate) fn request(&mut self, id: Value, method: &str, params: Value) -> Value {
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         self.response(&id)
     }
 
-    fn notification(&mut self, method: &str) -> Value {
+    pub(crate) fn notification(&mut self, method: &str) -> Value {
         self.expect(method, |message| message["method"] == method)
     }
 
-    fn close_stdin(&mut self) {
+    /// Every message not yet claimed, after receiving for `wait`.
+    pub(crate) fn unclaimed_after(&mut self, wait: Duration) -> &[Value] {
+        let deadline = Instant::now() + wait;
+        while let Ok(line) = self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            let message: Value = serde_json::from_str(&line).expect("stdout lines are JSON");
+            self.transcript.push(line);
+            self.unclaimed.push(message);
+        }
+        &self.unclaimed
+    }
+
+    pub(crate) fn close_stdin(&mut self) {
         self.stdin = None;
     }
 
-    fn wait_exit(&mut self) -> ExitStatus {
+    pub(crate) fn wait_exit(&mut self) -> ExitStatus {
         let deadline = Instant::now() + WAIT;
         loop {
             if let Some(status) = self.child.try_wait().expect("the child can be waited for") {
@@ -141,7 +161,7 @@ fn meta() -> Value {
     })
 }
 
-fn with_meta(mut params: Value) -> Value {
+pub(crate) fn with_meta(mut params: Value) -> Value {
     params["_meta"] = meta();
     params
 }
@@ -168,7 +188,7 @@ fn uri(root: &Path, name: &str) -> String {
     format!("file://{}/{name}", root.display())
 }
 
-fn initialize(server: &mut Spawned) {
+pub(crate) fn initialize(server: &mut Spawned) {
     let result = server.request(
         json!(1),
         "initialize",
