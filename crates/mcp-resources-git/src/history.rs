@@ -16,13 +16,13 @@ use std::ops::ControlFlow;
 
 use gix::ObjectId;
 use gix::bstr::{BString, ByteSlice};
-use gix::diff::blob::unified_diff::{ConsumeBinaryHunk, ContextSize};
+use gix::diff::blob::unified_diff::{ConsumeHunk, ContextSize, DiffLineKind, HunkHeader};
 use gix::diff::blob::{Algorithm, InternedInput, UnifiedDiff};
 use gix::objs::tree::EntryKind;
 use mcp_resources_core::secret::SecretNames;
 use serde_json::{Value, json};
 
-use crate::tree::path_served;
+use crate::tree::{self, path_served};
 
 /// How a file changed between two trees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,9 +57,10 @@ pub(crate) struct FileChange {
     pub(crate) path: BString,
     /// Its path before a rename or copy.
     pub(crate) old_path: Option<BString>,
-    /// Its blob before and after (`None` where it did not exist, or was no file).
-    pub(crate) old: Option<ObjectId>,
-    pub(crate) new: Option<ObjectId>,
+    /// Its blob and kind (plain or executable) before and after (`None` where it did not
+    /// exist, or was no file).
+    pub(crate) old: Option<(EntryKind, ObjectId)>,
+    pub(crate) new: Option<(EntryKind, ObjectId)>,
 }
 
 fn is_file(kind: EntryKind) -> bool {
@@ -165,8 +166,8 @@ pub(crate) fn changes(
                 kind,
                 path: path.to_owned(),
                 old_path,
-                old: old.filter(|(kind, _)| is_file(*kind)).map(|(_, id)| id),
-                new: new.filter(|(kind, _)| is_file(*kind)).map(|(_, id)| id),
+                old: old.filter(|(kind, _)| is_file(*kind)),
+                new: new.filter(|(kind, _)| is_file(*kind)),
             });
         }
         Ok(ControlFlow::Continue(()))
@@ -179,12 +180,38 @@ fn is_binary(data: &[u8]) -> bool {
     data[..data.len().min(8000)].contains(&0)
 }
 
-fn blob_data(repo: &gix::Repository, id: Option<ObjectId>) -> Result<Vec<u8>, gix::Error> {
-    match id {
-        Some(id) => Ok(repo.find_blob(id)?.take_data()),
+fn blob_data(
+    repo: &gix::Repository,
+    side: Option<(EntryKind, ObjectId)>,
+) -> Result<Vec<u8>, gix::Error> {
+    match side {
+        Some((_, id)) => Ok(repo.find_blob(id)?.take_data()),
         None => Ok(Vec::new()),
     }
 }
+
+/// The size of one side's blob (0 where there is none), from its header.
+fn blob_size(
+    repo: &gix::Repository,
+    side: Option<(EntryKind, ObjectId)>,
+) -> Result<u64, gix::Error> {
+    match side {
+        Some((_, id)) => Ok(repo.find_header(id)?.size()),
+        None => Ok(0),
+    }
+}
+
+/// Whether either side of `change` names a secret-looking path.
+fn withheld(secrets: &SecretNames, change: &FileChange) -> bool {
+    !path_served(secrets, &change.path)
+        || change
+            .old_path
+            .as_deref()
+            .is_some_and(|old| !path_served(secrets, old))
+}
+
+/// The most bytes of blobs one commit's line counts read.
+const COUNT_BUDGET: u64 = 32 * 1024 * 1024;
 
 /// Lines added and removed from `old` to `new`, `None` when either is binary.
 fn line_counts(old: &[u8], new: &[u8]) -> Option<(u32, u32)> {
@@ -209,17 +236,26 @@ fn signature(signature: gix::actor::SignatureRef<'_>) -> Value {
 }
 
 /// The JSON of one commit: id, parents, author, committer, message, and the files it changed
-/// against its first parent (all of them for a root commit).
+/// against its first parent (all of them for a root commit): at most [`MAX_COMMIT_FILES`]
+/// (`filesCut` then gives how many there are), lines counted for those whose blobs are at most
+/// `max_blob` bytes (else `tooLarge`) while the blobs read stay within 32 MiB (`countsCut`
+/// once they would not).
+///
+/// [`MAX_COMMIT_FILES`]: crate::MAX_COMMIT_FILES
 pub(crate) fn commit(
     repo: &gix::Repository,
     secrets: &SecretNames,
     id: ObjectId,
+    max_blob: usize,
 ) -> Result<Value, gix::Error> {
     let commit = repo.find_commit(id)?;
     let decoded = commit.decode()?;
     let parents: Vec<ObjectId> = decoded.parents().collect();
+    let changed = changes(repo, parents.first().copied(), id, None)?;
     let mut files = Vec::new();
-    for change in changes(repo, parents.first().copied(), id, None)? {
+    let mut budget = COUNT_BUDGET;
+    let mut counts_cut = false;
+    for change in changed.iter().take(crate::MAX_COMMIT_FILES) {
         let mut file = json!({
             "path": change.path.to_str_lossy(),
             "change": change.kind.as_str(),
@@ -227,14 +263,18 @@ pub(crate) fn commit(
         if let Some(old_path) = &change.old_path {
             file["oldPath"] = json!(old_path.to_str_lossy());
         }
-        let withheld = !path_served(secrets, &change.path)
-            || change
-                .old_path
-                .as_deref()
-                .is_some_and(|old| !path_served(secrets, old));
-        if withheld {
+        if withheld(secrets, change) {
             file["withheld"] = json!(true);
+            files.push(file);
+            continue;
+        }
+        let sizes = (blob_size(repo, change.old)?, blob_size(repo, change.new)?);
+        if sizes.0.max(sizes.1) > max_blob as u64 {
+            file["tooLarge"] = json!(true);
+        } else if sizes.0 + sizes.1 > budget {
+            counts_cut = true;
         } else {
+            budget -= sizes.0 + sizes.1;
             let old = blob_data(repo, change.old)?;
             let new = blob_data(repo, change.new)?;
             match line_counts(&old, &new) {
@@ -247,22 +287,30 @@ pub(crate) fn commit(
         }
         files.push(file);
     }
-    Ok(json!({
+    let mut value = json!({
         "id": id.to_string(),
         "parents": parents.iter().map(ToString::to_string).collect::<Vec<_>>(),
         "author": signature(decoded.author()?),
         "committer": signature(decoded.committer()?),
         "message": decoded.message.to_str_lossy(),
         "files": files,
-    }))
+    });
+    if changed.len() > crate::MAX_COMMIT_FILES {
+        value["filesCut"] = json!(changed.len());
+    }
+    if counts_cut {
+        value["countsCut"] = json!(true);
+    }
+    Ok(value)
 }
 
 /// One page of the log.
 pub(crate) struct LogPage {
     /// The commits, newest first, as JSON.
     pub(crate) commits: Vec<Value>,
-    /// The last commit's id when there are more.
-    pub(crate) more_after: Option<ObjectId>,
+    /// Where the next page starts, when there is one: after the last commit returned, or
+    /// after the last one looked at when the scan budget ran out first.
+    pub(crate) resume_after: Option<ObjectId>,
     /// Whether `after` was found (a page after an unknown commit is no page).
     pub(crate) found_after: bool,
 }
@@ -273,15 +321,14 @@ fn entry_id(
     commit: ObjectId,
     path: &[u8],
 ) -> Result<Option<ObjectId>, gix::Error> {
-    let tree = repo.find_commit(commit)?.tree()?;
-    Ok(tree
-        .lookup_entry(path.split(|byte| *byte == b'/'))?
-        .map(|entry| entry.object_id()))
+    let tree = repo.find_commit(commit)?.tree_id()?.detach();
+    Ok(tree::lookup(repo, tree, path)?.map(|(_, id)| id))
 }
 
 /// Up to `limit` commits reachable from `tip`, newest first by commit time, after the commit
 /// `after` when given; with `path`, only commits whose entry there differs from their first
-/// parent's. At most `scan_limit` commits are looked at for one page.
+/// parent's. At most `scan_limit` commits are looked at for one page, those skipped before
+/// `after` included; a page cut by that budget resumes after the last commit looked at.
 pub(crate) fn log(
     repo: &gix::Repository,
     tip: ObjectId,
@@ -297,15 +344,27 @@ pub(crate) fn log(
         .all()?;
     let mut page = LogPage {
         commits: Vec::new(),
-        more_after: None,
+        resume_after: None,
         found_after: after.is_none(),
     };
-    for info in walk.take(scan_limit) {
+    let mut last_seen = None;
+    let mut scanned = 0;
+    for info in walk {
         let info = info?;
         if !page.found_after {
             page.found_after = Some(info.id) == after;
+            scanned += 1;
+            if scanned >= scan_limit {
+                break;
+            }
             continue;
         }
+        if scanned >= scan_limit {
+            // The budget ran out with commits left: go on after the last one looked at.
+            page.resume_after = last_seen;
+            break;
+        }
+        scanned += 1;
         if let Some(path) = path {
             let here = entry_id(repo, info.id, path)?;
             let before = match info.parent_ids.first() {
@@ -313,15 +372,12 @@ pub(crate) fn log(
                 None => None,
             };
             if here == before {
+                last_seen = Some(info.id);
                 continue;
             }
         }
         if page.commits.len() == limit {
-            page.more_after = page
-                .commits
-                .last()
-                .and_then(|last| last["id"].as_str())
-                .and_then(|id| ObjectId::from_hex(id.as_bytes()).ok());
+            page.resume_after = last_seen;
             break;
         }
         let commit = repo.find_commit(info.id)?;
@@ -334,12 +390,14 @@ pub(crate) fn log(
             "date": signature(decoded.committer()?)["date"],
             "summary": summary.to_str_lossy(),
         }));
+        last_seen = Some(info.id);
     }
     Ok(page)
 }
 
 /// A unified diff from `base` to `head` of the files at or below `within`, at most `budget`
-/// bytes; a longer one is cut at a file's or hunk's end and says so in its last line.
+/// bytes; a longer one is cut at a file's end and says so in its last line. A file whose blob
+/// is larger than `budget` on either side is named, not diffed.
 pub(crate) fn diff(
     repo: &gix::Repository,
     secrets: &SecretNames,
@@ -351,14 +409,13 @@ pub(crate) fn diff(
     let mut out = String::new();
     let changes = changes(repo, Some(base), head, within)?;
     let total = changes.len();
-    for (shown, change) in changes.into_iter().enumerate() {
-        let text = file_diff(repo, secrets, &change)?;
+    for (shown, change) in changes.iter().enumerate() {
+        let text = file_diff(repo, secrets, change, budget as u64)?;
         if out.len() + text.len() > budget {
             let _ = writeln!(
                 out,
-                "# cut: this diff is over {budget} bytes; {} of its {total} files are shown. \
-                 Narrow it with ?path=",
-                shown
+                "# cut: this diff is over {budget} bytes; {shown} of its {total} files are \
+                 shown. Narrow it with ?path="
             );
             return Ok(out);
         }
@@ -367,11 +424,20 @@ pub(crate) fn diff(
     Ok(out)
 }
 
-/// The diff of one file, headers included.
+/// Git's mode of a file's kind.
+fn mode(kind: EntryKind) -> &'static str {
+    match kind {
+        EntryKind::BlobExecutable => "100755",
+        _ => "100644",
+    }
+}
+
+/// The diff of one file, headers included, as git writes it (no index line).
 fn file_diff(
     repo: &gix::Repository,
     secrets: &SecretNames,
     change: &FileChange,
+    max_blob: u64,
 ) -> Result<String, gix::Error> {
     let new_path = change.path.to_str_lossy();
     let old_path = change
@@ -379,24 +445,38 @@ fn file_diff(
         .as_ref()
         .map_or_else(|| new_path.clone(), |old| old.to_str_lossy());
     let mut out = format!("diff --git a/{old_path} b/{new_path}\n");
+    match (change.old, change.new) {
+        (None, Some((kind, _))) => {
+            let _ = writeln!(out, "new file mode {}", mode(kind));
+        }
+        (Some((kind, _)), None) => {
+            let _ = writeln!(out, "deleted file mode {}", mode(kind));
+        }
+        (Some((old, _)), Some((new, _))) if old != new => {
+            let _ = write!(out, "old mode {}\nnew mode {}\n", mode(old), mode(new));
+        }
+        _ => {}
+    }
     match change.kind {
-        ChangeKind::Added => out.push_str("new file\n"),
-        ChangeKind::Deleted => out.push_str("deleted file\n"),
         ChangeKind::Renamed => {
             let _ = write!(out, "rename from {old_path}\nrename to {new_path}\n");
         }
         ChangeKind::Copied => {
             let _ = write!(out, "copy from {old_path}\ncopy to {new_path}\n");
         }
-        ChangeKind::Modified | ChangeKind::TypeChanged => {}
+        _ => {}
     }
-    let withheld = !path_served(secrets, &change.path)
-        || change
-            .old_path
-            .as_deref()
-            .is_some_and(|old| !path_served(secrets, old));
-    if withheld {
+    if withheld(secrets, change) {
         out.push_str("# withheld: a secret-looking file; its contents are never served\n");
+        return Ok(out);
+    }
+    let sizes = (blob_size(repo, change.old)?, blob_size(repo, change.new)?);
+    if sizes.0.max(sizes.1) > max_blob {
+        let _ = writeln!(
+            out,
+            "# not shown: {} bytes before, {} after, over {max_blob} bytes",
+            sizes.0, sizes.1
+        );
         return Ok(out);
     }
     let old = blob_data(repo, change.old)?;
@@ -424,7 +504,7 @@ fn file_diff(
     let hunks = UnifiedDiff::new(
         &diff,
         &input,
-        ConsumeBinaryHunk::new(BString::default(), "\n"),
+        GitHunks::default(),
         ContextSize::symmetrical(3),
     )
     .consume()
@@ -432,4 +512,51 @@ fn file_diff(
     .unwrap_or_else(|_| BString::from("# this file's hunks could not be made\n"));
     out.push_str(&hunks.to_str_lossy());
     Ok(out)
+}
+
+/// Hunks written as git writes them: a range of one line without its `,1`, an empty range
+/// starting at the line before it (`-0,0` for a new file), and `\ No newline at end of file`
+/// after a last line without one.
+#[derive(Default)]
+struct GitHunks {
+    out: BString,
+}
+
+impl ConsumeHunk for GitHunks {
+    type Out = BString;
+
+    fn consume_hunk(
+        &mut self,
+        header: HunkHeader,
+        lines: &[(DiffLineKind, &[u8])],
+    ) -> std::io::Result<()> {
+        let range = |start: u32, len: u32| match len {
+            0 => format!("{},0", start.saturating_sub(1)),
+            1 => start.to_string(),
+            _ => format!("{start},{len}"),
+        };
+        let head = format!(
+            "@@ -{} +{} @@\n",
+            range(header.before_hunk_start, header.before_hunk_len),
+            range(header.after_hunk_start, header.after_hunk_len)
+        );
+        self.out.extend_from_slice(head.as_bytes());
+        for (kind, line) in lines {
+            self.out.push(match kind {
+                DiffLineKind::Context => b' ',
+                DiffLineKind::Add => b'+',
+                DiffLineKind::Remove => b'-',
+            });
+            self.out.extend_from_slice(line);
+            if !line.ends_with(b"\n") {
+                self.out
+                    .extend_from_slice(b"\n\\ No newline at end of file\n");
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> BString {
+        self.out
+    }
 }

@@ -27,13 +27,23 @@
 //! - `git://NAME/diff/BASE..HEAD{?path}` (`text/x-diff`): a unified diff, at most
 //!   [`GitConfig::max_diff_bytes`], cut at a file's end with a last line saying so.
 //!
-//! A revision is `HEAD`, a served ref by full name or short name (tags first, then branches,
-//! git's order), or a commit id or unambiguous prefix of one (4 to 40 hexadecimal digits).
-//! Nothing else of git's revision syntax is taken. Which refs are served is the repository's
+//! A revision is a full commit id (40 hexadecimal digits, before any ref of that spelling, as
+//! in git), `HEAD`, a served ref by full name or short name (tags first, then branches, git's
+//! order), or an unambiguous prefix of a commit id (4 to 39 hexadecimal digits). Nothing else
+//! of git's revision syntax is taken. Which refs are served is the repository's
 //! [`RepoConfig::refs`] (default HEAD, local branches and tags): a ref that is not served names
-//! nothing. A commit id names any commit in the object store, reachable from a served ref or
-//! not: the ref selection limits names, not history (serve only repositories whose objects
-//! may all be read).
+//! nothing, and a commit named by its id must be reachable from a served ref, so the history
+//! of a remote-tracking branch, the stash or an unreferenced commit stays unreachable.
+//!
+//! # Bounds
+//!
+//! A whole read is at most [`GitConfig::max_read_bytes`]; a blob over [`MAX_BLOB_BYTES`] is
+//! not served at all (a ranged read loads the blob). A diff is at most
+//! [`GitConfig::max_diff_bytes`], and a file whose blob is larger than that on either side is
+//! not diffed, nor are its lines counted in a commit; a commit lists at most
+//! [`MAX_COMMIT_FILES`] files and counts lines in at most 32 MiB of blobs. A log page looks at
+//! most at [`LOG_SCAN_LIMIT`] commits; when a path filter has not filled the page by then, the
+//! page ends early with a `next` that goes on from there.
 //!
 //! `resources/list` lists, per repository, its refs resource and the files of HEAD's tree as
 //! `git://NAME/tree/HEAD/PATH`; every other form is reached through the templates, whose
@@ -87,8 +97,14 @@ use uri::{Target, commit_uri, log_uri, refs_uri, tree_uri, uri_of};
 /// The most candidates one completion proposes.
 pub const MAX_COMPLETION_CANDIDATES: usize = 200;
 
-/// The most commits one log page looks at (a path filter can skip many).
-const LOG_SCAN_LIMIT: usize = 1_000_000;
+/// The most commits one log page looks at, those skipped before its `after` included.
+pub const LOG_SCAN_LIMIT: usize = 200_000;
+
+/// The largest blob served, whole or in ranges: a read loads its blob whole.
+pub const MAX_BLOB_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The most files one commit's JSON lists.
+pub const MAX_COMMIT_FILES: usize = 5_000;
 
 /// Why the provider could not start.
 #[derive(Debug, thiserror::Error)]
@@ -166,7 +182,8 @@ impl GitProvider {
     }
 
     /// A [`ChangeSource`](mcp_resources_core::change::ChangeSource) that reports what changes
-    /// when refs move.
+    /// when refs move. Reads every repository's refs once before it returns (a few small
+    /// files each), so that a ref moving right after is seen as a move.
     ///
     /// # Errors
     ///
@@ -256,7 +273,11 @@ impl Shared {
             let index = repo.head_files(&git, head, |git, commit| {
                 FileIndex::build(git, &self.secrets, commit)
                     .map_err(|error| repo.failed("HEAD's tree", &error))
-            })?;
+            });
+            // One unreadable repository does not hide the others (the failure is logged).
+            let Ok(index) = index else {
+                continue;
+            };
             for file in index.after(after_key).iter().take(limit - items.len()) {
                 items.push(self.file_resource(
                     &git,
@@ -324,7 +345,8 @@ impl Shared {
                     return Ok(None);
                 };
                 let value =
-                    history::commit(&git, &self.secrets, commit).map_err(failed("commit"))?;
+                    history::commit(&git, &self.secrets, commit, self.config.max_diff_bytes)
+                        .map_err(failed("commit"))?;
                 json_contents(uri, &value)
             }
             Target::Log {
@@ -361,7 +383,7 @@ impl Shared {
                 if !page.found_after {
                     return Ok(None);
                 }
-                let next = page.more_after.map(|last| {
+                let next = page.resume_after.map(|last| {
                     log_uri(repo.name(), &rev, path.as_deref(), &last.to_string(), limit)
                 });
                 json_contents(uri, &json!({"commits": page.commits, "next": next}))
@@ -418,6 +440,11 @@ impl Shared {
             .next()
             .unwrap_or_default()
             .to_owned();
+        if size > MAX_BLOB_BYTES {
+            return Err(ProviderError::invalid_params(format!(
+                "{whole} is {size} bytes: blobs over {MAX_BLOB_BYTES} bytes are not served"
+            )));
+        }
         let too_large = |size: u64| {
             ProviderError::invalid_params(format!(
                 "{whole} is {size} bytes, over the read limit of {limit} bytes: read it in parts, \

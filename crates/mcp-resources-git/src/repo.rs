@@ -4,6 +4,7 @@
 //! **Layer:** provider (`mcp-resources-git`). Blocking gitoxide calls, made on tokio's blocking
 //! pool by the provider; this module never knows URIs, the engine's routing or the watcher.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -22,7 +23,20 @@ pub(crate) struct Repo {
     pub(crate) git_dir: PathBuf,
     /// The files of HEAD's tree, for the resource list, kept until HEAD moves.
     head_files: Mutex<Option<Arc<FileIndex>>>,
+    /// The commits reachable from the served refs, kept until a ref moves.
+    reachable: Mutex<Reachable>,
 }
+
+/// The commits reachable from a set of tips.
+#[derive(Default)]
+struct Reachable {
+    /// The tips, sorted.
+    tips: Vec<ObjectId>,
+    commits: HashSet<ObjectId>,
+}
+
+/// The most commits of a repository's served history that ids can name.
+const MAX_REACHABLE: usize = 5_000_000;
 
 /// HEAD as served.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -94,6 +108,7 @@ impl Repo {
             shared,
             git_dir,
             head_files: Mutex::new(None),
+            reachable: Mutex::new(Reachable::default()),
         })
     }
 
@@ -159,16 +174,28 @@ impl Repo {
         Ok(refs)
     }
 
-    /// The commit `rev` names, `None` when it names none that is served: `HEAD`; a served ref
-    /// by its full name, or by its short name as a tag (`refs/tags/REV`) then a branch
-    /// (`refs/heads/REV`), git's order; else a commit id or an unambiguous prefix of one (at
-    /// least 4 hexadecimal digits; an annotated tag's id names its commit). Nothing else of
-    /// git's revision syntax (`HEAD~1`, `main@{1}`, `:/text`) is taken.
+    /// The commit `rev` names, `None` when it names none that is served:
+    ///
+    /// - a full commit id (40 hexadecimal digits) names that commit, as in git, before any
+    ///   ref of the same spelling;
+    /// - `HEAD`, a served ref by its full name, or by its short name as a tag
+    ///   (`refs/tags/REV`) then a branch (`refs/heads/REV`), git's order; only a ref stored
+    ///   under exactly that name counts;
+    /// - else an unambiguous prefix of a commit id (at least 4 hexadecimal digits; an
+    ///   annotated tag's id names its commit).
+    ///
+    /// A commit named by its id must be reachable from a served ref: commits only a hidden
+    /// ref (a remote-tracking branch, the stash) or nothing reaches name nothing. Nothing else
+    /// of git's revision syntax (`HEAD~1`, `main@{1}`, `:/text`) is taken.
     pub(crate) fn resolve(
         &self,
         repo: &gix::Repository,
         rev: &str,
     ) -> Result<Option<ObjectId>, ProviderError> {
+        let is_hex = rev.bytes().all(|b| b.is_ascii_hexdigit());
+        if is_hex && rev.len() == 40 {
+            return self.by_id(repo, rev);
+        }
         let candidates: Vec<String> = if rev == "HEAD" {
             vec!["HEAD".to_owned()]
         } else if rev.starts_with("refs/") {
@@ -184,32 +211,85 @@ impl Repo {
                 let head = repo.head().map_err(|error| self.failed("HEAD", &error))?;
                 return Ok(head.id().and_then(|id| peel_to_commit(repo, id)));
             }
-            // A name git would refuse is no ref.
+            // A name git would refuse is no ref; a partial name gix completed elsewhere
+            // (`.git/remotes/...`) is not this one.
             let Ok(Some(reference)) = repo.try_find_reference(name.as_str()) else {
                 continue;
             };
+            if reference.name().as_bstr() != name.as_bytes() {
+                continue;
+            }
             if let Some(target) = reference.try_id() {
                 return Ok(peel_to_commit(repo, target.detach()));
             }
         }
-        if !(4..=40).contains(&rev.len()) || !rev.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Ok(None);
+        if is_hex && (4..40).contains(&rev.len()) {
+            return self.by_id(repo, rev);
         }
-        let Ok(prefix) = gix::hash::Prefix::from_hex(&rev.to_ascii_lowercase()) else {
+        Ok(None)
+    }
+
+    /// The commit a hexadecimal id or prefix names, when reachable from a served ref.
+    fn by_id(&self, repo: &gix::Repository, hex: &str) -> Result<Option<ObjectId>, ProviderError> {
+        let Ok(prefix) = gix::hash::Prefix::from_hex(&hex.to_ascii_lowercase()) else {
             return Ok(None);
         };
-        match repo.objects.lookup_prefix(prefix, None) {
-            Ok(Some(Ok(id))) => Ok(peel_to_commit(repo, id)),
+        let commit = match repo.objects.lookup_prefix(prefix, None) {
+            Ok(Some(Ok(id))) => peel_to_commit(repo, id),
             // Ambiguous, or nothing.
-            Ok(Some(Err(()))) | Ok(None) => Ok(None),
+            Ok(Some(Err(()))) | Ok(None) => None,
             Err(error) => {
                 tracing::warn!(repository = self.name(), %error, "object lookup failed");
-                Err(ProviderError::public(format!(
+                return Err(ProviderError::public(format!(
                     "repository {} could not be read (object lookup)",
                     self.name()
-                )))
+                )));
             }
+        };
+        match commit {
+            Some(commit) if self.is_reachable(repo, commit)? => Ok(Some(commit)),
+            _ => Ok(None),
         }
+    }
+
+    /// Whether `commit` is reachable from a served ref now. The commits reachable from the
+    /// served tips are walked once per set of tips (at most [`MAX_REACHABLE`]) and kept.
+    fn is_reachable(
+        &self,
+        repo: &gix::Repository,
+        commit: ObjectId,
+    ) -> Result<bool, ProviderError> {
+        let refs = self.refs(repo)?;
+        let mut tips: Vec<ObjectId> = refs.refs.iter().map(|entry| entry.commit).collect();
+        tips.extend(refs.head.as_ref().map(|head| head.commit));
+        tips.sort_unstable();
+        tips.dedup();
+        let mut reachable = self
+            .reachable
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if reachable.tips != tips {
+            let started = std::time::Instant::now();
+            let mut commits = HashSet::new();
+            if !tips.is_empty() {
+                let walk = repo
+                    .rev_walk(tips.iter().copied())
+                    .all()
+                    .map_err(|error| self.failed("history", &error))?;
+                for info in walk.take(MAX_REACHABLE) {
+                    let info = info.map_err(|error| self.failed("history", &error))?;
+                    commits.insert(info.id);
+                }
+            }
+            tracing::info!(
+                repository = self.name(),
+                commits = commits.len(),
+                elapsed_ms = started.elapsed().as_millis() as u64,
+                "walked the served history"
+            );
+            *reachable = Reachable { tips, commits };
+        }
+        Ok(reachable.commits.contains(&commit))
     }
 
     /// The index of HEAD's files at `commit`, built once per commit.

@@ -77,9 +77,34 @@ pub(crate) fn entry_at(
     if !path_served(secrets, path) {
         return Ok(None);
     }
-    let tree = repo.find_tree(tree_id)?;
-    let found = tree.lookup_entry(path.split(|byte| *byte == b'/'))?;
-    Ok(found.and_then(|entry| served(entry.mode().kind(), entry.object_id())))
+    Ok(lookup(repo, tree_id, path)?.and_then(|(kind, id)| served(kind, id)))
+}
+
+/// The kind and object of the entry at `path` below the tree `tree`, `None` when there is
+/// none. Only trees are entered: a path through a file, a symlink or a submodule names
+/// nothing (a submodule's commit is never looked for).
+pub(crate) fn lookup(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    path: &[u8],
+) -> Result<Option<(EntryKind, ObjectId)>, gix::Error> {
+    let mut current = tree;
+    let mut names = path.split(|byte| *byte == b'/').peekable();
+    while let Some(name) = names.next() {
+        let tree = repo.find_tree(current)?;
+        let Some(entry) = tree.find_entry(name) else {
+            return Ok(None);
+        };
+        let (kind, id) = (entry.mode().kind(), entry.object_id());
+        if names.peek().is_none() {
+            return Ok(Some((kind, id)));
+        }
+        if kind != EntryKind::Tree {
+            return Ok(None);
+        }
+        current = id;
+    }
+    Ok(None)
 }
 
 /// The served children of the tree `tree` at `path`, in the order of their encoded names

@@ -284,8 +284,9 @@ impl<'a> Query<'a> {
     fn number(&self, name: &str) -> Option<Option<u64>> {
         match self.raw(name) {
             None => Some(None),
+            // A number too large is the largest, for its check to refuse by name.
             Some(value) if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
-                value.parse().ok().map(Some)
+                Some(Some(value.parse().unwrap_or(u64::MAX)))
             }
             Some(_) => None,
         }

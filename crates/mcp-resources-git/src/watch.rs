@@ -102,6 +102,8 @@ impl GitWatcher {
                 }
             }
         }
+        // Read before returning, so that a ref moving right after is compared with what it
+        // was: a few file reads per repository.
         let mut last: Vec<Refs> = shared
             .repos
             .iter()

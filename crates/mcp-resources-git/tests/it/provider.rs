@@ -283,7 +283,7 @@ async fn diffs_are_unified_and_never_show_a_secret() {
     let diff = read(&engine, &format!("git://work/diff/{}..main", work.first))
         .await
         .unwrap();
-    assert!(diff.contains("diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,1 +1,2 @@\n hello\n+world\n"), "{diff}");
+    assert!(diff.contains("diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1 +1,2 @@\n hello\n+world\n"), "{diff}");
     assert!(
         diff.contains("rename from docs/guide.md\nrename to docs/manual.md\n"),
         "{diff}"
@@ -483,4 +483,193 @@ fn a_path_that_is_no_repository_is_a_clear_start_up_error() {
         dir.path(),
     )]);
     assert!(mcp_resources_git::GitProvider::new(bad_name).is_err());
+}
+
+#[tokio::test]
+async fn a_full_id_is_the_commit_and_hidden_history_names_nothing() {
+    let work = work();
+    let repo = work.path();
+    // A branch spelt as the first commit's id, pointing elsewhere: the id still names the
+    // commit, as in git.
+    git(&repo, &["branch", &work.first, &work.merge]);
+    // A commit only a remote-tracking ref and the stash reach.
+    fixture::write(&repo, "hidden.txt", "HIDDEN CONTENT\n");
+    git(&repo, &["checkout", "-q", "-b", "tmp"]);
+    git(&repo, &["add", "-A"]);
+    git_at(&repo, &["commit", "-q", "-m", "hidden"], 1_700_000_900);
+    let hidden = git(&repo, &["rev-parse", "HEAD"]);
+    git(&repo, &["checkout", "-q", "main"]);
+    git(
+        &repo,
+        &["update-ref", "refs/remotes/origin/hidden", &hidden],
+    );
+    git(&repo, &["branch", "-q", "-D", "tmp"]);
+    // A ref file where gix would also look for a partial name.
+    std::fs::create_dir_all(repo.join(".git/remotes/refs/heads")).unwrap();
+    std::fs::write(
+        repo.join(".git/remotes/refs/heads/ghost"),
+        format!("{hidden}\n"),
+    )
+    .unwrap();
+    let provider = provider(&[("work", &repo)]);
+    let engine = engine(&provider, 50);
+
+    assert_eq!(
+        read(
+            &engine,
+            &format!("git://work/tree/{}/README.md", work.first)
+        )
+        .await
+        .unwrap(),
+        "hello\n",
+        "the id, not the branch of that name"
+    );
+    for uri in [
+        format!("git://work/tree/{hidden}/hidden.txt"),
+        format!("git://work/tree/{}/hidden.txt", &hidden[..8]),
+        "git://work/tree/ghost/hidden.txt".to_owned(),
+        "git://work/tree/refs%2Fheads%2Fghost/hidden.txt".to_owned(),
+        "git://work/tree/origin%2Fhidden/hidden.txt".to_owned(),
+        format!("git://work/commit/{hidden}"),
+    ] {
+        let error = read(&engine, &uri).await.expect_err(&uri);
+        assert!(
+            matches!(error, ReadError::NotFound { .. }),
+            "{uri}: {error}"
+        );
+    }
+    let context: Variables = [("repo", "work")].into_iter().collect();
+    let proposed = engine
+        .complete(
+            &Principal::anonymous(),
+            "git://{repo}/tree/{rev}/{+path}{?offset,length}",
+            "rev",
+            &hidden[..6],
+            &context,
+        )
+        .await
+        .unwrap()
+        .values;
+    assert!(proposed.is_empty(), "{proposed:?}");
+}
+
+#[tokio::test]
+async fn large_files_are_named_not_diffed_and_diffs_apply_with_git() {
+    let work = work();
+    fixture::write(&work.path(), "big.txt", "x\n".repeat(150));
+    git(&work.path(), &["add", "-A"]);
+    git_at(&work.path(), &["commit", "-q", "-m", "big"], 1_700_000_800);
+    let big = git(&work.path(), &["rev-parse", "HEAD"]);
+    let mut config = mcp_resources_git::GitConfig::new([mcp_resources_git::RepoConfig::new(
+        "work",
+        work.path(),
+    )]);
+    config.max_diff_bytes = 150;
+    let small = mcp_resources_git::GitProvider::new(config).unwrap();
+    let engine_small = engine(&small, 50);
+    let diff = read(
+        &engine_small,
+        &format!("git://work/diff/{}..{big}", work.merge),
+    )
+    .await
+    .unwrap();
+    assert!(
+        diff.contains("# not shown: 0 bytes before, 300 after, over 150 bytes"),
+        "{diff}"
+    );
+    let commit = read_json(&engine_small, &format!("git://work/commit/{big}")).await;
+    let file = &commit["files"][0];
+    assert_eq!(file["path"], "big.txt", "{commit}");
+    assert_eq!(file["tooLarge"], true, "{file}");
+    assert!(file.get("additions").is_none(), "{file}");
+
+    // What the provider writes, git applies (in reverse, to the tree at main).
+    let provider = provider(&[("work", &work.path())]);
+    let engine = engine(&provider, 50);
+    for uri in [
+        format!("git://work/diff/{}..main?path=src", work.first),
+        "git://work/diff/v1.0..main?path=feature.txt".to_owned(),
+        format!("git://work/diff/{}..main?path=README.md", work.first),
+    ] {
+        let diff = read(&engine, &uri).await.unwrap();
+        assert!(!diff.is_empty(), "{uri}");
+        let patch = work.dir.path().join("change.patch");
+        std::fs::write(&patch, &diff).unwrap();
+        git(
+            &work.path(),
+            &["apply", "--check", "-R", patch.to_str().unwrap()],
+        );
+    }
+    let new_file = read(&engine, "git://work/diff/v1.0..main?path=feature.txt")
+        .await
+        .unwrap();
+    assert!(
+        new_file.contains(
+            "new file mode 100644\n--- /dev/null\n+++ b/feature.txt\n@@ -0,0 +1 @@\n+a feature\n"
+        ),
+        "{new_file}"
+    );
+}
+
+#[tokio::test]
+async fn a_path_through_a_submodule_or_a_file_is_not_found_and_bad_limits_are_named() {
+    let work = work();
+    let provider = provider(&[("work", &work.path())]);
+    let engine = engine(&provider, 50);
+    for uri in [
+        "git://work/tree/main/vendor/sub/x",
+        "git://work/tree/main/README.md/x",
+        "git://work/log/main?path=vendor/sub/x",
+    ] {
+        match read(&engine, uri).await {
+            Err(ReadError::NotFound { .. }) => {}
+            Ok(body) if uri.contains("/log/") => {
+                let log: serde_json::Value = serde_json::from_str(&body).unwrap();
+                assert_eq!(log["commits"], serde_json::json!([]), "{uri}");
+            }
+            other => panic!("{uri}: {other:?}"),
+        }
+    }
+    let huge = read(&engine, "git://work/log/main?limit=99999999999999999999999").await;
+    assert!(huge.unwrap_err().to_string().contains("limit"));
+}
+
+#[tokio::test]
+async fn one_unreadable_repository_does_not_hide_the_others_from_the_list() {
+    let work = work();
+    let broken = work.dir.path().join("broken");
+    std::fs::create_dir(&broken).unwrap();
+    git(&broken, &["init", "-q", "-b", "main"]);
+    fixture::write(&broken, "a.txt", "a\n");
+    git(&broken, &["add", "-A"]);
+    git(&broken, &["commit", "-q", "-m", "one"]);
+    let tree = git(&broken, &["rev-parse", "HEAD^{tree}"]);
+    let object = broken
+        .join(".git/objects")
+        .join(&tree[..2])
+        .join(&tree[2..]);
+    let mut permissions = std::fs::metadata(&object).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    permissions.set_readonly(false);
+    std::fs::set_permissions(&object, permissions).unwrap();
+    std::fs::write(&object, b"not a zlib stream").unwrap();
+    let provider = provider(&[("broken", &broken), ("work", &work.path())]);
+    let engine = engine(&provider, 50);
+    let listed: Vec<String> = list(&engine)
+        .await
+        .iter()
+        .map(|item| item.uri.as_str().to_owned())
+        .collect();
+    assert!(
+        listed.contains(&"git://broken/refs".to_owned()),
+        "{listed:?}"
+    );
+    assert!(
+        listed.contains(&"git://work/tree/HEAD/README.md".to_owned()),
+        "{listed:?}"
+    );
+    let error = read(&engine, "git://broken/tree/main/a.txt")
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("could not be read"), "{error}");
 }

@@ -272,7 +272,7 @@ fn both_eras_page_a_moving_log_and_read_a_diff_over_http() {
             .as_str()
             .expect("a diff");
         assert!(
-            text.starts_with("diff --git a/README.md b/README.md\nnew file\n"),
+            text.starts_with("diff --git a/README.md b/README.md\nnew file mode 100644\n"),
             "{era}: {text}"
         );
         assert_eq!(diff["result"]["contents"][0]["mimeType"], "text/x-diff");
