@@ -5,9 +5,11 @@
 //! **Layer:** tooling. It builds our binary and the programs of `bench/rmcp-anchor` (their own
 //! cargo workspace, never a dependency of the product) with the same [`PROFILE`], runs every
 //! server as a child process on loopback ([`server`]) and drives it from here ([`load`]); the
-//! fan-out has a driver of its own ([`fanout`]), and the in-process list page is the core's
-//! divan bench ([`pages`]). Server CPU time comes from the server's own scheduler statistics in
-//! `/proc`. It never links the product crates, and it kills every process it starts.
+//! fan-out has a driver of its own ([`fanout`]), the in-process list page is the core's divan
+//! bench ([`pages`]), and the git provider beside the git command line is that provider's divan
+//! bench ([`git`]). Server CPU time comes from the server's own scheduler statistics in `/proc`.
+//! It builds the servers only when a chosen scenario starts them. It never links the product
+//! crates, and it kills every process it starts.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -19,6 +21,7 @@ use std::time::{Duration, Instant};
 use crate::tidy::workspace_root;
 
 mod fanout;
+mod git;
 mod load;
 mod pages;
 mod plan;
@@ -35,11 +38,13 @@ const USAGE: &str = "usage: cargo xtask bench [--quick] [--only TEXT]
 Builds mcp-resources and bench/rmcp-anchor (the rmcp anchor, the floor and the fan-out driver)
 with the `dist` profile, measures mcp-resources beside rmcp and the floor (resources/read at
 concurrency 1 and 32 on stdio and Streamable HTTP, both eras; list walks; subscriptions), the
-fan-out of one change to 10,000 streams, and one list page out of up to 1,000,000 resources
-in-process, in interleaved rounds, and writes BENCHMARKS.md.
+fan-out of one change to 10,000 streams, one list page out of up to 1,000,000 resources
+in-process, and the git provider in-process beside the git command line, in interleaved rounds,
+and writes BENCHMARKS.md.
 
   --quick       fewer rounds and shorter runs (a few minutes in all)
-  --only TEXT   only the scenarios whose title contains TEXT (e.g. \"stdio, concurrency 32\");
+  --only TEXT   only the scenarios whose title contains TEXT (e.g. \"stdio, concurrency 32\",
+                \"git\");
                 the report is printed, and BENCHMARKS.md, which holds a whole run, is left alone";
 
 /// The cargo profile of every benched program, defined alike in the workspace's and in
@@ -91,6 +96,8 @@ struct Results {
     pages: Vec<pages::Page>,
     /// The in-process directory page, by the tree's total.
     directory_pages: Vec<pages::Page>,
+    /// The git provider beside the git command line.
+    git: Option<git::GitFigures>,
 }
 
 fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {
@@ -106,18 +113,27 @@ fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {
     write_files(&files)?;
     let files_written = Instant::now();
 
+    let mut scenarios = Scenario::all();
+    if let Some(only) = &plan.only {
+        scenarios.retain(|scenario| scenario.title().contains(only.as_str()));
+        if scenarios.is_empty() {
+            return Err(format!("no scenario title contains {only:?}"));
+        }
+    }
     let bench_target = target.join("bench");
-    let manifest = root.join("bench/rmcp-anchor/Cargo.toml");
-    cargo_build(
-        &root,
-        &["--package", "mcp-server-bin", "--bin", "mcp-resources"],
-        None,
-    )?;
-    cargo_build(
-        &root,
-        &["--manifest-path", &manifest.to_string_lossy()],
-        Some(&bench_target),
-    )?;
+    if scenarios.iter().any(|scenario| scenario.runs_servers()) {
+        let manifest = root.join("bench/rmcp-anchor/Cargo.toml");
+        cargo_build(
+            &root,
+            &["--package", "mcp-server-bin", "--bin", "mcp-resources"],
+            None,
+        )?;
+        cargo_build(
+            &root,
+            &["--manifest-path", &manifest.to_string_lossy()],
+            Some(&bench_target),
+        )?;
+    }
     let built = |dir: &Path, name: &str| dir.join(PROFILE).join(name);
     let programs = Programs {
         root: root.clone(),
@@ -132,13 +148,6 @@ fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {
         logs: work,
     };
 
-    let mut scenarios = Scenario::all();
-    if let Some(only) = &plan.only {
-        scenarios.retain(|scenario| scenario.title().contains(only.as_str()));
-        if scenarios.is_empty() {
-            return Err(format!("no scenario title contains {only:?}"));
-        }
-    }
     let started = Instant::now();
     let mut results = Results::default();
     for scenario in scenarios {
@@ -149,6 +158,11 @@ fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {
             Scenario::ListPage => {
                 (results.pages, results.directory_pages) =
                     pages::measure(&programs, plan).map_err(|error| format!("{title}: {error}"))?;
+                continue;
+            }
+            Scenario::Git => {
+                results.git =
+                    Some(git::measure(&programs).map_err(|error| format!("{title}: {error}"))?);
                 continue;
             }
             _ => plan.rounds,
@@ -329,6 +343,11 @@ fn render_report(plan: &Plan, command: &str, results: &Results, took: Duration) 
     }
     if !results.pages.is_empty() {
         pages::render(&mut out, &results.pages, &results.directory_pages);
+    }
+    if let Some(figures) = &results.git {
+        let measured =
+            format!("Measured by `{command}` on {date}; {cores} cores (nproc), {model}.");
+        git::render(&mut out, figures, &measured);
     }
     let _ = writeln!(
         out,

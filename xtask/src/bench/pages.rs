@@ -25,12 +25,12 @@ const DIRECTORY_GROUP: &str = "directory_page_of_100";
 /// One row of divan's table: the page cost at one total.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Page {
-    total: usize,
-    fastest_us: f64,
-    median_us: f64,
-    mean_us: f64,
+    pub(super) total: usize,
+    pub(super) fastest_us: f64,
+    pub(super) median_us: f64,
+    pub(super) mean_us: f64,
     /// Allocations per page (median), when divan counted them.
-    allocations: Option<f64>,
+    pub(super) allocations: Option<f64>,
 }
 
 /// Runs both divan benches and returns their rows: the list page's, then the directory page's.
@@ -54,26 +54,9 @@ fn measure_group(
     bench: &str,
     group: &str,
 ) -> Result<Vec<Page>, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let log = programs.logs.join(format!("pages-{bench}-cargo.log"));
-    let log_file = std::fs::File::create(&log)
-        .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
     let samples = plan.page_samples.to_string();
-    let output = Command::new(cargo)
-        .current_dir(&programs.root)
-        .args(["bench", "-p", package, "--bench", bench, "--", group])
-        .args(["--skip", "policy", "--sample-count", &samples])
-        .stderr(log_file)
-        .output()
-        .map_err(|error| format!("cannot run cargo bench: {error}"))?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    if !output.status.success() {
-        let status = output.status;
-        return Err(format!(
-            "cargo bench failed ({status}); see {}\n{text}",
-            log.display()
-        ));
-    }
+    let args = [group, "--skip", "policy", "--sample-count", &samples];
+    let text = run_bench(programs, package, bench, &args)?;
     let pages = parse(&text, group);
     if pages.len() < 3 {
         return Err(format!(
@@ -84,10 +67,40 @@ fn measure_group(
     Ok(pages)
 }
 
+/// Runs `cargo bench -p package --bench bench -- args` and returns what it printed on stdout;
+/// cargo's own output goes to a log beside the workload.
+pub(super) fn run_bench(
+    programs: &Programs,
+    package: &str,
+    bench: &str,
+    args: &[&str],
+) -> Result<String, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let log = programs.logs.join(format!("pages-{bench}-cargo.log"));
+    let log_file = std::fs::File::create(&log)
+        .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
+    let output = Command::new(cargo)
+        .current_dir(&programs.root)
+        .args(["bench", "-p", package, "--bench", bench, "--"])
+        .args(args)
+        .stderr(log_file)
+        .output()
+        .map_err(|error| format!("cannot run cargo bench: {error}"))?;
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    if !output.status.success() {
+        let status = output.status;
+        return Err(format!(
+            "cargo bench failed ({status}); see {}\n{text}",
+            log.display()
+        ));
+    }
+    Ok(text)
+}
+
 /// The rows of `group` in divan's table: each `├─ N` or `╰─ N` line below the group's own,
 /// its columns split at `│` (fastest at the end of the first), and the allocation count from
 /// the line after a following `alloc:` line.
-fn parse(text: &str, group: &str) -> Vec<Page> {
+pub(super) fn parse(text: &str, group: &str) -> Vec<Page> {
     let mut pages: Vec<Page> = Vec::new();
     let mut in_group = false;
     let mut counting_allocations = false;
@@ -150,7 +163,7 @@ pub(super) fn render(out: &mut String, list: &[Page], directory: &[Page]) {
          an engine over an in-memory provider of N resources, the page from the middle of the list \
          with a signed cursor; no transport, no JSON. The target is a flat cost.\n"
     );
-    table(out, "resources", list);
+    table(out, "resources", "1,000", list);
     if !directory.is_empty() {
         let _ = writeln!(
             out,
@@ -161,16 +174,17 @@ pub(super) fn render(out: &mut String, list: &[Page], directory: &[Page]) {
              second page of a 200-child directory with a signed cursor; no transport, no JSON. The \
              target is a flat cost.\n"
         );
-        table(out, "files in the tree", directory);
+        table(out, "files in the tree", "1,000", directory);
     }
 }
 
-/// One table of pages, by their total.
-fn table(out: &mut String, total: &str, pages: &[Page]) {
+/// One table of pages, by their total (the first row's is `first`, what the last column divides
+/// by).
+pub(super) fn table(out: &mut String, total: &str, first: &str, pages: &[Page]) {
     let _ = writeln!(
         out,
         "| {total} | fastest µs | median µs | mean µs | allocations per page | median ÷ median at \
-         1,000 |\n|---:|---:|---:|---:|---:|---:|"
+         {first} |\n|---:|---:|---:|---:|---:|---:|"
     );
     let base = pages.first().map_or(f64::NAN, |page| page.median_us);
     for page in pages {

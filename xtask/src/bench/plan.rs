@@ -171,6 +171,8 @@ pub(super) enum Scenario {
     FanOut { era: Era, wire: Wire },
     /// One list page out of 1,000 / 100,000 / 1,000,000 resources, in-process.
     ListPage,
+    /// The git provider in-process, beside the git command line on the same repositories.
+    Git,
 }
 
 impl Scenario {
@@ -201,14 +203,21 @@ impl Scenario {
             }
         }
         all.push(Scenario::ListPage);
+        all.push(Scenario::Git);
         all
+    }
+
+    /// Whether the scenario starts servers (ours, rmcp's, the floor's), which must be built:
+    /// the in-process ones run the crates' own benches.
+    pub(super) fn runs_servers(self) -> bool {
+        !matches!(self, Scenario::ListPage | Scenario::Git)
     }
 
     pub(super) fn transport(self) -> Transport {
         match self {
             Scenario::Read { transport, .. } | Scenario::ListWalk(transport) => transport,
             Scenario::Subscriptions | Scenario::FanOut { .. } => Transport::Http,
-            Scenario::ListPage => Transport::Stdio,
+            Scenario::ListPage | Scenario::Git => Transport::Stdio,
         }
     }
 
@@ -251,6 +260,10 @@ impl Scenario {
                                    1,000,000 resources, and one directory page of 100 children \
                                    in trees of 1,000 / 10,000 / 100,000 files, in-process"
                 .to_owned(),
+            Scenario::Git => "the git provider in-process beside the git command line: a 1 KiB \
+                              file at HEAD, list pages and walks in trees of 1,000 / 10,000 / \
+                              100,000 files, a log page of 100 commits"
+                .to_owned(),
         }
     }
 
@@ -281,7 +294,7 @@ impl Scenario {
                 era: Era::Modern,
                 wire: Wire::Http2,
             } => vec![Ours(Era::Modern), Floor(Era::Modern), FloorPerConnection],
-            Scenario::ListPage => Vec::new(),
+            Scenario::ListPage | Scenario::Git => Vec::new(),
         }
     }
 }
@@ -301,6 +314,14 @@ mod tests {
         assert_eq!(count("concurrency 32"), 6);
         assert_eq!(count("fan-out of one file change to 10,000"), 4);
         assert_eq!(count("HTTP/2"), 2);
+        // `--only git` picks the git scenario alone, which starts no server.
+        let git: Vec<_> = all
+            .iter()
+            .filter(|scenario| scenario.title().contains("git"))
+            .collect();
+        assert_eq!(git, [&Scenario::Git]);
+        assert!(!Scenario::Git.runs_servers() && !Scenario::ListPage.runs_servers());
+        assert!(Scenario::Subscriptions.runs_servers());
         let walk = Scenario::ListWalk(Transport::Stdio).subjects();
         assert!(walk.contains(&Subject::Rmcp(Era::Modern)));
         assert!(walk.contains(&Subject::Floor(Era::Legacy)));
