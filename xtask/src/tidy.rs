@@ -57,6 +57,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("mcp-resources-server", Layer::Server),
     ("mcp-resources-fs", Layer::Provider),
     ("mcp-resources-git", Layer::Provider),
+    ("mcp-resources-sql", Layer::Provider),
     ("mcp-server-bin", Layer::Binary),
     ("xtask", Layer::Tooling),
 ];
@@ -662,10 +663,11 @@ mod tests {
                 {"id": "server", "name": "mcp-resources-server"},
                 {"id": "fs", "name": "mcp-resources-fs"},
                 {"id": "git", "name": "mcp-resources-git"},
+                {"id": "sql", "name": "mcp-resources-sql"},
                 {"id": "bin", "name": "mcp-server-bin"},
                 {"id": "xtask", "name": "xtask"}
             ],
-            "workspace_members": ["core", "wire", "types", "legacy", "modern", "server", "fs", "git", "bin", "xtask"],
+            "workspace_members": ["core", "wire", "types", "legacy", "modern", "server", "fs", "git", "sql", "bin", "xtask"],
             "resolve": {"nodes": [
                 {"id": "core", "deps": [
                     {"pkg": "glue", "dep_kinds": [{"kind": null}]},
@@ -688,6 +690,7 @@ mod tests {
                     {"pkg": "core", "dep_kinds": [{"kind": null}]},
                     {"pkg": "fs", "dep_kinds": [{"kind": null}]}
                 ]},
+                {"id": "sql", "deps": [{"pkg": "core", "dep_kinds": [{"kind": null}]}]},
                 {"id": "bin", "deps": [
                     {"pkg": "server", "dep_kinds": [{"kind": null}]},
                     {"pkg": "fs", "dep_kinds": [{"kind": null}]},

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use crate::config::{RawConfig, RawGit};
+use crate::config::{RawConfig, RawGit, RawSql};
 use clap::{Args, Parser, Subcommand};
 
 const AFTER_LONG_HELP: &str = "\
@@ -50,6 +50,14 @@ CONFIGURATION FILE (TOML):
         path = \"./repo\"               # a work tree or a bare repository
         name = \"repo\"                 # git://repo/...; default: the directory's name
         refs = [\"HEAD\", \"refs/heads/*\", \"refs/tags/*\"]   # the refs served (default)
+    Databases (the flag --sql [NAME=]sqlite:PATH, repeatable):
+        [[sql]]
+        url = \"sqlite:./app.db\"       # relative to the file's directory
+        name = \"app\"                  # db://app/...; default: the file's name
+        tables = [\"*\"]                # globs of the tables served
+        deny_tables = [\"audit_*\"]     # never served
+        hide = [\"users.internal_note\"]   # columns never selected (beside the built-in list)
+        mask = [{ column = \"*nickname*\", style = \"last:2\" }]   # full, email, phone, last:N, ends:N
 
     Tables without a flag: [[resources]] (see the README) and, for HTTP, bearer tokens:
         [authorization]
@@ -149,6 +157,13 @@ pub(crate) struct ServeArgs {
     #[arg(long = "git", value_name = "[NAME=]REPO")]
     pub(crate) git: Vec<String>,
 
+    /// Serve a database as db://NAME/... resources, read-only: its schema, each table as a
+    /// directory, pages of rows in key order and rows by key, with password, token and key
+    /// columns hidden and email and phone columns masked. Today: sqlite:PATH. NAME defaults to
+    /// the file's name (repeatable). With --sql and no PATH, no directory is served.
+    #[arg(long = "sql", value_name = "[NAME=]sqlite:PATH")]
+    pub(crate) sql: Vec<String>,
+
     /// Read settings from this TOML file; flags override it. See `config-schema`.
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
@@ -221,6 +236,12 @@ impl ServeArgs {
                 self.git
                     .iter()
                     .map(|value| RawGit::from_flag(value))
+                    .collect()
+            }),
+            sql: (!self.sql.is_empty()).then(|| {
+                self.sql
+                    .iter()
+                    .map(|value| RawSql::from_flag(value))
                     .collect()
             }),
             log_level,

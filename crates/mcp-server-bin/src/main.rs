@@ -1,10 +1,10 @@
 //! The `mcp-resources` binary: the library's server with the filesystem provider, the
-//! skills provider, the git provider, the configuration file and the command line.
+//! skills provider, the git and SQL providers, the configuration file and the command line.
 //!
 //! **Layer:** server binary. It parses the command line ([`cli`]), merges it over the
 //! configuration file and validates the result ([`config`], [`resources_config`]), installs
-//! logging on stderr, starts the filesystem provider (and the skills and git providers) and
-//! their watchers, and serves stdio or Streamable HTTP until the input ends or SIGINT/SIGTERM
+//! logging on stderr, starts the filesystem provider (and the skills, git and SQL providers)
+//! and their watchers, and serves stdio or Streamable HTTP until the input ends or SIGINT/SIGTERM
 //! arrives. Stdout belongs to the protocol: everything
 //! else, errors included, goes to stderr.
 
@@ -20,6 +20,7 @@ use clap::Parser;
 use mcp_resources_fs::{FilesystemProvider, FsConfig, SkillsProvider};
 use mcp_resources_git::{GitConfig, GitProvider};
 use mcp_resources_server::{HttpOptions, Server};
+use mcp_resources_sql::{SqlConfig, SqlProvider};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::LevelFilter;
 
@@ -158,6 +159,8 @@ struct Sources {
     provider: Option<FilesystemProvider>,
     /// The served git repositories, when any.
     git: Option<GitProvider>,
+    /// The served databases, when any.
+    sql: Option<SqlProvider>,
     /// The skills, when a skills directory is configured.
     skills: Option<SkillsProvider>,
 }
@@ -205,6 +208,11 @@ impl Sources {
             };
             Some(GitProvider::new(git_config)?)
         };
+        let sql = if config.sql.is_empty() {
+            None
+        } else {
+            Some(SqlProvider::new(SqlConfig::new(config.sql.clone()))?)
+        };
         let skills = match &config.skills {
             Some(directory) => {
                 let skills = SkillsProvider::new(fs_config(vec![directory.clone()]))?;
@@ -217,6 +225,7 @@ impl Sources {
             resources,
             provider,
             git,
+            sql,
             skills,
         })
     }
@@ -228,6 +237,7 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         resources,
         provider,
         git,
+        sql,
         skills,
     } = sources;
     // Keys are read before anything is served, so that a bad key file stops the start.
@@ -251,6 +261,9 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
     if let Some(git) = &git {
         builder = builder.provider(Arc::new(git.clone()));
     }
+    if let Some(sql) = &sql {
+        builder = builder.provider(Arc::new(sql.clone()));
+    }
     builder = resources.add_to(builder);
     if let Some(instructions) = &config.instructions {
         builder = builder.instructions(instructions.clone());
@@ -270,6 +283,9 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         }
         if let Some(git) = &git {
             server.follow(git.watch()?);
+        }
+        if let Some(sql) = &sql {
+            server.follow(sql.watch());
         }
         if let Some(skills) = &skills {
             server.follow(skills.watch()?);

@@ -50,6 +50,10 @@ pub(crate) struct RawConfig {
     /// `--git [NAME=]PATH`): files and trees at any revision, commits, log and diffs,
     /// read-only.
     pub(crate) git: Option<Vec<RawGit>>,
+    /// Databases to serve as `db://NAME/...` resources (`[[sql]]` entries; the flag
+    /// `--sql [NAME=]sqlite:PATH`): schema, tables, rows by key, read-only, sensitive columns
+    /// hidden or masked.
+    pub(crate) sql: Option<Vec<RawSql>>,
     /// The log filter for stderr: a level (`error`, `warn`, `info`, `debug`, `trace`) or
     /// `tracing` directives such as `mcp_resources_server=debug`. `RUST_LOG` overrides it; the
     /// `--log-level` flag overrides both. Default `info`.
@@ -167,6 +171,156 @@ impl RawGit {
         } else {
             name
         }
+    }
+}
+
+/// One `[[sql]]` entry: a database served as `db://NAME/...`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSql {
+    /// The database: `sqlite:PATH` (relative to the file's directory). PostgreSQL is not
+    /// supported yet.
+    pub(crate) url: String,
+    /// The authority of its URIs. Default: the file's name without its extension, lowercased.
+    pub(crate) name: Option<String>,
+    /// Globs of the tables served. Default `["*"]`.
+    pub(crate) tables: Option<Vec<String>>,
+    /// Globs of tables never served.
+    pub(crate) deny_tables: Option<Vec<String>>,
+    /// Globs of columns (`column` or `table.column`) hidden: never selected, in no schema.
+    pub(crate) hide: Option<Vec<String>>,
+    /// Columns masked: `{ column = "GLOB", style = "full" | "email" | "phone" | "last:N" |
+    /// "ends:N" }`.
+    pub(crate) mask: Option<Vec<RawMask>>,
+    /// Whether the built-in hidden and masked column lists apply too (after these). Default
+    /// `true`.
+    pub(crate) default_column_rules: Option<bool>,
+}
+
+/// One masked column of a `[[sql]]` entry.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawMask {
+    /// A glob over `column` or `table.column`.
+    pub(crate) column: String,
+    /// `full`, `email`, `phone`, `last:N` (keep the last N characters) or `ends:N` (keep the
+    /// first and last N).
+    pub(crate) style: String,
+}
+
+impl RawSql {
+    /// An entry from the flag's `[NAME=]sqlite:PATH`.
+    pub(crate) fn from_flag(value: &str) -> RawSql {
+        let (name, url) = match value.split_once('=') {
+            Some((name, url)) if mcp_resources_sql::uri::is_valid_name(name) => {
+                (Some(name.to_owned()), url.to_owned())
+            }
+            _ => (None, value.to_owned()),
+        };
+        RawSql {
+            url,
+            name,
+            tables: None,
+            deny_tables: None,
+            hide: None,
+            mask: None,
+            default_column_rules: None,
+        }
+    }
+
+    /// The path of a `sqlite:` URL.
+    fn sqlite_path(&self) -> Result<PathBuf, ConfigError> {
+        let invalid = |reason: &str| ConfigError::Sql {
+            url: self.url.clone(),
+            reason: reason.to_owned(),
+        };
+        if self.url.starts_with("postgres:") || self.url.starts_with("postgresql:") {
+            return Err(invalid(
+                "PostgreSQL is not supported yet; serve a SQLite file",
+            ));
+        }
+        let path = self
+            .url
+            .strip_prefix("sqlite://")
+            .or_else(|| self.url.strip_prefix("sqlite:"))
+            .ok_or_else(|| invalid("expected sqlite:PATH"))?;
+        if path.is_empty() {
+            return Err(invalid("the path is empty"));
+        }
+        Ok(PathBuf::from(path))
+    }
+
+    /// The validated database configuration.
+    fn database(&self) -> Result<mcp_resources_sql::DbConfig, ConfigError> {
+        use mcp_resources_sql::{ColumnAction, ColumnRule, MaskStyle};
+        let path = self.sqlite_path()?;
+        let name = match &self.name {
+            Some(name) => name.clone(),
+            None => {
+                let stem = path
+                    .file_stem()
+                    .map(|stem| stem.to_string_lossy().to_lowercase())
+                    .unwrap_or_default();
+                let name: String = stem
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                            c
+                        } else {
+                            '-'
+                        }
+                    })
+                    .take(64)
+                    .collect();
+                if name.is_empty() {
+                    "db".to_owned()
+                } else {
+                    name
+                }
+            }
+        };
+        let mut database = mcp_resources_sql::DbConfig::sqlite(name, path);
+        if let Some(tables) = &self.tables {
+            database.tables = tables.clone();
+        }
+        database.deny_tables = self.deny_tables.clone().unwrap_or_default();
+        for pattern in self.hide.iter().flatten() {
+            database.columns.push(ColumnRule {
+                pattern: pattern.clone(),
+                action: ColumnAction::Hide,
+            });
+        }
+        for mask in self.mask.iter().flatten() {
+            let number = |text: &str| {
+                text.parse::<usize>().map_err(|_| ConfigError::Sql {
+                    url: self.url.clone(),
+                    reason: format!("mask style {:?}: N is not a number", mask.style),
+                })
+            };
+            let style = match mask.style.as_str() {
+                "full" => MaskStyle::Full,
+                "email" => MaskStyle::Email,
+                "phone" => MaskStyle::Phone,
+                other => match other.split_once(':') {
+                    Some(("last", n)) => MaskStyle::KeepLast(number(n)?),
+                    Some(("ends", n)) => MaskStyle::KeepEnds(number(n)?),
+                    _ => {
+                        return Err(ConfigError::Sql {
+                            url: self.url.clone(),
+                            reason: format!(
+                                "mask style {other:?} is not full, email, phone, last:N or ends:N"
+                            ),
+                        });
+                    }
+                },
+            };
+            database.columns.push(ColumnRule {
+                pattern: mask.column.clone(),
+                action: ColumnAction::Mask(style),
+            });
+        }
+        database.default_column_rules = self.default_column_rules.unwrap_or(true);
+        Ok(database)
     }
 }
 
@@ -456,6 +610,13 @@ impl RawConfig {
                 repo.path = base.join(&repo.path);
             }
         }
+        for database in raw.sql.iter_mut().flatten() {
+            if let Ok(path) = database.sqlite_path() {
+                if path.is_relative() {
+                    database.url = format!("sqlite:{}", base.join(path).display());
+                }
+            }
+        }
         if let Some(jwks) = raw
             .authorization
             .as_mut()
@@ -485,6 +646,7 @@ impl RawConfig {
             http: over.http.or(self.http),
             skills: over.skills.or(self.skills),
             git: over.git.or(self.git),
+            sql: over.sql.or(self.sql),
             log_level: over.log_level.or(self.log_level),
             page_size: over.page_size.or(self.page_size),
             max_read_bytes: over.max_read_bytes.or(self.max_read_bytes),
@@ -524,6 +686,8 @@ pub(crate) struct Config {
     pub(crate) skills: Option<PathBuf>,
     /// The git repositories, named.
     pub(crate) git: Vec<mcp_resources_git::RepoConfig>,
+    /// The databases, named.
+    pub(crate) sql: Vec<mcp_resources_sql::DbConfig>,
     /// The log filter from the configuration (the binary lets `RUST_LOG` and `--log-level`
     /// decide first).
     pub(crate) log_level: String,
@@ -616,6 +780,14 @@ pub(crate) enum ConfigError {
         /// What is wrong.
         reason: String,
     },
+    /// A `[[sql]]` entry cannot work.
+    #[error("invalid [[sql]] entry {url:?}: {reason}")]
+    Sql {
+        /// The entry's `url`.
+        url: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A `[[grants]]` entry cannot work.
     #[error("invalid grant for {uris:?}: {reason}")]
     Grant {
@@ -645,9 +817,15 @@ impl Config {
                 repo
             })
             .collect();
+        let sql = raw
+            .sql
+            .iter()
+            .flatten()
+            .map(RawSql::database)
+            .collect::<Result<Vec<_>, _>>()?;
         let paths = match raw.paths {
-            // With repositories and no directories, the repositories alone.
-            None if !git.is_empty() => Vec::new(),
+            // With repositories or databases and no directories, those alone.
+            None if !git.is_empty() || !sql.is_empty() => Vec::new(),
             None => vec![PathBuf::from(".")],
             Some(paths) if paths.is_empty() => return Err(ConfigError::NoPaths),
             Some(paths) => paths,
@@ -709,6 +887,7 @@ impl Config {
             http,
             skills: raw.skills,
             git,
+            sql,
             log_level: raw
                 .log_level
                 .unwrap_or_else(|| DEFAULT_LOG_LEVEL.to_owned()),

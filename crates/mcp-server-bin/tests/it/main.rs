@@ -4,4 +4,5 @@
 mod cli;
 mod git;
 mod http;
+mod sql;
 mod stdio;

@@ -1,0 +1,220 @@
+//! What the SQL provider serves and how: the databases, which tables, which columns are hidden
+//! or masked, the budgets.
+//!
+//! **Layer:** provider (`mcp-resources-sql`). Plain values with their defaults and their
+//! checks (globs compiled here, once); this module never opens a database.
+
+use std::path::PathBuf;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::mask::MaskStyle;
+
+/// Column names hidden by default: absent from schemas, rows and completion, never selected.
+pub const DEFAULT_HIDDEN_COLUMNS: &[&str] = &[
+    "*password*",
+    "*passwd*",
+    "*secret*",
+    "*token*",
+    "*api_key*",
+    "*apikey*",
+    "*private_key*",
+    "*credential*",
+    "ssn",
+    "*_ssn",
+    "*salt*",
+];
+
+/// Column names masked by default, and how.
+pub const DEFAULT_MASKED_COLUMNS: &[(&str, MaskStyle)] = &[
+    ("*email*", MaskStyle::Email),
+    ("*phone*", MaskStyle::Phone),
+    ("*mobile*", MaskStyle::Phone),
+    ("*card_number*", MaskStyle::KeepLast(4)),
+    ("*iban*", MaskStyle::KeepLast(4)),
+    ("*national_id*", MaskStyle::KeepEnds(2)),
+    ("*id_number*", MaskStyle::KeepEnds(2)),
+];
+
+/// Where a database is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A SQLite file, opened read-only.
+    Sqlite(PathBuf),
+}
+
+/// What happens to a column's values on the way out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnAction {
+    /// The column does not exist for clients: not in schemas, not selected, not completed.
+    Hide,
+    /// Its values are masked wherever they leave.
+    Mask(MaskStyle),
+}
+
+/// One rule on columns: a glob over `column` or `table.column` (case-insensitive).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ColumnRule {
+    /// The glob.
+    pub pattern: String,
+    /// What it does.
+    pub action: ColumnAction,
+}
+
+/// One database to serve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DbConfig {
+    /// The authority of its URIs (`db://NAME/...`): lowercase ASCII letters, digits, `.`, `_`,
+    /// `-`.
+    pub name: String,
+    /// Where it is.
+    pub source: Source,
+    /// Globs of the tables served (case-insensitive). Default: all (`*`).
+    pub tables: Vec<String>,
+    /// Globs of tables never served, even when `tables` matches.
+    pub deny_tables: Vec<String>,
+    /// Rules on columns, checked before the defaults (the first that matches decides).
+    pub columns: Vec<ColumnRule>,
+    /// Whether the default hidden and masked column lists apply after `columns`. Default
+    /// `true`.
+    pub default_column_rules: bool,
+}
+
+impl DbConfig {
+    /// The SQLite database at `path`, named `name`, every table served, default rules.
+    pub fn sqlite(name: impl Into<String>, path: impl Into<PathBuf>) -> DbConfig {
+        DbConfig {
+            name: name.into(),
+            source: Source::Sqlite(path.into()),
+            tables: vec!["*".to_owned()],
+            deny_tables: Vec::new(),
+            columns: Vec::new(),
+            default_column_rules: true,
+        }
+    }
+}
+
+/// The SQL provider's configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SqlConfig {
+    /// The databases, each under its own name.
+    pub databases: Vec<DbConfig>,
+    /// Rows in a page when the URI gives no `limit`, and the most it may ask. Defaults 50
+    /// and 500.
+    pub page_rows: usize,
+    /// See [`SqlConfig::page_rows`].
+    pub max_page_rows: usize,
+    /// The most bytes of one answer's JSON; a page stops before it (and says so), a schema is
+    /// cut (and says so). Default 256 KiB.
+    pub max_answer_bytes: usize,
+    /// The most bytes of one value; a longer text or blob is cut (and the row says so).
+    /// Default 4 KiB.
+    pub max_value_bytes: usize,
+    /// The ttl of answers. Default 2 s.
+    pub ttl_ms: u64,
+    /// How often a watched database is asked whether it changed. Default 1 s.
+    pub poll: std::time::Duration,
+}
+
+impl SqlConfig {
+    /// Serves `databases` with the defaults.
+    pub fn new(databases: impl IntoIterator<Item = DbConfig>) -> SqlConfig {
+        SqlConfig {
+            databases: databases.into_iter().collect(),
+            page_rows: 50,
+            max_page_rows: 500,
+            max_answer_bytes: 256 * 1024,
+            max_value_bytes: 4 * 1024,
+            ttl_ms: 2_000,
+            poll: std::time::Duration::from_secs(1),
+        }
+    }
+}
+
+/// A glob that cannot be compiled, named.
+#[derive(Debug, thiserror::Error)]
+#[error("{what} pattern {pattern:?} is not a valid glob: {source}")]
+pub struct PatternError {
+    /// Which list it is in.
+    pub what: &'static str,
+    /// The pattern.
+    pub pattern: String,
+    /// Why.
+    #[source]
+    pub source: globset::Error,
+}
+
+/// Globs compiled, case-insensitive, `*` crossing nothing special.
+pub(crate) fn globs(what: &'static str, patterns: &[String]) -> Result<GlobSet, PatternError> {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        let glob = GlobBuilder::new(pattern)
+            .case_insensitive(true)
+            .build()
+            .map_err(|source| PatternError {
+                what,
+                pattern: pattern.clone(),
+                source,
+            })?;
+        builder.add(glob);
+    }
+    builder.build().map_err(|source| PatternError {
+        what,
+        pattern: patterns.join(", "),
+        source,
+    })
+}
+
+/// A database's table and column rules, compiled.
+#[derive(Debug)]
+pub(crate) struct Rules {
+    tables: GlobSet,
+    deny: GlobSet,
+    /// Each rule's glob with its action, in order: configured ones, then the defaults.
+    columns: Vec<(GlobSet, ColumnAction)>,
+}
+
+impl Rules {
+    pub(crate) fn new(config: &DbConfig) -> Result<Rules, PatternError> {
+        let mut columns = Vec::new();
+        for rule in &config.columns {
+            columns.push((
+                globs("column", std::slice::from_ref(&rule.pattern))?,
+                rule.action,
+            ));
+        }
+        if config.default_column_rules {
+            for pattern in DEFAULT_HIDDEN_COLUMNS {
+                columns.push((
+                    globs("column", &[(*pattern).to_owned()])?,
+                    ColumnAction::Hide,
+                ));
+            }
+            for (pattern, style) in DEFAULT_MASKED_COLUMNS {
+                columns.push((
+                    globs("column", &[(*pattern).to_owned()])?,
+                    ColumnAction::Mask(*style),
+                ));
+            }
+        }
+        Ok(Rules {
+            tables: globs("table", &config.tables)?,
+            deny: globs("deny_tables", &config.deny_tables)?,
+            columns,
+        })
+    }
+
+    /// Whether `table` is served.
+    pub(crate) fn serves_table(&self, table: &str) -> bool {
+        self.tables.is_match(table) && !self.deny.is_match(table)
+    }
+
+    /// What happens to `table.column`: `None` when it is served as it is.
+    pub(crate) fn column(&self, table: &str, column: &str) -> Option<ColumnAction> {
+        let qualified = format!("{table}.{column}");
+        self.columns
+            .iter()
+            .find(|(glob, _)| glob.is_match(column) || glob.is_match(&qualified))
+            .map(|(_, action)| *action)
+    }
+}

@@ -1,0 +1,558 @@
+//! The SQL provider: databases as read-only `db://` resources — the schema, each table as a
+//! directory, pages of rows in key order, one row by key — with sensitive columns hidden or
+//! masked wherever a value leaves.
+//!
+//! **Layer:** provider, a concrete [`Provider`] on the core's seams and nothing else. It reads
+//! databases (SQLite today, with `rusqlite`, on tokio's blocking pool when a runtime is there)
+//! and polls them for changes; it never knows a protocol version, the subscription hub, the
+//! server or the transports, and it never writes: the engine refuses it, not a parser (see
+//! the `sqlite` module's documentation).
+//!
+//! # Resources
+//!
+//! For a database served as `NAME` (see [`uri`] for the exact shapes):
+//!
+//! - `db://NAME` is a directory holding `db://NAME/schema` and the directory `db://NAME/table`,
+//!   which holds one directory per served table, `db://NAME/table/TABLE`, which holds
+//!   `db://NAME/table/TABLE/rows` and `db://NAME/table/TABLE/schema`.
+//! - `db://NAME/schema` (JSON): every served table with its columns (type, nullability,
+//!   default, masked), primary key, foreign keys, indexes and row estimate (from `ANALYZE`'s
+//!   statistics, when there are some), compact, at most [`SqlConfig::max_answer_bytes`]: a cut
+//!   schema says so (`"cut": true`) and lists the tables left out by name.
+//! - `db://NAME/table/TABLE/schema` (JSON): the same for one table.
+//! - `db://NAME/table/TABLE/rows{?after,limit}` (JSON): `columns`, then `rows` as arrays in
+//!   key order each with its `key`, and `next`, the URI of the page after it (keyset: stable
+//!   while rows change; a row inserted behind the page is not seen, one ahead of it is). A page
+//!   stops early rather than pass [`SqlConfig::max_answer_bytes`].
+//! - `db://NAME/table/TABLE/row/KEY` (JSON): one row.
+//!
+//! A table's rows are keyed by its primary key when that is one served, unmasked column; else
+//! by SQLite's `rowid`; a `WITHOUT ROWID` table without such a key is schema-only.
+//! `resources/list` lists each database's schema and each table's schema resource; rows are
+//! reached through the templates. A missing database, table or row, or a key of the wrong
+//! type, is not found.
+//!
+//! # Sensitive columns
+//!
+//! Column rules (configured first, then the defaults [`DEFAULT_HIDDEN_COLUMNS`] and
+//! [`DEFAULT_MASKED_COLUMNS`]) are globs over `column` or `table.column`. A hidden column is
+//! never selected: it is absent from schemas, rows, completion and indexes or foreign keys that
+//! name it. A masked column's values leave masked ([`mask`]) wherever they appear; a masked
+//! or hidden primary key is not used as the key. A value longer than
+//! [`SqlConfig::max_value_bytes`] is cut and its row says which columns were.
+
+mod config;
+pub mod mask;
+mod render;
+mod sqlite;
+pub mod uri;
+mod watch;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use mcp_resources_core::cache::CachePolicy;
+use mcp_resources_core::provider::{
+    CompletionRequest, DirectoryRequest, ListRequest, Provider, ProviderError, ReadRequest,
+};
+use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
+use mcp_resources_core::template::UriTemplate;
+use mcp_resources_core::uri::ResourceUri;
+
+pub use config::{
+    ColumnAction, ColumnRule, DEFAULT_HIDDEN_COLUMNS, DEFAULT_MASKED_COLUMNS, DbConfig,
+    PatternError, Source, SqlConfig,
+};
+pub use mask::MaskStyle;
+pub use sqlite::STATEMENT_DEADLINE;
+pub use watch::SqlWatcher;
+
+use config::Rules;
+use sqlite::{Schema, Sqlite};
+use uri::{Target, rows_uri, table_uri, uri_of};
+
+/// The most candidates one completion proposes.
+pub const MAX_COMPLETION_CANDIDATES: usize = 50;
+
+/// Why the provider could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SqlError {
+    /// The configuration is wrong.
+    #[error("sql configuration: {0}")]
+    Config(String),
+    /// A pattern is no valid glob.
+    #[error(transparent)]
+    Pattern(#[from] PatternError),
+    /// A database could not be opened.
+    #[error("database {name:?} could not be opened: {message}")]
+    Open {
+        /// Its name.
+        name: String,
+        /// Why.
+        message: String,
+    },
+}
+
+/// One served database.
+pub(crate) struct Database {
+    pub(crate) name: String,
+    pub(crate) sqlite: Sqlite,
+}
+
+impl Database {
+    /// A failure of this database: public, naming it, the cause logged.
+    fn failed(&self, error: &sqlite::Error) -> ProviderError {
+        if let rusqlite::Error::SqliteFailure(failure, _) = error
+            && failure.code == rusqlite::ErrorCode::OperationInterrupted
+        {
+            return ProviderError::public(format!(
+                "database {}: the query ran past {} s and was stopped",
+                self.name,
+                STATEMENT_DEADLINE.as_secs()
+            ));
+        }
+        tracing::warn!(database = %self.name, %error, "database read failed");
+        ProviderError::public(format!("database {} could not be read", self.name))
+    }
+}
+
+pub(crate) struct Shared {
+    /// The databases, in the order of their URIs.
+    pub(crate) databases: Vec<Database>,
+    pub(crate) config: SqlConfig,
+}
+
+/// The SQL provider. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct SqlProvider {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for SqlProvider {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("SqlProvider")
+            .field("databases", &self.names().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SqlProvider {
+    /// Opens every database of `config`, read-only. Blocking: in async code, call it through
+    /// `spawn_blocking`.
+    ///
+    /// # Errors
+    ///
+    /// A [`SqlError`] naming what is wrong.
+    pub fn new(config: SqlConfig) -> Result<SqlProvider, SqlError> {
+        let mut names = std::collections::BTreeSet::new();
+        for database in &config.databases {
+            if !uri::is_valid_name(&database.name) {
+                return Err(SqlError::Config(format!(
+                    "database name {:?} is not lowercase letters, digits, '.', '_' and '-' (at most 64)",
+                    database.name
+                )));
+            }
+            if !names.insert(database.name.clone()) {
+                return Err(SqlError::Config(format!(
+                    "two databases are named {:?}",
+                    database.name
+                )));
+            }
+        }
+        if config.page_rows == 0 || config.max_page_rows < config.page_rows {
+            return Err(SqlError::Config(
+                "row pages: 0 < page_rows <= max_page_rows".to_owned(),
+            ));
+        }
+        let mut databases = Vec::new();
+        for database in &config.databases {
+            let rules = Rules::new(database)?;
+            let Source::Sqlite(path) = &database.source;
+            let sqlite = Sqlite::open(path, rules).map_err(|error| SqlError::Open {
+                name: database.name.clone(),
+                message: format!("{}: {error}", path.display()),
+            })?;
+            let tables = sqlite.schema().map_or(0, |schema| schema.tables.len());
+            tracing::info!(database = %database.name, path = %path.display(), tables, "serving database");
+            databases.push(Database {
+                name: database.name.clone(),
+                sqlite,
+            });
+        }
+        databases.sort_by_key(|database| format!("{}/", uri_of(&database.name, "")));
+        Ok(SqlProvider {
+            shared: Arc::new(Shared { databases, config }),
+        })
+    }
+
+    /// The names of the served databases.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.shared
+            .databases
+            .iter()
+            .map(|database| database.name.as_str())
+    }
+
+    /// A [`ChangeSource`](mcp_resources_core::change::ChangeSource) that polls every database
+    /// ([`SqlConfig::poll`]) and reports what changed.
+    pub fn watch(&self) -> SqlWatcher {
+        SqlWatcher::start(Arc::clone(&self.shared))
+    }
+
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Shared) -> Result<T, ProviderError> + Send + 'static,
+    ) -> Result<T, ProviderError> {
+        let shared = Arc::clone(&self.shared);
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => runtime
+                .spawn_blocking(move || work(&shared))
+                .await
+                .map_err(|error| ProviderError::new("sql task failed").with_source(error))?,
+            Err(_) => work(&shared),
+        }
+    }
+}
+
+/// A URI this provider built, parsed; canonical by construction.
+fn canonical(uri: &str) -> Result<ResourceUri, ProviderError> {
+    ResourceUri::parse(uri)
+        .map_err(|error| ProviderError::new(format!("built a bad uri {uri}")).with_source(error))
+}
+
+fn json_resource(uri: &str, name: &str, title: String) -> Result<Resource, ProviderError> {
+    Ok(Resource::new(canonical(uri)?, name)
+        .with_title(title)
+        .with_mime_type("application/json"))
+}
+
+impl Shared {
+    fn database(&self, name: &str) -> Option<&Database> {
+        self.databases.iter().find(|database| database.name == name)
+    }
+
+    fn schema(&self, database: &Database) -> Result<Arc<Schema>, ProviderError> {
+        database
+            .sqlite
+            .schema()
+            .map_err(|error| database.failed(&error))
+    }
+
+    /// Every listed resource of `database`, in URI order.
+    fn listed(&self, database: &Database) -> Result<Vec<Resource>, ProviderError> {
+        let schema = self.schema(database)?;
+        let mut items = vec![json_resource(
+            &uri_of(&database.name, "schema"),
+            "schema",
+            format!("{}: every table's schema", database.name),
+        )?];
+        for table in &schema.tables {
+            items.push(json_resource(
+                &table_uri(&database.name, &table.name, "schema"),
+                "schema",
+                format!("{}: the table {}", database.name, table.name),
+            )?);
+        }
+        items.sort_by(|a, b| a.uri.as_str().cmp(b.uri.as_str()));
+        Ok(items)
+    }
+
+    fn list(&self, after: Option<&str>, limit: usize) -> Result<Vec<Resource>, ProviderError> {
+        let mut items = Vec::new();
+        for database in &self.databases {
+            if items.len() == limit {
+                break;
+            }
+            let prefix = format!("{}/", uri_of(&database.name, ""));
+            if after.is_some_and(|after| after > prefix.as_str() && !after.starts_with(&prefix)) {
+                continue;
+            }
+            let listed = match self.listed(database) {
+                Ok(listed) => listed,
+                // One unreadable database does not hide the others (the failure is logged).
+                Err(_) => continue,
+            };
+            items.extend(
+                listed
+                    .into_iter()
+                    .filter(|item| after.is_none_or(|after| item.uri.as_str() > after))
+                    .take(limit - items.len()),
+            );
+        }
+        Ok(items)
+    }
+
+    fn read(&self, uri: &ResourceUri) -> Result<Option<Vec<Contents>>, ProviderError> {
+        let Some(parsed) = uri::parse(uri) else {
+            return Ok(None);
+        };
+        let Some(database) = self.database(&parsed.database) else {
+            return Ok(None);
+        };
+        let schema = self.schema(database)?;
+        let config = &self.config;
+        let value = match parsed.target {
+            Target::Database | Target::Tables | Target::Table(_) => return Ok(None),
+            Target::Schema => render::schema(&schema.tables, config.max_answer_bytes),
+            Target::TableSchema(name) => match schema.table(&name) {
+                Some(table) => render::table(table),
+                None => return Ok(None),
+            },
+            Target::Rows {
+                table,
+                after,
+                limit,
+            } => {
+                let Some(table) = schema.table(&table) else {
+                    return Ok(None);
+                };
+                let limit = match limit {
+                    None => config.page_rows,
+                    Some(limit) if limit >= 1 && limit <= config.max_page_rows as u64 => {
+                        limit as usize
+                    }
+                    Some(limit) => {
+                        return Err(ProviderError::invalid_params(format!(
+                            "limit {limit} is not between 1 and {}",
+                            config.max_page_rows
+                        )));
+                    }
+                };
+                // One row more than the page tells whether there is a next page.
+                let rows = database
+                    .sqlite
+                    .rows(table, after.as_deref(), limit + 1)
+                    .map_err(|error| database.failed(&error))?;
+                let Some(rows) = rows else {
+                    return Ok(None);
+                };
+                let page = render::rows(table, &rows, limit, config);
+                let next = page
+                    .last_key
+                    .map(|last| rows_uri(&database.name, &table.name, &last, limit as u64));
+                let mut value = page.value;
+                value["next"] = serde_json::json!(next);
+                value
+            }
+            Target::Row { table, key } => {
+                let Some(table) = schema.table(&table) else {
+                    return Ok(None);
+                };
+                let row = database
+                    .sqlite
+                    .row(table, &key)
+                    .map_err(|error| database.failed(&error))?;
+                match row {
+                    Some(row) => render::row(table, &row, config.max_value_bytes),
+                    None => return Ok(None),
+                }
+            }
+        };
+        Ok(Some(vec![
+            Contents::text(uri.clone(), value.to_string()).with_mime_type("application/json"),
+        ]))
+    }
+
+    /// The children of a directory, in URI order.
+    fn children(&self, uri: &ResourceUri) -> Result<Option<Vec<Resource>>, ProviderError> {
+        let Some(parsed) = uri::parse(uri) else {
+            return Ok(None);
+        };
+        let Some(database) = self.database(&parsed.database) else {
+            return Ok(None);
+        };
+        let name = &database.name;
+        let mut children = match parsed.target {
+            Target::Database => vec![
+                json_resource(&uri_of(name, "schema"), "schema", format!("{name}: schema"))?,
+                Resource::directory(canonical(&uri_of(name, "table"))?, "table")
+                    .with_title(format!("{name}: tables")),
+            ],
+            Target::Tables => {
+                let schema = self.schema(database)?;
+                let mut tables = Vec::new();
+                for table in &schema.tables {
+                    tables.push(
+                        Resource::directory(
+                            canonical(&table_uri(name, &table.name, ""))?,
+                            &table.name,
+                        )
+                        .with_title(format!("{name}: the table {}", table.name)),
+                    );
+                }
+                tables
+            }
+            Target::Table(table) => {
+                let schema = self.schema(database)?;
+                if schema.table(&table).is_none() {
+                    return Ok(None);
+                }
+                vec![
+                    json_resource(
+                        &table_uri(name, &table, "rows"),
+                        "rows",
+                        format!("{table}: rows"),
+                    )?,
+                    json_resource(
+                        &table_uri(name, &table, "schema"),
+                        "schema",
+                        format!("{table}: schema"),
+                    )?,
+                ]
+            }
+            _ => return Ok(None),
+        };
+        children.sort_by(|a, b| a.uri.as_str().cmp(b.uri.as_str()));
+        Ok(Some(children))
+    }
+
+    fn complete(
+        &self,
+        variable: &str,
+        prefix: &str,
+        database: Option<&str>,
+        table: Option<&str>,
+    ) -> Result<Vec<String>, ProviderError> {
+        if variable == "database" {
+            return Ok(self
+                .databases
+                .iter()
+                .map(|database| database.name.clone())
+                .filter(|name| name.starts_with(prefix))
+                .collect());
+        }
+        let Some(database) = database.and_then(|name| self.database(name)) else {
+            return Ok(Vec::new());
+        };
+        let schema = self.schema(database)?;
+        match variable {
+            "table" => Ok(schema
+                .tables
+                .iter()
+                .map(|table| table.name.clone())
+                .filter(|name| name.starts_with(prefix))
+                .take(MAX_COMPLETION_CANDIDATES)
+                .collect()),
+            "key" => {
+                let Some(table) = table.and_then(|name| schema.table(name)) else {
+                    return Ok(Vec::new());
+                };
+                database
+                    .sqlite
+                    .keys_with_prefix(table, prefix, MAX_COMPLETION_CANDIDATES)
+                    .map_err(|error| database.failed(&error))
+            }
+            _ => Ok(Vec::new()),
+        }
+    }
+}
+
+fn templates() -> Vec<ResourceTemplate> {
+    let template = |text: &str, name: &str, description: &str| {
+        ResourceTemplate::new(
+            UriTemplate::parse(text).expect("invariant: the sql templates are valid"),
+            name,
+        )
+        .with_mime_type("application/json")
+        .with_description(description)
+    };
+    vec![
+        template(
+            "db://{database}/table/{table}/schema",
+            "sql-table",
+            "A table's columns, keys and indexes",
+        ),
+        template(
+            "db://{database}/table/{table}/rows{?after,limit}",
+            "sql-rows",
+            "A page of a table's rows in key order; next gives the page after",
+        ),
+        template(
+            "db://{database}/table/{table}/row/{key}",
+            "sql-row",
+            "One row of a table, by its key",
+        ),
+    ]
+}
+
+#[async_trait]
+impl Provider for SqlProvider {
+    fn claims(&self, uri: &ResourceUri) -> bool {
+        uri.scheme() == uri::SCHEME
+            && uri
+                .authority()
+                .is_some_and(|name| self.shared.database(name).is_some())
+    }
+
+    async fn list(&self, request: ListRequest<'_>) -> Result<Vec<Resource>, ProviderError> {
+        let after = request.after.map(str::to_owned);
+        let limit = request.limit;
+        self.blocking(move |shared| shared.list(after.as_deref(), limit))
+            .await
+    }
+
+    fn templates(&self) -> Vec<ResourceTemplate> {
+        templates()
+    }
+
+    async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError> {
+        let uri = request.uri.clone();
+        let range = request.range;
+        let contents = self.blocking(move |shared| shared.read(&uri)).await?;
+        Ok(match (contents, range) {
+            (Some(mut contents), Some(range)) => {
+                for part in &mut contents {
+                    part.body = part.body.slice(range).ok_or_else(|| {
+                        ProviderError::invalid_params("the range cuts a character")
+                    })?;
+                }
+                Some(contents)
+            }
+            (contents, _) => contents,
+        })
+    }
+
+    async fn list_directory(
+        &self,
+        request: DirectoryRequest<'_>,
+    ) -> Result<Option<Vec<Resource>>, ProviderError> {
+        let uri = request.uri.clone();
+        let after = request.after.map(str::to_owned);
+        let limit = request.limit;
+        let children = self.blocking(move |shared| shared.children(&uri)).await?;
+        Ok(children.map(|children| {
+            children
+                .into_iter()
+                .filter(|child| {
+                    after
+                        .as_deref()
+                        .is_none_or(|after| child.uri.as_str() > after)
+                })
+                .take(limit)
+                .collect()
+        }))
+    }
+
+    fn matches_templates(&self) -> bool {
+        false
+    }
+
+    async fn complete(&self, request: CompletionRequest<'_>) -> Result<Vec<String>, ProviderError> {
+        let variable = request.variable.to_owned();
+        let prefix = request.prefix.to_owned();
+        let database = request.context.get_str("database").map(str::to_owned);
+        let table = request.context.get_str("table").map(str::to_owned);
+        self.blocking(move |shared| {
+            shared.complete(&variable, &prefix, database.as_deref(), table.as_deref())
+        })
+        .await
+    }
+
+    fn cache_policy(&self) -> CachePolicy {
+        CachePolicy {
+            ttl_ms: Some(self.shared.config.ttl_ms),
+            per_principal: false,
+        }
+    }
+}

@@ -1,0 +1,573 @@
+//! SQLite, read-only: the schema of the served tables, pages of rows in key order, one row by
+//! key, key completion, and the change counter the watcher polls.
+//!
+//! **Layer:** provider (`mcp-resources-sql`). Blocking `rusqlite` calls, made on tokio's
+//! blocking pool by the provider; this module never knows URIs, JSON rendering or the engine.
+//!
+//! The database is opened with `SQLITE_OPEN_READ_ONLY` and `PRAGMA query_only`, so no
+//! statement can write whatever its text; `trusted_schema` is off (a view or trigger cannot
+//! call functions with side effects). Identifiers come from the database's own schema, quoted;
+//! values are bound, never spliced. Every statement runs under a deadline
+//! ([`STATEMENT_DEADLINE`]), enforced by SQLite's progress handler.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, OpenFlags, params};
+
+use crate::config::{ColumnAction, Rules};
+
+/// The longest one statement may run before it is interrupted.
+pub const STATEMENT_DEADLINE: Duration = Duration::from_secs(5);
+
+/// One served column.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Column {
+    pub(crate) name: String,
+    /// Its declared type, as written (`INTEGER`, `TEXT`, `VARCHAR(20)`, or empty).
+    pub(crate) decl_type: String,
+    pub(crate) not_null: bool,
+    pub(crate) default: Option<String>,
+    /// Masked on the way out, when set.
+    pub(crate) mask: Option<crate::mask::MaskStyle>,
+}
+
+/// How a table's rows are addressed and ordered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Key {
+    /// Its one-column primary key, served as it is; `integer` when its type is an integer.
+    Column { name: String, integer: bool },
+    /// SQLite's `rowid` (a table whose primary key is composite, hidden or masked).
+    RowId,
+    /// No stable order that may be shown: schema only.
+    None,
+}
+
+/// A foreign key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ForeignKey {
+    pub(crate) columns: Vec<String>,
+    pub(crate) table: String,
+    pub(crate) to: Vec<String>,
+}
+
+/// An index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Index {
+    pub(crate) name: String,
+    pub(crate) columns: Vec<String>,
+    pub(crate) unique: bool,
+}
+
+/// One served table.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Table {
+    pub(crate) name: String,
+    /// Its served columns (hidden ones left out), in declaration order.
+    pub(crate) columns: Vec<Column>,
+    /// Its primary key's served columns.
+    pub(crate) primary_key: Vec<String>,
+    pub(crate) foreign_keys: Vec<ForeignKey>,
+    pub(crate) indexes: Vec<Index>,
+    pub(crate) key: Key,
+    /// From `sqlite_stat1` when `ANALYZE` ran.
+    pub(crate) row_estimate: Option<u64>,
+}
+
+/// The served tables, by name.
+#[derive(Debug, Default)]
+pub(crate) struct Schema {
+    pub(crate) tables: Vec<Table>,
+}
+
+impl Schema {
+    pub(crate) fn table(&self, name: &str) -> Option<&Table> {
+        self.tables.iter().find(|table| table.name == name)
+    }
+}
+
+/// A value as read, before it is rendered.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Value {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(String),
+    Blob(Vec<u8>),
+}
+
+impl Value {
+    fn of(value: ValueRef<'_>) -> Value {
+        match value {
+            ValueRef::Null => Value::Null,
+            ValueRef::Integer(value) => Value::Integer(value),
+            ValueRef::Real(value) => Value::Real(value),
+            ValueRef::Text(text) => Value::Text(String::from_utf8_lossy(text).into_owned()),
+            ValueRef::Blob(bytes) => Value::Blob(bytes.to_vec()),
+        }
+    }
+
+    /// The text a key value is addressed by.
+    pub(crate) fn key_text(&self) -> Option<String> {
+        match self {
+            Value::Integer(value) => Some(value.to_string()),
+            Value::Text(text) => Some(text.clone()),
+            Value::Real(value) => Some(value.to_string()),
+            Value::Null | Value::Blob(_) => None,
+        }
+    }
+}
+
+/// One row: its key's text and its served columns' values, in the table's column order.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Row {
+    pub(crate) key: String,
+    pub(crate) values: Vec<Value>,
+}
+
+/// An open SQLite database.
+pub(crate) struct Sqlite {
+    connection: Mutex<Connection>,
+    rules: Rules,
+    /// The schema read at `schema_version`, kept until it changes.
+    schema: Mutex<Option<(i64, Arc<Schema>)>>,
+}
+
+/// Why SQLite failed.
+pub(crate) type Error = rusqlite::Error;
+
+/// `name` quoted as an SQL identifier.
+fn quote(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+impl Sqlite {
+    /// Opens `path` read-only.
+    pub(crate) fn open(path: &Path, rules: Rules) -> Result<Sqlite, Error> {
+        let connection = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        connection.pragma_update(None, "query_only", true)?;
+        connection.pragma_update(None, "trusted_schema", false)?;
+        connection.busy_timeout(Duration::from_secs(1))?;
+        // Touch the file: a path that is no database fails here, not at the first request.
+        connection.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
+        Ok(Sqlite {
+            connection: Mutex::new(connection),
+            rules,
+            schema: Mutex::new(None),
+        })
+    }
+
+    /// Runs `work` on the connection under the statement deadline.
+    fn with<T>(&self, work: impl FnOnce(&Connection) -> Result<T, Error>) -> Result<T, Error> {
+        let mut connection = self
+            .connection
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let deadline = Instant::now() + STATEMENT_DEADLINE;
+        connection.progress_handler(10_000, Some(move || Instant::now() > deadline))?;
+        let result = work(&connection);
+        let reset = connection.progress_handler(10_000, None::<fn() -> bool>);
+        let value = result?;
+        reset?;
+        Ok(value)
+    }
+
+    /// SQLite's change counter for other connections' commits (`PRAGMA data_version`).
+    pub(crate) fn data_version(&self) -> Result<i64, Error> {
+        self.with(|connection| connection.query_row("PRAGMA data_version", [], |row| row.get(0)))
+    }
+
+    /// The served schema, read again when the database's schema changed.
+    pub(crate) fn schema(&self) -> Result<Arc<Schema>, Error> {
+        let version: i64 = self.with(|connection| {
+            connection.query_row("PRAGMA schema_version", [], |row| row.get(0))
+        })?;
+        let cached = self
+            .schema
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some((_, schema)) = cached.filter(|(seen, _)| *seen == version) {
+            return Ok(schema);
+        }
+        let schema = Arc::new(self.with(|connection| self.read_schema(connection))?);
+        *self.schema.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((version, Arc::clone(&schema)));
+        Ok(schema)
+    }
+
+    fn read_schema(&self, connection: &Connection) -> Result<Schema, Error> {
+        let mut names: Vec<(String, bool)> = connection
+            .prepare(
+                "SELECT name, sql NOT LIKE '%WITHOUT ROWID%' FROM sqlite_schema \
+                 WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+            )?
+            .query_map([], |row| {
+                Ok((row.get(0)?, row.get::<_, Option<bool>>(1)?.unwrap_or(true)))
+            })?
+            .collect::<Result<_, _>>()?;
+        names.retain(|(name, _)| self.rules.serves_table(name));
+        let has_stats: bool = connection.query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_stat1'",
+            [],
+            |row| row.get::<_, i64>(0).map(|count| count > 0),
+        )?;
+        let mut tables = Vec::with_capacity(names.len());
+        for (name, rowid) in names {
+            tables.push(self.read_table(connection, &name, rowid, has_stats)?);
+        }
+        Ok(Schema { tables })
+    }
+
+    fn read_table(
+        &self,
+        connection: &Connection,
+        name: &str,
+        rowid: bool,
+        has_stats: bool,
+    ) -> Result<Table, Error> {
+        let mut columns = Vec::new();
+        // (name, pk position, hidden or masked)
+        let mut key_parts: Vec<(String, i64, bool, bool)> = Vec::new();
+        let mut statement = connection.prepare(
+            "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1) ORDER BY cid",
+        )?;
+        let mut rows = statement.query(params![name])?;
+        while let Some(row) = rows.next()? {
+            let column: String = row.get(0)?;
+            let decl_type: String = row.get::<_, Option<String>>(1)?.unwrap_or_default();
+            let pk: i64 = row.get(4)?;
+            let action = self.rules.column(name, &column);
+            if pk > 0 {
+                key_parts.push((
+                    column.clone(),
+                    pk,
+                    matches!(action, Some(ColumnAction::Hide | ColumnAction::Mask(_))),
+                    decl_type.to_ascii_uppercase().contains("INT"),
+                ));
+            }
+            if action == Some(ColumnAction::Hide) {
+                continue;
+            }
+            columns.push(Column {
+                name: column,
+                decl_type,
+                not_null: row.get(2)?,
+                default: row.get(3)?,
+                mask: match action {
+                    Some(ColumnAction::Mask(style)) => Some(style),
+                    _ => None,
+                },
+            });
+        }
+        key_parts.sort_by_key(|part| part.1);
+        let key = match key_parts.as_slice() {
+            [(column, _, false, integer)] => Key::Column {
+                name: column.clone(),
+                integer: *integer,
+            },
+            _ if rowid => Key::RowId,
+            _ => Key::None,
+        };
+        let served = |column: &String| columns.iter().any(|served| &served.name == column);
+        let primary_key = key_parts
+            .iter()
+            .map(|part| part.0.clone())
+            .filter(served)
+            .collect();
+        let foreign_keys = self.read_foreign_keys(connection, name, &served)?;
+        let indexes = self.read_indexes(connection, name, &served)?;
+        let row_estimate = if has_stats {
+            connection
+                .query_row(
+                    "SELECT stat FROM sqlite_stat1 WHERE tbl = ?1 LIMIT 1",
+                    params![name],
+                    |row| row.get::<_, String>(0),
+                )
+                .ok()
+                .and_then(|stat| stat.split(' ').next()?.parse().ok())
+        } else {
+            None
+        };
+        Ok(Table {
+            name: name.to_owned(),
+            columns,
+            primary_key,
+            foreign_keys,
+            indexes,
+            key,
+            row_estimate,
+        })
+    }
+
+    fn read_foreign_keys(
+        &self,
+        connection: &Connection,
+        table: &str,
+        served: &dyn Fn(&String) -> bool,
+    ) -> Result<Vec<ForeignKey>, Error> {
+        let mut statement = connection.prepare(
+            "SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?1) ORDER BY id, seq",
+        )?;
+        let mut keys: Vec<(i64, ForeignKey)> = Vec::new();
+        let mut rows = statement.query(params![table])?;
+        while let Some(row) = rows.next()? {
+            let id: i64 = row.get(0)?;
+            let target: String = row.get(1)?;
+            let from: String = row.get(2)?;
+            let to: Option<String> = row.get(3)?;
+            if !self.rules.serves_table(&target) {
+                continue;
+            }
+            match keys.last_mut() {
+                Some((last, key)) if *last == id => {
+                    key.columns.push(from);
+                    key.to.extend(to);
+                }
+                _ => keys.push((
+                    id,
+                    ForeignKey {
+                        columns: vec![from],
+                        table: target,
+                        to: to.into_iter().collect(),
+                    },
+                )),
+            }
+        }
+        Ok(keys
+            .into_iter()
+            .map(|(_, key)| key)
+            .filter(|key| key.columns.iter().all(served))
+            .collect())
+    }
+
+    fn read_indexes(
+        &self,
+        connection: &Connection,
+        table: &str,
+        served: &dyn Fn(&String) -> bool,
+    ) -> Result<Vec<Index>, Error> {
+        let list: Vec<(String, bool)> = connection
+            .prepare("SELECT name, \"unique\" FROM pragma_index_list(?1) ORDER BY name")?
+            .query_map(params![table], |row| Ok((row.get(0)?, row.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut indexes = Vec::new();
+        for (name, unique) in list {
+            let columns: Vec<String> = connection
+                .prepare("SELECT name FROM pragma_index_info(?1) ORDER BY seqno")?
+                .query_map(params![name], |row| row.get::<_, Option<String>>(0))?
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .map(|column| column.unwrap_or_else(|| "(expression)".to_owned()))
+                .collect();
+            // An index over a hidden column would tell of it.
+            if columns
+                .iter()
+                .all(|column| column == "(expression)" || served(column))
+            {
+                indexes.push(Index {
+                    name,
+                    columns,
+                    unique,
+                });
+            }
+        }
+        Ok(indexes)
+    }
+
+    /// The key expression of `table` and the value `text` has as its key, `None` when `text`
+    /// cannot be one (a key of the wrong type).
+    fn key_of(table: &Table, text: &str) -> Option<(String, rusqlite::types::Value)> {
+        match &table.key {
+            Key::Column {
+                name,
+                integer: true,
+            } => Some((quote(name), text.parse::<i64>().ok()?.into())),
+            Key::Column { name, .. } => Some((quote(name), text.to_owned().into())),
+            Key::RowId => Some(("rowid".to_owned(), text.parse::<i64>().ok()?.into())),
+            Key::None => None,
+        }
+    }
+
+    fn select_list(table: &Table) -> String {
+        table
+            .columns
+            .iter()
+            .map(|column| quote(&column.name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Up to `limit` rows of `table` after the key `after`, in key order. `None` when `after`
+    /// cannot be a key of this table, or the table has no key.
+    pub(crate) fn rows(
+        &self,
+        table: &Table,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Option<Vec<Row>>, Error> {
+        let key_expr = match (&table.key, after) {
+            (Key::None, _) => return Ok(None),
+            (_, Some(after)) => match Self::key_of(table, after) {
+                Some(key) => Some(key),
+                None => return Ok(None),
+            },
+            (Key::Column { name, .. }, None) => Some((quote(name), rusqlite::types::Value::Null)),
+            (Key::RowId, None) => Some(("rowid".to_owned(), rusqlite::types::Value::Null)),
+        };
+        let (key, after) = key_expr.expect("invariant: set above");
+        let columns = Self::select_list(table);
+        let select = if columns.is_empty() {
+            String::new()
+        } else {
+            format!(", {columns}")
+        };
+        let sql = format!(
+            "SELECT {key}{select} FROM {} WHERE ?1 IS NULL OR {key} > ?1 ORDER BY {key} LIMIT ?2",
+            quote(&table.name)
+        );
+        let width = table.columns.len();
+        self.with(|connection| {
+            let mut statement = connection.prepare_cached(&sql)?;
+            let mut rows = statement.query(params![after, limit as i64])?;
+            let mut found = Vec::new();
+            while let Some(row) = rows.next()? {
+                let Some(key) = Value::of(row.get_ref(0)?).key_text() else {
+                    continue;
+                };
+                let values = (1..=width)
+                    .map(|index| row.get_ref(index).map(Value::of))
+                    .collect::<Result<_, _>>()?;
+                found.push(Row { key, values });
+            }
+            Ok(Some(found))
+        })
+    }
+
+    /// The row of `table` whose key is `key`, `None` when there is none (or `key` cannot be
+    /// one).
+    pub(crate) fn row(&self, table: &Table, key: &str) -> Result<Option<Row>, Error> {
+        let Some((key_expr, value)) = Self::key_of(table, key) else {
+            return Ok(None);
+        };
+        let columns = Self::select_list(table);
+        let select = if columns.is_empty() {
+            String::new()
+        } else {
+            format!(", {columns}")
+        };
+        let sql = format!(
+            "SELECT {key_expr}{select} FROM {} WHERE {key_expr} = ?1",
+            quote(&table.name)
+        );
+        let width = table.columns.len();
+        self.with(|connection| {
+            let mut statement = connection.prepare_cached(&sql)?;
+            let mut rows = statement.query(params![value])?;
+            let Some(row) = rows.next()? else {
+                return Ok(None);
+            };
+            let key = Value::of(row.get_ref(0)?).key_text().unwrap_or_default();
+            let values = (1..=width)
+                .map(|index| row.get_ref(index).map(Value::of))
+                .collect::<Result<_, _>>()?;
+            Ok(Some(Row { key, values }))
+        })
+    }
+
+    /// Up to `limit` keys of `table` whose text starts with `prefix`, in key order.
+    pub(crate) fn keys_with_prefix(
+        &self,
+        table: &Table,
+        prefix: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, Error> {
+        let key = match &table.key {
+            Key::Column { name, .. } => quote(name),
+            Key::RowId => "rowid".to_owned(),
+            Key::None => return Ok(Vec::new()),
+        };
+        let sql = format!(
+            "SELECT {key} FROM {} WHERE substr(CAST({key} AS TEXT), 1, length(?1)) = ?1 \
+             ORDER BY {key} LIMIT ?2",
+            quote(&table.name)
+        );
+        self.with(|connection| {
+            let mut statement = connection.prepare_cached(&sql)?;
+            let keys = statement
+                .query_map(params![prefix, limit as i64], |row| {
+                    Ok(Value::of(row.get_ref(0)?).key_text())
+                })?
+                .filter_map(Result::transpose)
+                .collect::<Result<_, _>>()?;
+            Ok(keys)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::DbConfig;
+
+    #[test]
+    fn the_connection_cannot_write_whatever_the_statement() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);")
+            .unwrap();
+        let rules = Rules::new(&DbConfig::sqlite("w", &path)).unwrap();
+        let sqlite = Sqlite::open(&path, rules).unwrap();
+        for statement in [
+            "INSERT INTO t VALUES (2)",
+            "UPDATE t SET x = 3",
+            "DELETE FROM t",
+            "DROP TABLE t",
+            "CREATE TABLE u (y)",
+            "PRAGMA query_only = OFF; INSERT INTO t VALUES (4)",
+            "ATTACH DATABASE ':memory:' AS other; CREATE TABLE other.v (z)",
+        ] {
+            let result = sqlite.with(|connection| connection.execute_batch(statement));
+            assert!(result.is_err(), "{statement} was allowed");
+        }
+        let count: i64 = sqlite
+            .with(|connection| {
+                connection.query_row("SELECT count(*), max(x) FROM t", [], |row| row.get(0))
+            })
+            .unwrap();
+        assert_eq!(count, 1);
+    }
+
+    #[test]
+    fn a_statement_past_its_deadline_is_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("d.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("CREATE TABLE t (x)")
+            .unwrap();
+        let sqlite =
+            Sqlite::open(&path, Rules::new(&DbConfig::sqlite("d", &path)).unwrap()).unwrap();
+        let started = Instant::now();
+        let endless = sqlite.with(|connection| {
+            connection.query_row(
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+                [],
+                |row| row.get::<_, i64>(0),
+            )
+        });
+        let error = endless.unwrap_err();
+        assert!(
+            matches!(&error, rusqlite::Error::SqliteFailure(failure, _) if failure.code == rusqlite::ErrorCode::OperationInterrupted),
+            "{error}"
+        );
+        assert!(started.elapsed() < STATEMENT_DEADLINE * 3);
+    }
+}
