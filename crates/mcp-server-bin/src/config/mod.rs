@@ -154,23 +154,29 @@ impl RawGit {
             .file_name()
             .map(|name| name.to_string_lossy().to_lowercase())
             .unwrap_or_default();
-        let base = base.strip_suffix(".git").unwrap_or(&base);
-        let name: String = base
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .take(64)
-            .collect();
-        if name.is_empty() {
-            "repo".to_owned()
-        } else {
-            name
-        }
+        uri_name(base.strip_suffix(".git").unwrap_or(&base), "repo")
+    }
+}
+
+/// `text` (lowercased) as the authority of a provider's URIs: what is not `[a-z0-9._-]`
+/// becomes `-`, at most 64 characters; `fallback` when nothing is left.
+fn uri_name(text: &str, fallback: &str) -> String {
+    let name: String = text
+        .to_lowercase()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(64)
+        .collect();
+    if name.is_empty() {
+        fallback.to_owned()
+    } else {
+        name
     }
 }
 
@@ -228,10 +234,25 @@ impl RawSql {
         }
     }
 
+    /// The URL for messages: a password or user in it replaced by `***`, so that a
+    /// credential never reaches a log.
+    fn shown_url(&self) -> String {
+        match self.url.split_once("://") {
+            Some((scheme, rest)) => {
+                let authority_end = rest.find('/').unwrap_or(rest.len());
+                match rest[..authority_end].rfind('@') {
+                    Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
+                    None => self.url.clone(),
+                }
+            }
+            None => self.url.clone(),
+        }
+    }
+
     /// The path of a `sqlite:` URL.
     fn sqlite_path(&self) -> Result<PathBuf, ConfigError> {
         let invalid = |reason: &str| ConfigError::Sql {
-            url: self.url.clone(),
+            url: self.shown_url(),
             reason: reason.to_owned(),
         };
         if self.url.starts_with("postgres:") || self.url.starts_with("postgresql:") {
@@ -259,24 +280,9 @@ impl RawSql {
             None => {
                 let stem = path
                     .file_stem()
-                    .map(|stem| stem.to_string_lossy().to_lowercase())
+                    .map(|stem| stem.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                let name: String = stem
-                    .chars()
-                    .map(|c| {
-                        if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                            c
-                        } else {
-                            '-'
-                        }
-                    })
-                    .take(64)
-                    .collect();
-                if name.is_empty() {
-                    "db".to_owned()
-                } else {
-                    name
-                }
+                uri_name(&stem, "db")
             }
         };
         let mut database = mcp_resources_sql::DbConfig::sqlite(name, path);
@@ -293,7 +299,7 @@ impl RawSql {
         for mask in self.mask.iter().flatten() {
             let number = |text: &str| {
                 text.parse::<usize>().map_err(|_| ConfigError::Sql {
-                    url: self.url.clone(),
+                    url: self.shown_url(),
                     reason: format!("mask style {:?}: N is not a number", mask.style),
                 })
             };
@@ -306,7 +312,7 @@ impl RawSql {
                     Some(("ends", n)) => MaskStyle::KeepEnds(number(n)?),
                     _ => {
                         return Err(ConfigError::Sql {
-                            url: self.url.clone(),
+                            url: self.shown_url(),
                             reason: format!(
                                 "mask style {other:?} is not full, email, phone, last:N or ends:N"
                             ),

@@ -275,3 +275,42 @@ fn the_http_limits_table_sets_each_limit_it_names() {
         "a misspelt key is an error"
     );
 }
+
+#[test]
+fn repositories_and_databases_are_named_and_checked() {
+    use super::{RawGit, RawSql};
+    let raw = RawConfig {
+        git: Some(vec![
+            RawGit::from_flag("/srv/My Project.git"),
+            RawGit::from_flag("docs=/srv/x"),
+        ]),
+        sql: Some(vec![RawSql::from_flag("sqlite:/data/Shop Data.db")]),
+        ..RawConfig::default()
+    };
+    let config = Config::from_raw(raw).unwrap();
+    assert!(
+        config.paths.is_empty(),
+        "repositories and databases alone serve no directory"
+    );
+    let names: Vec<&str> = config.git.iter().map(|repo| repo.name.as_str()).collect();
+    assert_eq!(names, ["my-project", "docs"]);
+    assert_eq!(config.sql[0].name, "shop-data");
+    let secret = RawConfig {
+        sql: Some(vec![RawSql::from_flag(
+            "postgres://admin:hunter2@db.example/app",
+        )]),
+        ..RawConfig::default()
+    };
+    let error = Config::from_raw(secret).unwrap_err().to_string();
+    assert!(error.contains("not supported yet"), "{error}");
+    assert!(
+        !error.contains("hunter2") && error.contains("***@db.example"),
+        "{error}"
+    );
+    let masked = RawConfig::from_toml(
+        "[[sql]]\nurl = 'sqlite:a.db'\nmask = [{ column = 'x', style = 'last:z' }]\n",
+    )
+    .unwrap();
+    let error = Config::from_raw(masked).unwrap_err().to_string();
+    assert!(error.contains("N is not a number"), "{error}");
+}
