@@ -32,6 +32,11 @@ fn help_documents_commands_flags_and_config() {
         "--server-name",
         "--instructions",
         "--http-threads",
+        "--skills",
+        "--git",
+        "--sql",
+        "[[git]]",
+        "[[sql]]",
         "RUST_LOG",
         "mcp-resources serve --http 127.0.0.1:8080",
         "page_size = 100",
@@ -77,6 +82,9 @@ fn config_schema_lists_every_key() {
         "resources",
         "authorization",
         "grants",
+        "skills",
+        "git",
+        "sql",
     ] {
         assert!(properties.contains_key(key), "schema lacks {key}");
     }
