@@ -71,6 +71,13 @@ pub fn encode_segment(segment: &[u8]) -> String {
     percent_encoding::percent_encode(segment, SEGMENT).to_string()
 }
 
+/// One query parameter's value percent-encoded: as [`encode_segment`], and `&`, `=`, `+`
+/// encoded too, so that the value cannot end its parameter or read as a space.
+pub fn encode_query_value(value: &[u8]) -> String {
+    const QUERY_VALUE: &percent_encoding::AsciiSet = &SEGMENT.add(b'&').add(b'=').add(b'+');
+    percent_encoding::percent_encode(value, QUERY_VALUE).to_string()
+}
+
 /// Limits applied when parsing a [`ResourceUri`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UriLimits {

@@ -203,7 +203,7 @@ pub(crate) fn log_uri(
 fn encode_query_value(value: &[u8]) -> String {
     value
         .split(|byte| *byte == b'/')
-        .map(encode_segment)
+        .map(mcp_resources_core::uri::encode_query_value)
         .collect::<Vec<_>>()
         .join("/")
 }

@@ -170,8 +170,10 @@ pub(crate) fn globs(what: &'static str, patterns: &[String]) -> Result<GlobSet, 
 pub(crate) struct Rules {
     tables: GlobSet,
     deny: GlobSet,
-    /// Each rule's glob with its action, in order: configured ones, then the defaults.
-    columns: Vec<(GlobSet, ColumnAction)>,
+    /// Each rule's glob with its action, and whether it is matched against `table.column`
+    /// too, in order: configured ones (both), then the defaults (the bare column only, so
+    /// that a table named `tokens` keeps its columns).
+    columns: Vec<(GlobSet, ColumnAction, bool)>,
 }
 
 impl Rules {
@@ -181,6 +183,7 @@ impl Rules {
             columns.push((
                 globs("column", std::slice::from_ref(&rule.pattern))?,
                 rule.action,
+                true,
             ));
         }
         if config.default_column_rules {
@@ -188,12 +191,14 @@ impl Rules {
                 columns.push((
                     globs("column", &[(*pattern).to_owned()])?,
                     ColumnAction::Hide,
+                    false,
                 ));
             }
             for (pattern, style) in DEFAULT_MASKED_COLUMNS {
                 columns.push((
                     globs("column", &[(*pattern).to_owned()])?,
                     ColumnAction::Mask(*style),
+                    false,
                 ));
             }
         }
@@ -214,7 +219,9 @@ impl Rules {
         let qualified = format!("{table}.{column}");
         self.columns
             .iter()
-            .find(|(glob, _)| glob.is_match(column) || glob.is_match(&qualified))
-            .map(|(_, action)| *action)
+            .find(|(glob, _, qualified_too)| {
+                glob.is_match(column) || (*qualified_too && glob.is_match(&qualified))
+            })
+            .map(|(_, action, _)| *action)
     }
 }

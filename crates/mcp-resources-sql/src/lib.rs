@@ -26,20 +26,30 @@
 //!   stops early rather than pass [`SqlConfig::max_answer_bytes`].
 //! - `db://NAME/table/TABLE/row/KEY` (JSON): one row.
 //!
-//! A table's rows are keyed by its primary key when that is one served, unmasked column; else
-//! by SQLite's `rowid`; a `WITHOUT ROWID` table without such a key is schema-only.
+//! A table's rows are keyed by its primary key when that is one column; else by SQLite's
+//! `rowid`; a `WITHOUT ROWID` table without a one-column key is schema-only, and so is a table
+//! whose key has a hidden or masked column (an `INTEGER PRIMARY KEY` is the rowid itself).
+//! SQLite keys are dynamically typed: pages follow SQLite's order (numbers, then texts), the
+//! `next` URI carries the last key with its type, rows whose key is NULL or a blob are left out
+//! of pages, and `row/KEY` tries `KEY` as a number before a text. Only ordinary tables are
+//! served: views, virtual tables and their shadow tables (an FTS index's copy of its text) are
+//! not, nor tables whose name cannot be one URI segment (empty, `.`, `..`); at most 10,000
+//! tables (the first by name). Each database keeps four read-only connections; a request takes
+//! a free one.
 //! `resources/list` lists each database's schema and each table's schema resource; rows are
 //! reached through the templates. A missing database, table or row, or a key of the wrong
 //! type, is not found.
 //!
 //! # Sensitive columns
 //!
-//! Column rules (configured first, then the defaults [`DEFAULT_HIDDEN_COLUMNS`] and
-//! [`DEFAULT_MASKED_COLUMNS`]) are globs over `column` or `table.column`. A hidden column is
-//! never selected: it is absent from schemas, rows, completion and indexes or foreign keys that
-//! name it. A masked column's values leave masked ([`mask`]) wherever they appear; a masked
-//! or hidden primary key is not used as the key. A value longer than
-//! [`SqlConfig::max_value_bytes`] is cut and its row says which columns were.
+//! Column rules (configured first, matched against `column` or `table.column`; then the
+//! defaults [`DEFAULT_HIDDEN_COLUMNS`] and [`DEFAULT_MASKED_COLUMNS`], against the column's
+//! name alone) are case-insensitive globs. A hidden column is never selected: it is absent from
+//! schemas, rows, completion, and indexes or foreign keys (its own table's or another's) that
+//! name it; indexes over expressions are not listed. A masked column's values leave masked
+//! ([`mask`]) wherever they appear; a table whose key is hidden or masked has no rows to serve.
+//! A text or blob longer than [`SqlConfig::max_value_bytes`] is read cut by SQLite itself and
+//! its row says which columns were.
 
 mod config;
 pub mod mask;
@@ -169,9 +179,11 @@ impl SqlProvider {
         for database in &config.databases {
             let rules = Rules::new(database)?;
             let Source::Sqlite(path) = &database.source;
-            let sqlite = Sqlite::open(path, rules).map_err(|error| SqlError::Open {
-                name: database.name.clone(),
-                message: format!("{}: {error}", path.display()),
+            let sqlite = Sqlite::open(path, rules, config.max_value_bytes).map_err(|error| {
+                SqlError::Open {
+                    name: database.name.clone(),
+                    message: format!("{}: {error}", path.display()),
+                }
             })?;
             let tables = sqlite.schema().map_or(0, |schema| schema.tables.len());
             tracing::info!(database = %database.name, path = %path.display(), tables, "serving database");
@@ -195,7 +207,10 @@ impl SqlProvider {
     }
 
     /// A [`ChangeSource`](mcp_resources_core::change::ChangeSource) that polls every database
-    /// ([`SqlConfig::poll`]) and reports what changed.
+    /// ([`SqlConfig::poll`]) and reports what changed. Reads each database's change counter
+    /// and tables once before it returns, so that a commit right after is seen as a change.
+    /// A database file replaced or deleted under the server is not noticed (the open
+    /// connections keep reading what they opened).
     pub fn watch(&self) -> SqlWatcher {
         SqlWatcher::start(Arc::clone(&self.shared))
     }

@@ -106,8 +106,10 @@ fn value(column: &Column, value: &Value, max_bytes: usize) -> (Json, bool) {
             Value::Text(text) => text.clone(),
             Value::Blob(_) => return (json!("****"), false),
         };
+        // A text read cut (longer than the budget) is masked as read, and said to be cut.
+        let read_cut = text.len() > max_bytes;
         let (text, cut) = cut_text(&mask(&text, style));
-        return (json!(text), cut);
+        return (json!(text), cut || read_cut);
     }
     match value {
         Value::Null => (Json::Null, false),
@@ -169,7 +171,7 @@ pub(crate) fn row(table: &Table, row: &Row, max_value_bytes: usize) -> Json {
 /// A page of rows and where the next one starts.
 pub(crate) struct RowsPage {
     pub(crate) value: Json,
-    /// The key of the last row shown, when more follow.
+    /// The typed key of the last row shown, when more follow.
     pub(crate) last_key: Option<String>,
 }
 
@@ -196,7 +198,7 @@ pub(crate) fn rows(table: &Table, rows: &[Row], limit: usize, config: &SqlConfig
             break;
         }
         used += size;
-        shown.push((each.key.clone(), entry));
+        shown.push((each.cursor.clone(), entry));
     }
     let more = cut_by_budget || rows.len() > limit;
     let last_key = more

@@ -37,9 +37,9 @@ pub(crate) struct Column {
 /// How a table's rows are addressed and ordered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Key {
-    /// Its one-column primary key, served as it is; `integer` when its type is an integer.
-    Column { name: String, integer: bool },
-    /// SQLite's `rowid` (a table whose primary key is composite, hidden or masked).
+    /// Its one-column primary key, served as it is.
+    Column { name: String },
+    /// SQLite's `rowid` (a table whose primary key is composite).
     RowId,
     /// No stable order that may be shown: schema only.
     None,
@@ -120,17 +120,61 @@ impl Value {
     }
 }
 
-/// One row: its key's text and its served columns' values, in the table's column order.
+/// One row: its key's text, where a page after it starts, and its served columns' values, in
+/// the table's column order.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Row {
     pub(crate) key: String,
+    /// The key with its storage class (`i:7`, `r:2.5`, `t:abc`): SQLite orders integers and
+    /// reals before texts, so a page resumes after a typed value.
+    pub(crate) cursor: String,
     pub(crate) values: Vec<Value>,
 }
 
+impl Value {
+    /// The typed form of a key value (see [`Row::cursor`]).
+    fn cursor(&self) -> Option<String> {
+        match self {
+            Value::Integer(value) => Some(format!("i:{value}")),
+            Value::Real(value) => Some(format!("r:{value}")),
+            Value::Text(text) => Some(format!("t:{text}")),
+            Value::Null | Value::Blob(_) => None,
+        }
+    }
+
+    /// The value a typed cursor names.
+    fn from_cursor(cursor: &str) -> Option<rusqlite::types::Value> {
+        let (kind, text) = cursor.split_once(':')?;
+        Some(match kind {
+            "i" => text.parse::<i64>().ok()?.into(),
+            "r" => text
+                .parse::<f64>()
+                .ok()
+                .filter(|value| value.is_finite())?
+                .into(),
+            "t" => text.to_owned().into(),
+            _ => return None,
+        })
+    }
+}
+
+/// How many read-only connections one database keeps: requests take the first free one.
+const CONNECTIONS: usize = 4;
+
+/// The most tables of one database that are served (the first by name).
+pub(crate) const MAX_TABLES: usize = 10_000;
+
+/// How many rows key completion looks at, at most.
+const COMPLETION_SCAN: i64 = 100_000;
+
 /// An open SQLite database.
 pub(crate) struct Sqlite {
-    connection: Mutex<Connection>,
+    connections: Vec<Mutex<Connection>>,
+    next: std::sync::atomic::AtomicUsize,
     rules: Rules,
+    /// Texts and blobs longer than this (bytes; characters for text) are read cut, one
+    /// character or byte past it, so that their rendering knows they were.
+    value_limit: usize,
     /// The schema read at `schema_version`, kept until it changes.
     schema: Mutex<Option<(i64, Arc<Schema>)>>,
 }
@@ -144,8 +188,21 @@ fn quote(name: &str) -> String {
 }
 
 impl Sqlite {
-    /// Opens `path` read-only.
-    pub(crate) fn open(path: &Path, rules: Rules) -> Result<Sqlite, Error> {
+    /// Opens `path` read-only, its values read at most `value_limit` long.
+    pub(crate) fn open(path: &Path, rules: Rules, value_limit: usize) -> Result<Sqlite, Error> {
+        let connections = (0..CONNECTIONS)
+            .map(|_| Self::open_one(path).map(Mutex::new))
+            .collect::<Result<_, _>>()?;
+        Ok(Sqlite {
+            connections,
+            next: std::sync::atomic::AtomicUsize::new(0),
+            rules,
+            value_limit,
+            schema: Mutex::new(None),
+        })
+    }
+
+    fn open_one(path: &Path) -> Result<Connection, Error> {
         let connection = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -155,19 +212,22 @@ impl Sqlite {
         connection.busy_timeout(Duration::from_secs(1))?;
         // Touch the file: a path that is no database fails here, not at the first request.
         connection.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
-        Ok(Sqlite {
-            connection: Mutex::new(connection),
-            rules,
-            schema: Mutex::new(None),
-        })
+        Ok(connection)
     }
 
-    /// Runs `work` on the connection under the statement deadline.
+    /// Runs `work` on a free connection (or, when all are busy, waits for one) under the
+    /// statement deadline.
     fn with<T>(&self, work: impl FnOnce(&Connection) -> Result<T, Error>) -> Result<T, Error> {
-        let mut connection = self
-            .connection
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let first = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let count = self.connections.len();
+        let free = (0..count)
+            .find_map(|offset| self.connections[(first + offset) % count].try_lock().ok());
+        let mut connection = match free {
+            Some(connection) => connection,
+            None => self.connections[first % count]
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        };
         let deadline = Instant::now() + STATEMENT_DEADLINE;
         connection.progress_handler(10_000, Some(move || Instant::now() > deadline))?;
         let result = work(&connection);
@@ -202,23 +262,44 @@ impl Sqlite {
     }
 
     fn read_schema(&self, connection: &Connection) -> Result<Schema, Error> {
+        // Ordinary tables of the main database only: not views, not virtual tables, not the
+        // shadow tables that hold a virtual table's data (an FTS index's `_content`).
         let mut names: Vec<(String, bool)> = connection
             .prepare(
-                "SELECT name, sql NOT LIKE '%WITHOUT ROWID%' FROM sqlite_schema \
-                 WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+                "SELECT name, wr FROM pragma_table_list \
+                 WHERE schema = 'main' AND type = 'table' \
+                 AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
             )?
-            .query_map([], |row| {
-                Ok((row.get(0)?, row.get::<_, Option<bool>>(1)?.unwrap_or(true)))
-            })?
+            .query_map([], |row| Ok((row.get(0)?, !row.get::<_, bool>(1)?)))?
             .collect::<Result<_, _>>()?;
-        names.retain(|(name, _)| self.rules.serves_table(name));
+        // Names that cannot be one path segment of a URI are not served.
+        names.retain(|(name, _)| {
+            !matches!(name.as_str(), "" | "." | "..") && self.rules.serves_table(name)
+        });
+        if names.len() > MAX_TABLES {
+            tracing::warn!(
+                tables = names.len(),
+                served = MAX_TABLES,
+                "too many tables: the first by name are served"
+            );
+            names.truncate(MAX_TABLES);
+        }
         let has_stats: bool = connection.query_row(
             "SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_stat1'",
             [],
             |row| row.get::<_, i64>(0).map(|count| count > 0),
         )?;
+        // The progress handler counts steps of statements, not the work of preparing them:
+        // a schema of very many tables is checked against the deadline between tables.
+        let deadline = Instant::now() + STATEMENT_DEADLINE;
         let mut tables = Vec::with_capacity(names.len());
         for (name, rowid) in names {
+            if Instant::now() > deadline {
+                return Err(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_INTERRUPT),
+                    Some("the schema took too long to read".to_owned()),
+                ));
+            }
             tables.push(self.read_table(connection, &name, rowid, has_stats)?);
         }
         Ok(Schema { tables })
@@ -233,9 +314,11 @@ impl Sqlite {
     ) -> Result<Table, Error> {
         let mut columns = Vec::new();
         // (name, pk position, hidden or masked)
-        let mut key_parts: Vec<(String, i64, bool, bool)> = Vec::new();
+        let mut key_parts: Vec<(String, i64, bool)> = Vec::new();
+        // `table_xinfo` lists generated columns too (hidden 2 and 3); 1 is a virtual table's.
         let mut statement = connection.prepare(
-            "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1) ORDER BY cid",
+            "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_xinfo(?1) \
+             WHERE hidden IN (0, 2, 3) ORDER BY cid",
         )?;
         let mut rows = statement.query(params![name])?;
         while let Some(row) = rows.next()? {
@@ -248,7 +331,6 @@ impl Sqlite {
                     column.clone(),
                     pk,
                     matches!(action, Some(ColumnAction::Hide | ColumnAction::Mask(_))),
-                    decl_type.to_ascii_uppercase().contains("INT"),
                 ));
             }
             if action == Some(ColumnAction::Hide) {
@@ -266,10 +348,12 @@ impl Sqlite {
             });
         }
         key_parts.sort_by_key(|part| part.1);
+        // A hidden or masked key column is never the key, nor is `rowid` then: an `INTEGER
+        // PRIMARY KEY` is the rowid under another name.
         let key = match key_parts.as_slice() {
-            [(column, _, false, integer)] => Key::Column {
+            _ if key_parts.iter().any(|part| part.2) => Key::None,
+            [(column, _, _)] => Key::Column {
                 name: column.clone(),
-                integer: *integer,
             },
             _ if rowid => Key::RowId,
             _ => Key::None,
@@ -339,10 +423,15 @@ impl Sqlite {
                 )),
             }
         }
+        let hidden_in_target = |key: &ForeignKey| {
+            key.to
+                .iter()
+                .any(|column| self.rules.column(&key.table, column) == Some(ColumnAction::Hide))
+        };
         Ok(keys
             .into_iter()
             .map(|(_, key)| key)
-            .filter(|key| key.columns.iter().all(served))
+            .filter(|key| key.columns.iter().all(served) && !hidden_in_target(key))
             .collect())
     }
 
@@ -365,10 +454,11 @@ impl Sqlite {
                 .into_iter()
                 .map(|column| column.unwrap_or_else(|| "(expression)".to_owned()))
                 .collect();
-            // An index over a hidden column would tell of it.
+            // An index over a hidden column would tell of it, and one over an expression
+            // might (its expression is not shown, only that it exists).
             if columns
                 .iter()
-                .all(|column| column == "(expression)" || served(column))
+                .all(|column| column != "(expression)" && served(column))
             {
                 indexes.push(Index {
                     name,
@@ -380,121 +470,135 @@ impl Sqlite {
         Ok(indexes)
     }
 
-    /// The key expression of `table` and the value `text` has as its key, `None` when `text`
-    /// cannot be one (a key of the wrong type).
-    fn key_of(table: &Table, text: &str) -> Option<(String, rusqlite::types::Value)> {
+    /// The key expression of `table`, `None` for a schema-only table.
+    fn key_expr(table: &Table) -> Option<String> {
         match &table.key {
-            Key::Column {
-                name,
-                integer: true,
-            } => Some((quote(name), text.parse::<i64>().ok()?.into())),
-            Key::Column { name, .. } => Some((quote(name), text.to_owned().into())),
-            Key::RowId => Some(("rowid".to_owned(), text.parse::<i64>().ok()?.into())),
+            Key::Column { name } => Some(quote(name)),
+            Key::RowId => Some("rowid".to_owned()),
             Key::None => None,
         }
     }
 
-    fn select_list(table: &Table) -> String {
+    /// The served columns, texts and blobs read at most one past the value limit.
+    fn select_list(&self, table: &Table) -> String {
+        let limit = self.value_limit + 1;
         table
             .columns
             .iter()
-            .map(|column| quote(&column.name))
-            .collect::<Vec<_>>()
-            .join(", ")
+            .map(|column| {
+                let name = quote(&column.name);
+                format!(
+                    ", CASE WHEN typeof({name}) IN ('text', 'blob') AND length({name}) > {limit} \
+                     THEN substr({name}, 1, {limit}) ELSE {name} END"
+                )
+            })
+            .collect()
     }
 
-    /// Up to `limit` rows of `table` after the key `after`, in key order. `None` when `after`
-    /// cannot be a key of this table, or the table has no key.
+    /// Reads the rows of a result: the key, then the served columns.
+    fn collect_rows(rows: &mut rusqlite::Rows<'_>, width: usize) -> Result<Vec<Row>, Error> {
+        let mut found = Vec::new();
+        while let Some(row) = rows.next()? {
+            let key = Value::of(row.get_ref(0)?);
+            let (Some(text), Some(cursor)) = (key.key_text(), key.cursor()) else {
+                continue;
+            };
+            let values = (1..=width)
+                .map(|index| row.get_ref(index).map(Value::of))
+                .collect::<Result<_, _>>()?;
+            found.push(Row {
+                key: text,
+                cursor,
+                values,
+            });
+        }
+        Ok(found)
+    }
+
+    /// Up to `limit` rows of `table` after the typed cursor `after` ([`Row::cursor`]), in key
+    /// order; rows whose key is NULL or a blob have no place in that order and are left out.
+    /// `None` when `after` is no cursor, or the table has no key.
     pub(crate) fn rows(
         &self,
         table: &Table,
         after: Option<&str>,
         limit: usize,
     ) -> Result<Option<Vec<Row>>, Error> {
-        let key_expr = match (&table.key, after) {
-            (Key::None, _) => return Ok(None),
-            (_, Some(after)) => match Self::key_of(table, after) {
-                Some(key) => Some(key),
+        let Some(key) = Self::key_expr(table) else {
+            return Ok(None);
+        };
+        let after = match after {
+            Some(cursor) => match Value::from_cursor(cursor) {
+                Some(value) => value,
                 None => return Ok(None),
             },
-            (Key::Column { name, .. }, None) => Some((quote(name), rusqlite::types::Value::Null)),
-            (Key::RowId, None) => Some(("rowid".to_owned(), rusqlite::types::Value::Null)),
-        };
-        let (key, after) = key_expr.expect("invariant: set above");
-        let columns = Self::select_list(table);
-        let select = if columns.is_empty() {
-            String::new()
-        } else {
-            format!(", {columns}")
+            None => rusqlite::types::Value::Null,
         };
         let sql = format!(
-            "SELECT {key}{select} FROM {} WHERE ?1 IS NULL OR {key} > ?1 ORDER BY {key} LIMIT ?2",
+            "SELECT {key}{} FROM {} WHERE {key} IS NOT NULL AND typeof({key}) <> 'blob' \
+             AND (?1 IS NULL OR {key} > ?1) ORDER BY {key} LIMIT ?2",
+            self.select_list(table),
             quote(&table.name)
         );
         let width = table.columns.len();
         self.with(|connection| {
             let mut statement = connection.prepare_cached(&sql)?;
             let mut rows = statement.query(params![after, limit as i64])?;
-            let mut found = Vec::new();
-            while let Some(row) = rows.next()? {
-                let Some(key) = Value::of(row.get_ref(0)?).key_text() else {
-                    continue;
-                };
-                let values = (1..=width)
-                    .map(|index| row.get_ref(index).map(Value::of))
-                    .collect::<Result<_, _>>()?;
-                found.push(Row { key, values });
-            }
-            Ok(Some(found))
+            Ok(Some(Self::collect_rows(&mut rows, width)?))
         })
     }
 
-    /// The row of `table` whose key is `key`, `None` when there is none (or `key` cannot be
-    /// one).
+    /// The row of `table` whose key reads as `key`, `None` when there is none. SQLite keys are
+    /// dynamically typed: `key` is tried as an integer (or a real), then as a text, the first
+    /// row found answering.
     pub(crate) fn row(&self, table: &Table, key: &str) -> Result<Option<Row>, Error> {
-        let Some((key_expr, value)) = Self::key_of(table, key) else {
+        let Some(key_expr) = Self::key_expr(table) else {
             return Ok(None);
         };
-        let columns = Self::select_list(table);
-        let select = if columns.is_empty() {
-            String::new()
-        } else {
-            format!(", {columns}")
-        };
+        let mut candidates: Vec<rusqlite::types::Value> = Vec::new();
+        if let Ok(integer) = key.parse::<i64>() {
+            candidates.push(integer.into());
+        } else if let Ok(real) = key.parse::<f64>()
+            && real.is_finite()
+        {
+            candidates.push(real.into());
+        }
+        if !matches!(table.key, Key::RowId) {
+            candidates.push(key.to_owned().into());
+        }
         let sql = format!(
-            "SELECT {key_expr}{select} FROM {} WHERE {key_expr} = ?1",
+            "SELECT {key_expr}{} FROM {} WHERE {key_expr} = ?1 AND typeof({key_expr}) = typeof(?1)",
+            self.select_list(table),
             quote(&table.name)
         );
         let width = table.columns.len();
         self.with(|connection| {
             let mut statement = connection.prepare_cached(&sql)?;
-            let mut rows = statement.query(params![value])?;
-            let Some(row) = rows.next()? else {
-                return Ok(None);
-            };
-            let key = Value::of(row.get_ref(0)?).key_text().unwrap_or_default();
-            let values = (1..=width)
-                .map(|index| row.get_ref(index).map(Value::of))
-                .collect::<Result<_, _>>()?;
-            Ok(Some(Row { key, values }))
+            for candidate in candidates {
+                let mut rows = statement.query(params![candidate])?;
+                if let Some(row) = Self::collect_rows(&mut rows, width)?.into_iter().next() {
+                    return Ok(Some(row));
+                }
+            }
+            Ok(None)
         })
     }
 
-    /// Up to `limit` keys of `table` whose text starts with `prefix`, in key order.
+    /// Up to `limit` keys of `table` whose text starts with `prefix`, in key order, among its
+    /// first [`COMPLETION_SCAN`] keys: a bounded scan, whatever the table's size.
     pub(crate) fn keys_with_prefix(
         &self,
         table: &Table,
         prefix: &str,
         limit: usize,
     ) -> Result<Vec<String>, Error> {
-        let key = match &table.key {
-            Key::Column { name, .. } => quote(name),
-            Key::RowId => "rowid".to_owned(),
-            Key::None => return Ok(Vec::new()),
+        let Some(key) = Self::key_expr(table) else {
+            return Ok(Vec::new());
         };
         let sql = format!(
-            "SELECT {key} FROM {} WHERE substr(CAST({key} AS TEXT), 1, length(?1)) = ?1 \
-             ORDER BY {key} LIMIT ?2",
+            "SELECT k FROM (SELECT {key} AS k FROM {} WHERE {key} IS NOT NULL \
+             AND typeof({key}) <> 'blob' ORDER BY {key} LIMIT {COMPLETION_SCAN}) \
+             WHERE substr(CAST(k AS TEXT), 1, length(?1)) = ?1 LIMIT ?2",
             quote(&table.name)
         );
         self.with(|connection| {
@@ -524,7 +628,7 @@ mod tests {
             .execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);")
             .unwrap();
         let rules = Rules::new(&DbConfig::sqlite("w", &path)).unwrap();
-        let sqlite = Sqlite::open(&path, rules).unwrap();
+        let sqlite = Sqlite::open(&path, rules, 4096).unwrap();
         for statement in [
             "INSERT INTO t VALUES (2)",
             "UPDATE t SET x = 3",
@@ -553,8 +657,12 @@ mod tests {
             .unwrap()
             .execute_batch("CREATE TABLE t (x)")
             .unwrap();
-        let sqlite =
-            Sqlite::open(&path, Rules::new(&DbConfig::sqlite("d", &path)).unwrap()).unwrap();
+        let sqlite = Sqlite::open(
+            &path,
+            Rules::new(&DbConfig::sqlite("d", &path)).unwrap(),
+            4096,
+        )
+        .unwrap();
         let started = Instant::now();
         let endless = sqlite.with(|connection| {
             connection.query_row(

@@ -16,7 +16,7 @@
 //! `TABLE` and `KEY` are one path segment each, percent-encoded by the core's
 //! [`encode_segment`] (so a `/` in a key is `%2F`), decoded once, UTF-8.
 
-use mcp_resources_core::uri::{ResourceUri, encode_segment};
+use mcp_resources_core::uri::{ResourceUri, encode_query_value, encode_segment};
 use percent_encoding::percent_decode_str;
 
 /// The scheme of every URI this provider serves.
@@ -171,7 +171,7 @@ pub(crate) fn rows_uri(database: &str, table: &str, after: &str, limit: u64) -> 
         table,
         &format!(
             "rows?after={}&limit={limit}",
-            encode_segment(after.as_bytes())
+            encode_query_value(after.as_bytes())
         ),
     )
 }
@@ -210,8 +210,16 @@ mod tests {
                 key: "a/b c".into()
             })
         );
-        let next = rows_uri("app", "users", "41", 50);
+        let next = rows_uri("app", "users", "t:a&limit=1+b=c", 50);
         assert_eq!(ResourceUri::parse(&next).unwrap().as_str(), next);
+        assert_eq!(
+            parsed(&next),
+            Some(Target::Rows {
+                table: "users".into(),
+                after: Some("t:a&limit=1+b=c".into()),
+                limit: Some(50)
+            })
+        );
         for bad in [
             "db://app/schema?x=1",
             "db://app/table/users/rows?limit=x",

@@ -44,19 +44,23 @@ struct Seen {
     tables: BTreeSet<String>,
 }
 
-fn tables_of(shared: &Shared, index: usize) -> BTreeSet<String> {
+/// The served tables of database `index` now, `None` when its schema cannot be read (then the
+/// last known set stands: a busy moment is no reason to say every table went).
+fn tables_of(shared: &Shared, index: usize) -> Option<BTreeSet<String>> {
     let database = &shared.databases[index];
-    database
-        .sqlite
-        .schema()
-        .map(|schema| {
+    match database.sqlite.schema() {
+        Ok(schema) => Some(
             schema
                 .tables
                 .iter()
                 .map(|table| table.name.clone())
-                .collect()
-        })
-        .unwrap_or_default()
+                .collect(),
+        ),
+        Err(error) => {
+            tracing::warn!(database = %database.name, %error, "cannot read the schema");
+            None
+        }
+    }
 }
 
 impl SqlWatcher {
@@ -66,7 +70,7 @@ impl SqlWatcher {
         let mut seen: Vec<Seen> = (0..shared.databases.len())
             .map(|index| Seen {
                 version: shared.databases[index].sqlite.data_version().ok(),
-                tables: tables_of(&shared, index),
+                tables: tables_of(&shared, index).unwrap_or_default(),
             })
             .collect();
         let poll = shared.config.poll;
@@ -89,7 +93,8 @@ impl SqlWatcher {
                         if version.is_none() || version == seen[index].version {
                             continue;
                         }
-                        let tables = tables_of(&shared, index);
+                        let tables = tables_of(&shared, index)
+                            .unwrap_or_else(|| seen[index].tables.clone());
                         let changes = compare(&database.name, &seen[index].tables, &tables);
                         seen[index] = Seen { version, tables };
                         for change in changes {

@@ -434,3 +434,106 @@ async fn a_commit_by_another_connection_is_reported() {
         ["db://app/table/fresh/schema"]
     );
 }
+
+/// A database built for the hostile cases: keys that are sensitive, virtual tables, keys of
+/// every storage class, names that look sensitive, schema entries that name hidden columns.
+fn awkward(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("awkward.db");
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE people (national_id INTEGER PRIMARY KEY, name TEXT);
+             INSERT INTO people VALUES (110101199003074534, 'Zhang');
+             CREATE TABLE creds (secret_pin INTEGER PRIMARY KEY, owner TEXT);
+             INSERT INTO creds VALUES (987654, 'ada');
+             CREATE VIRTUAL TABLE notes USING fts5(body, password);
+             INSERT INTO notes VALUES ('hello', 'hunter2');
+             CREATE TABLE mixed (k PRIMARY KEY, v TEXT);
+             INSERT INTO mixed VALUES (1, 'a'), (2, 'b'), (3, 'c'), ('1', 'd'), ('b&limit=1', 'e'),
+               (2.5, 'f'), (NULL, 'g'), (NULL, 'h');
+             CREATE TABLE tokens (id INTEGER PRIMARY KEY, label TEXT);
+             INSERT INTO tokens VALUES (1, 'kept');
+             CREATE TABLE users (id INTEGER PRIMARY KEY, password_hash TEXT, \
+               twice INTEGER GENERATED ALWAYS AS (id * 2) VIRTUAL);
+             CREATE INDEX users_by_pw ON users(lower(password_hash));
+             CREATE TABLE refs (id INTEGER PRIMARY KEY, pw TEXT REFERENCES users(password_hash));",
+        )
+        .unwrap();
+    path
+}
+
+#[tokio::test]
+async fn sensitive_keys_virtual_tables_and_schema_names_never_leak() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = provider(&awkward(dir.path()), |_| {});
+    let engine = engine(&provider);
+    // A masked or hidden INTEGER PRIMARY KEY is the rowid: the table is schema-only.
+    for table in ["people", "creds"] {
+        let schema = read(&engine, &format!("db://app/table/{table}/schema"))
+            .await
+            .unwrap();
+        assert_eq!(schema["rowsKeyedBy"], Value::Null, "{schema}");
+        assert!(
+            read(&engine, &format!("db://app/table/{table}/rows"))
+                .await
+                .is_err()
+        );
+        assert!(
+            read(&engine, &format!("db://app/table/{table}/row/987654"))
+                .await
+                .is_err()
+        );
+    }
+    // No virtual table, no shadow table.
+    let all = read(&engine, "db://app/schema").await.unwrap().to_string();
+    assert!(!all.contains("notes") && !all.contains("hunter2"), "{all}");
+    // Sensitive-looking table names keep their columns; generated columns are there.
+    let tokens = read(&engine, "db://app/table/tokens/row/1").await.unwrap();
+    assert_eq!(tokens["values"], json!({"id": 1, "label": "kept"}));
+    let users = read(&engine, "db://app/table/users/schema").await.unwrap();
+    assert_eq!(users["columns"].as_array().unwrap().len(), 2, "{users}");
+    assert!(
+        users.get("indexes").is_none(),
+        "an index over an expression is not shown: {users}"
+    );
+    let refs = read(&engine, "db://app/table/refs/schema").await.unwrap();
+    assert!(
+        refs.get("foreignKeys").is_none(),
+        "a key into a hidden column: {refs}"
+    );
+}
+
+#[tokio::test]
+async fn keys_of_every_storage_class_page_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let provider = provider(&awkward(dir.path()), |_| {});
+    let engine = engine(&provider);
+    let mut keys = Vec::new();
+    let mut next = Some("db://app/table/mixed/rows?limit=1".to_owned());
+    while let Some(page_uri) = next {
+        let page = read(&engine, &page_uri)
+            .await
+            .unwrap_or_else(|error| panic!("{page_uri}: {error}"));
+        keys.extend(
+            page["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|row| row["key"].as_str().unwrap().to_owned()),
+        );
+        next = page["next"].as_str().map(str::to_owned);
+        assert!(keys.len() < 20, "{keys:?}");
+    }
+    // SQLite's order: numbers (integers and reals together), then texts; NULL keys left out.
+    assert_eq!(keys, ["1", "2", "2.5", "3", "1", "b&limit=1"]);
+    assert_eq!(
+        read(&engine, "db://app/table/mixed/row/2.5").await.unwrap()["values"]["v"],
+        "f"
+    );
+    assert_eq!(
+        read(&engine, "db://app/table/mixed/row/b%26limit=1")
+            .await
+            .unwrap()["values"]["v"],
+        "e"
+    );
+}

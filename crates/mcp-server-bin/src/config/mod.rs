@@ -234,18 +234,18 @@ impl RawSql {
         }
     }
 
-    /// The URL for messages: a password or user in it replaced by `***`, so that a
-    /// credential never reaches a log.
+    /// The URL for messages: a `sqlite:` path as it is, anything else as its scheme alone
+    /// (`postgres:***`), so that a credential, wherever a URL or connection string holds it,
+    /// never reaches a log.
     fn shown_url(&self) -> String {
-        match self.url.split_once("://") {
-            Some((scheme, rest)) => {
-                let authority_end = rest.find('/').unwrap_or(rest.len());
-                match rest[..authority_end].rfind('@') {
-                    Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
-                    None => self.url.clone(),
-                }
+        if self.url.starts_with("sqlite:") {
+            return self.url.clone();
+        }
+        match self.url.split_once(':') {
+            Some((scheme, _)) if scheme.bytes().all(|b| b.is_ascii_alphanumeric()) => {
+                format!("{scheme}:***")
             }
-            None => self.url.clone(),
+            _ => "***".to_owned(),
         }
     }
 

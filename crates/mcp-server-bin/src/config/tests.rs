@@ -304,7 +304,7 @@ fn repositories_and_databases_are_named_and_checked() {
     let error = Config::from_raw(secret).unwrap_err().to_string();
     assert!(error.contains("not supported yet"), "{error}");
     assert!(
-        !error.contains("hunter2") && error.contains("***@db.example"),
+        !error.contains("hunter2") && error.contains("postgres:***"),
         "{error}"
     );
     let masked = RawConfig::from_toml(
