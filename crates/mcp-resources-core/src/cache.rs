@@ -6,7 +6,8 @@
 //!
 //! How a hint is decided:
 //! - the ttl comes from the static resource or template entry if it set one, else from the
-//!   provider's [`CachePolicy`], else from the engine default; a list uses the smallest ttl of all
+//!   provider's [`CachePolicy`] for that URI (`Provider::cache_policy_of`, for reads and
+//!   directory pages) or for all its answers, else from the engine default; a list uses the smallest ttl of all
 //!   its sources, so every page of one list gets the same hint;
 //! - the scope is [`CacheScope::Private`] whenever the answer may depend on the principal: a
 //!   policy whose decisions depend on the principal (for every list page, the template list
