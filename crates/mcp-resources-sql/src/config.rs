@@ -78,6 +78,8 @@ pub struct DbConfig {
     /// Whether the default hidden and masked column lists apply after `columns`. Default
     /// `true`.
     pub default_column_rules: bool,
+    /// Named queries answered from this database.
+    pub queries: Vec<crate::query::NamedQuery>,
 }
 
 impl DbConfig {
@@ -90,6 +92,7 @@ impl DbConfig {
             deny_tables: Vec::new(),
             columns: Vec::new(),
             default_column_rules: true,
+            queries: Vec::new(),
         }
     }
 }

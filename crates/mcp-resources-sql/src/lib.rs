@@ -40,6 +40,18 @@
 //! reached through the templates. A missing database, table or row, or a key of the wrong
 //! type, is not found.
 //!
+//! # Named queries
+//!
+//! A database's [`NamedQuery`]s answer URIs of their own templates (any scheme but `db:`,
+//! listed among the templates) with one parameterized `SELECT`, bound to the URI's variables
+//! and to the principal's subject or claims, so that "only my tenant" is part of the query (see
+//! the `query` module). Each is prepared at start: one statement, read-only by SQLite's
+//! judgement, its parameters counted, or the start fails naming it. Its columns pass the
+//! column rules under the query's name (`order.buyer_email`), as a table's do. A one-row query
+//! with no row, a variable that does not bind, or an anonymous principal for `$subject` is not
+//! found; a list answers at most [`SqlConfig::max_page_rows`] rows within the answer budget,
+//! `cut` when there were more. Values of a query's rows are read whole, then cut.
+//!
 //! # Sensitive columns
 //!
 //! Column rules (configured first, matched against `column` or `table.column`; then the
@@ -53,6 +65,7 @@
 
 mod config;
 pub mod mask;
+mod query;
 mod render;
 mod sqlite;
 pub mod uri;
@@ -62,6 +75,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use mcp_resources_core::cache::CachePolicy;
+use mcp_resources_core::policy::Principal;
 use mcp_resources_core::provider::{
     CompletionRequest, DirectoryRequest, ListRequest, Provider, ProviderError, ReadRequest,
 };
@@ -74,6 +88,7 @@ pub use config::{
     PatternError, Source, SqlConfig,
 };
 pub use mask::MaskStyle;
+pub use query::NamedQuery;
 pub use sqlite::STATEMENT_DEADLINE;
 pub use watch::SqlWatcher;
 
@@ -129,6 +144,8 @@ impl Database {
 pub(crate) struct Shared {
     /// The databases, in the order of their URIs.
     pub(crate) databases: Vec<Database>,
+    /// The named queries, each with its database's index.
+    pub(crate) queries: Vec<(usize, query::Query)>,
     pub(crate) config: SqlConfig,
 }
 
@@ -193,8 +210,43 @@ impl SqlProvider {
             });
         }
         databases.sort_by_key(|database| format!("{}/", uri_of(&database.name, "")));
+        let mut queries = Vec::new();
+        for database in &config.databases {
+            let index = databases
+                .iter()
+                .position(|open| open.name == database.name)
+                .expect("invariant: every configured database was opened");
+            for named in &database.queries {
+                let query = query::Query::new(named.clone()).map_err(SqlError::Config)?;
+                if query.template.as_str().starts_with("db:") {
+                    return Err(SqlError::Config(format!(
+                        "query {:?}: db: URIs are the database's own; choose another scheme",
+                        named.name
+                    )));
+                }
+                let sqlite = &databases[index].sqlite;
+                sqlite
+                    .check_query(&named.sql, &[query.params.len()])
+                    .map_err(|reason| {
+                        SqlError::Config(format!("query {:?}: its sql {reason}", named.name))
+                    })?;
+                for (variable, sql) in &named.complete {
+                    sqlite.check_query(sql, &[1, 2]).map_err(|reason| {
+                        SqlError::Config(format!(
+                            "query {:?}: the completion of {variable:?} {reason}",
+                            named.name
+                        ))
+                    })?;
+                }
+                queries.push((index, query));
+            }
+        }
         Ok(SqlProvider {
-            shared: Arc::new(Shared { databases, config }),
+            shared: Arc::new(Shared {
+                databases,
+                queries,
+                config,
+            }),
         })
     }
 
@@ -298,7 +350,59 @@ impl Shared {
         Ok(items)
     }
 
-    fn read(&self, uri: &ResourceUri) -> Result<Option<Vec<Contents>>, ProviderError> {
+    /// The named query whose template matches `uri`, with its variables.
+    fn query_of(
+        &self,
+        uri: &ResourceUri,
+    ) -> Option<(
+        &Database,
+        &query::Query,
+        mcp_resources_core::template::Variables,
+    )> {
+        self.queries.iter().find_map(|(index, query)| {
+            let variables = query.template.match_uri(uri.as_str())?;
+            Some((&self.databases[*index], query, variables))
+        })
+    }
+
+    /// The answer of the named query matching `uri`, for `principal`.
+    fn read_query(
+        &self,
+        uri: &ResourceUri,
+        principal: &Principal,
+    ) -> Result<Option<serde_json::Value>, ProviderError> {
+        let Some((database, query, variables)) = self.query_of(uri) else {
+            return Ok(None);
+        };
+        let Some(params) = query.bind(&variables, principal) else {
+            return Ok(None);
+        };
+        let limit = if query.config.one_row {
+            1
+        } else {
+            self.config.max_page_rows
+        };
+        let answer = database
+            .sqlite
+            .run_query(&query.config.name, &query.config.sql, &params, limit)
+            .map_err(|error| database.failed(&error))?;
+        Ok(render::query(&query.config, &answer, &self.config))
+    }
+
+    fn read(
+        &self,
+        uri: &ResourceUri,
+        principal: &Principal,
+    ) -> Result<Option<Vec<Contents>>, ProviderError> {
+        if uri.scheme() != uri::SCHEME {
+            let value = self.read_query(uri, principal)?;
+            return Ok(value.map(|value| {
+                vec![
+                    Contents::text(uri.clone(), value.to_string())
+                        .with_mime_type("application/json"),
+                ]
+            }));
+        }
         let Some(parsed) = uri::parse(uri) else {
             return Ok(None);
         };
@@ -422,6 +526,44 @@ impl Shared {
         Ok(Some(children))
     }
 
+    /// Completion of a named query's variable, by its completion query.
+    fn complete_query(
+        &self,
+        template: &str,
+        variable: &str,
+        prefix: &str,
+        principal: &Principal,
+    ) -> Result<Vec<String>, ProviderError> {
+        let Some((index, query)) = self
+            .queries
+            .iter()
+            .find(|(_, query)| query.template.as_str() == template)
+        else {
+            return Ok(Vec::new());
+        };
+        let Some((_, sql)) = query
+            .config
+            .complete
+            .iter()
+            .find(|(name, _)| name == variable)
+        else {
+            return Ok(Vec::new());
+        };
+        let database = &self.databases[*index];
+        let mut params: Vec<rusqlite::types::Value> = vec![prefix.to_owned().into()];
+        let takes_subject = database.sqlite.check_query(sql, &[2]).is_ok();
+        if takes_subject {
+            let Some(subject) = &principal.subject else {
+                return Ok(Vec::new());
+            };
+            params.push(subject.clone().into());
+        }
+        database
+            .sqlite
+            .complete_query(sql, &params, MAX_COMPLETION_CANDIDATES)
+            .map_err(|error| database.failed(&error))
+    }
+
     fn complete(
         &self,
         variable: &str,
@@ -463,7 +605,7 @@ impl Shared {
     }
 }
 
-fn templates() -> Vec<ResourceTemplate> {
+fn templates(queries: &[(usize, query::Query)]) -> Vec<ResourceTemplate> {
     let template = |text: &str, name: &str, description: &str| {
         ResourceTemplate::new(
             UriTemplate::parse(text).expect("invariant: the sql templates are valid"),
@@ -472,7 +614,7 @@ fn templates() -> Vec<ResourceTemplate> {
         .with_mime_type("application/json")
         .with_description(description)
     };
-    vec![
+    let mut all = vec![
         template(
             "db://{database}/table/{table}/schema",
             "sql-table",
@@ -488,16 +630,26 @@ fn templates() -> Vec<ResourceTemplate> {
             "sql-row",
             "One row of a table, by its key",
         ),
-    ]
+    ];
+    for (_, query) in queries {
+        all.push(
+            ResourceTemplate::new(query.template.clone(), &query.config.name)
+                .with_mime_type("application/json")
+                .with_description(format!("The named query {}", query.config.name)),
+        );
+    }
+    all
 }
 
 #[async_trait]
 impl Provider for SqlProvider {
     fn claims(&self, uri: &ResourceUri) -> bool {
-        uri.scheme() == uri::SCHEME
-            && uri
+        if uri.scheme() == uri::SCHEME {
+            return uri
                 .authority()
-                .is_some_and(|name| self.shared.database(name).is_some())
+                .is_some_and(|name| self.shared.database(name).is_some());
+        }
+        self.shared.query_of(uri).is_some()
     }
 
     async fn list(&self, request: ListRequest<'_>) -> Result<Vec<Resource>, ProviderError> {
@@ -508,13 +660,16 @@ impl Provider for SqlProvider {
     }
 
     fn templates(&self) -> Vec<ResourceTemplate> {
-        templates()
+        templates(&self.shared.queries)
     }
 
     async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError> {
         let uri = request.uri.clone();
         let range = request.range;
-        let contents = self.blocking(move |shared| shared.read(&uri)).await?;
+        let principal = request.principal.clone();
+        let contents = self
+            .blocking(move |shared| shared.read(&uri, &principal))
+            .await?;
         Ok(match (contents, range) {
             (Some(mut contents), Some(range)) => {
                 for part in &mut contents {
@@ -558,8 +713,14 @@ impl Provider for SqlProvider {
         let prefix = request.prefix.to_owned();
         let database = request.context.get_str("database").map(str::to_owned);
         let table = request.context.get_str("table").map(str::to_owned);
+        let template = request.template.as_str().to_owned();
+        let principal = request.principal.clone();
         self.blocking(move |shared| {
-            shared.complete(&variable, &prefix, database.as_deref(), table.as_deref())
+            if template.starts_with("db:") {
+                shared.complete(&variable, &prefix, database.as_deref(), table.as_deref())
+            } else {
+                shared.complete_query(&template, &variable, &prefix, &principal)
+            }
         })
         .await
     }

@@ -214,3 +214,57 @@ pub(crate) fn rows(table: &Table, rows: &[Row], limit: usize, config: &SqlConfig
     }
     RowsPage { value, last_key }
 }
+
+/// A named query's answer: one row as `{query, values}` (`None`, not found, when there is
+/// none), or a list as `{query, columns, rows}`, within the answer budget (`cut` when rows or
+/// the budget ran out).
+pub(crate) fn query(
+    named: &crate::query::NamedQuery,
+    answer: &crate::sqlite::QueryRows,
+    config: &SqlConfig,
+) -> Option<Json> {
+    let table = &answer.table;
+    if named.one_row {
+        let first = answer.rows.first()?;
+        let row_values = Row {
+            key: String::new(),
+            cursor: String::new(),
+            values: first.clone(),
+        };
+        let mut value = row(table, &row_values, config.max_value_bytes);
+        let object = value.as_object_mut()?;
+        object.remove("table");
+        object.remove("key");
+        object.insert("query".to_owned(), json!(named.name));
+        return Some(value);
+    }
+    let columns: Vec<&str> = table
+        .columns
+        .iter()
+        .map(|column| column.name.as_str())
+        .collect();
+    let mut used = 256 + columns.iter().map(|name| name.len() + 3).sum::<usize>();
+    let mut rows = Vec::new();
+    let mut cut = answer.more;
+    for each in &answer.rows {
+        let row_values = Row {
+            key: String::new(),
+            cursor: String::new(),
+            values: each.clone(),
+        };
+        let (values, _) = values(table, &row_values, config.max_value_bytes);
+        let entry = json!(values);
+        let size = entry.to_string().len() + 1;
+        if !rows.is_empty() && used + size > config.max_answer_bytes {
+            cut = true;
+            break;
+        }
+        used += size;
+        rows.push(entry);
+    }
+    let mut value = json!({"query": named.name, "columns": columns, "rows": rows});
+    if cut {
+        value["cut"] = json!(true);
+    }
+    Some(value)
+}

@@ -614,6 +614,119 @@ impl Sqlite {
     }
 }
 
+/// The answer of a named query: its served columns and up to the asked number of rows.
+pub(crate) struct QueryRows {
+    pub(crate) table: Table,
+    pub(crate) rows: Vec<Vec<Value>>,
+    /// Whether more rows followed.
+    pub(crate) more: bool,
+}
+
+impl Sqlite {
+    /// Checks a named query's (or completion query's) SQL: one statement, read-only by
+    /// SQLite's judgement, taking `params` parameters.
+    pub(crate) fn check_query(&self, sql: &str, params: &[usize]) -> Result<(), String> {
+        self.with(|connection| {
+            let statement = connection.prepare(sql)?;
+            Ok((statement.readonly(), statement.parameter_count()))
+        })
+        .map_err(|error| format!("does not prepare: {error}"))
+        .and_then(|(readonly, count)| {
+            if !readonly {
+                Err("is not read-only".to_owned())
+            } else if !params.contains(&count) {
+                Err(format!("takes {count} parameters, not {params:?}"))
+            } else {
+                Ok(())
+            }
+        })
+    }
+
+    /// Runs the named query `sql` of `name` with `params`: at most `limit` rows, its hidden
+    /// columns left out and its masked ones marked, by the column rules under `name`.
+    pub(crate) fn run_query(
+        &self,
+        name: &str,
+        sql: &str,
+        params: &[rusqlite::types::Value],
+        limit: usize,
+    ) -> Result<QueryRows, Error> {
+        self.with(|connection| {
+            let mut statement = connection.prepare_cached(sql)?;
+            let names: Vec<String> = statement.column_names().map(str::to_owned).collect();
+            let mut served = Vec::new();
+            let mut columns = Vec::new();
+            for (index, column) in names.iter().enumerate() {
+                let action = self.rules.column(name, column);
+                if action == Some(ColumnAction::Hide) {
+                    continue;
+                }
+                served.push(index);
+                columns.push(Column {
+                    name: column.clone(),
+                    decl_type: String::new(),
+                    not_null: false,
+                    default: None,
+                    mask: match action {
+                        Some(ColumnAction::Mask(style)) => Some(style),
+                        _ => None,
+                    },
+                });
+            }
+            let mut rows = statement.query(rusqlite::params_from_iter(params))?;
+            let mut found = Vec::new();
+            let mut more = false;
+            while let Some(row) = rows.next()? {
+                if found.len() == limit {
+                    more = true;
+                    break;
+                }
+                let values = served
+                    .iter()
+                    .map(|index| row.get_ref(*index).map(Value::of))
+                    .collect::<Result<_, _>>()?;
+                found.push(values);
+            }
+            Ok(QueryRows {
+                table: Table {
+                    name: name.to_owned(),
+                    columns,
+                    primary_key: Vec::new(),
+                    foreign_keys: Vec::new(),
+                    indexes: Vec::new(),
+                    key: Key::None,
+                    row_estimate: None,
+                },
+                rows: found,
+                more,
+            })
+        })
+    }
+
+    /// The first column of a completion query's rows, as text, at most `limit`.
+    pub(crate) fn complete_query(
+        &self,
+        sql: &str,
+        params: &[rusqlite::types::Value],
+        limit: usize,
+    ) -> Result<Vec<String>, Error> {
+        self.with(|connection| {
+            let mut statement = connection.prepare_cached(sql)?;
+            let mut rows = statement.query(rusqlite::params_from_iter(params))?;
+            let mut values = Vec::new();
+            while let Some(row) = rows.next()? {
+                if values.len() == limit {
+                    break;
+                }
+                if let Some(text) = Value::of(row.get_ref(0)?).key_text() {
+                    values.push(text);
+                }
+            }
+            Ok(values)
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -58,6 +58,13 @@ CONFIGURATION FILE (TOML):
         deny_tables = [\"audit_*\"]     # never served
         hide = [\"users.internal_note\"]   # columns never selected (beside the built-in list)
         mask = [{ column = \"*nickname*\", style = \"last:2\" }]   # full, email, phone, last:N, ends:N
+        [[sql.query]]                   # a named query of the [[sql]] above it
+        name = \"order\"
+        uri = \"orders://tenant/{tenant}/order/{id}\"
+        sql = \"SELECT id, status, total FROM orders WHERE tenant = ?1 AND id = ?2\"
+        params = [\"$claim:tenant\", \"id:integer\"]   # a variable, $subject or $claim:NAME
+        one_row = true
+        complete = { id = \"SELECT id FROM orders WHERE CAST(id AS TEXT) LIKE ?1 || '%'\" }
 
     Tables without a flag: [[resources]] (see the README) and, for HTTP, bearer tokens:
         [authorization]

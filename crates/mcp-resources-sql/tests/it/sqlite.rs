@@ -537,3 +537,159 @@ async fn keys_of_every_storage_class_page_in_order() {
         "e"
     );
 }
+
+/// The shop of the seeds: orders by tenant, read through named queries.
+fn shop(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("shop.db");
+    Connection::open(&path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TABLE orders (id INTEGER PRIMARY KEY, tenant TEXT, status TEXT, \
+               buyer_email TEXT, card_token TEXT);
+             INSERT INTO orders VALUES (1001, 'acme', 'pending', 'zhang@example.com', 'tok_1'),
+               (1002, 'acme', 'shipped', 'ada@example.com', 'tok_2'),
+               (2001, 'globex', 'pending', 'bob@example.com', 'tok_3');",
+        )
+        .unwrap();
+    path
+}
+
+fn named(
+    name: &str,
+    uri: &str,
+    sql: &str,
+    params: &[&str],
+    one_row: bool,
+) -> mcp_resources_sql::NamedQuery {
+    mcp_resources_sql::NamedQuery {
+        name: name.to_owned(),
+        uri: uri.to_owned(),
+        sql: sql.to_owned(),
+        params: params.iter().map(|param| (*param).to_owned()).collect(),
+        one_row,
+        complete: vec![(
+            "id".to_owned(),
+            "SELECT id FROM orders WHERE tenant = ?2 AND CAST(id AS TEXT) LIKE ?1 || '%'"
+                .to_owned(),
+        )],
+    }
+}
+
+#[tokio::test]
+async fn named_queries_bind_the_principal_and_mask_what_they_select() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut database = DbConfig::sqlite("shop", shop(dir.path()));
+    database.queries = vec![named(
+        "order",
+        "orders://tenant/{tenant}/order/{id}",
+        "SELECT * FROM orders WHERE tenant = ?1 AND tenant = ?2 AND id = ?3",
+        &["tenant", "$subject", "id:integer"],
+        true,
+    )];
+    let provider = SqlProvider::new(SqlConfig::new([database])).unwrap();
+    let engine = engine(&provider);
+    let acme = Principal::subject("acme");
+    let read_as = |principal: &Principal, text: &str| {
+        let engine = &engine;
+        let principal = principal.clone();
+        let text = text.to_owned();
+        async move {
+            let read = engine.read(&principal, &uri(&text)).await?;
+            let Body::Text(body) = &read.contents[0].body else {
+                panic!("text");
+            };
+            Ok::<Value, ReadError>(serde_json::from_str(body).unwrap())
+        }
+    };
+    let order = read_as(&acme, "orders://tenant/acme/order/1001")
+        .await
+        .unwrap();
+    assert_eq!(
+        order,
+        json!({"query": "order", "values": {"id": 1001, "tenant": "acme", "status": "pending", "buyer_email": "z***@example.com"}})
+    );
+    for (principal, uri) in [
+        (
+            Principal::subject("acme"),
+            "orders://tenant/globex/order/2001",
+        ),
+        (Principal::anonymous(), "orders://tenant/acme/order/1001"),
+        (
+            Principal::subject("acme"),
+            "orders://tenant/acme/order/9999",
+        ),
+        (Principal::subject("acme"), "orders://tenant/acme/order/abc"),
+    ] {
+        let error = read_as(&principal, uri).await.unwrap_err();
+        assert!(
+            matches!(error, ReadError::NotFound { .. }),
+            "{uri}: {error}"
+        );
+    }
+    let mut templates = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = engine
+            .list_templates(&acme, cursor.as_deref())
+            .await
+            .unwrap();
+        templates.extend(
+            page.items
+                .iter()
+                .map(|template| template.uri_template.as_str().to_owned()),
+        );
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert!(
+        templates.contains(&"orders://tenant/{tenant}/order/{id}".to_owned()),
+        "{templates:?}"
+    );
+    let context: Variables = [("tenant", "acme")].into_iter().collect();
+    let ids = engine
+        .complete(
+            &acme,
+            "orders://tenant/{tenant}/order/{id}",
+            "id",
+            "10",
+            &context,
+        )
+        .await
+        .unwrap()
+        .values;
+    assert_eq!(ids, ["1001", "1002"]);
+}
+
+#[test]
+fn a_named_query_that_could_write_or_stack_statements_stops_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = shop(dir.path());
+    for (sql, reason) in [
+        (
+            "SELECT * FROM orders WHERE id = ?1; DELETE FROM orders",
+            "does not prepare",
+        ),
+        ("DELETE FROM orders WHERE id = ?1", "is not read-only"),
+        (
+            "SELECT * FROM orders WHERE id = ?1 AND tenant = ?2",
+            "takes 2 parameters",
+        ),
+    ] {
+        let mut database = DbConfig::sqlite("shop", &path);
+        database.queries = vec![named("bad", "orders://{id}", sql, &["id"], false)];
+        let error = SqlProvider::new(SqlConfig::new([database]))
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(reason), "{sql}: {error}");
+    }
+    let mut database = DbConfig::sqlite("shop", &path);
+    database.queries = vec![named("bad", "orders://{id}", "SELECT 1", &["nope"], false)];
+    assert!(SqlProvider::new(SqlConfig::new([database])).is_err());
+    let count: i64 = Connection::open(&path)
+        .unwrap()
+        .query_row("SELECT count(*) FROM orders", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(count, 3, "nothing was deleted");
+}

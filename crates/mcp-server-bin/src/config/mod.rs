@@ -201,6 +201,28 @@ pub(crate) struct RawSql {
     /// Whether the built-in hidden and masked column lists apply too (after these). Default
     /// `true`.
     pub(crate) default_column_rules: Option<bool>,
+    /// Named queries (`[[sql.query]]` after their `[[sql]]`).
+    pub(crate) query: Option<Vec<RawQuery>>,
+}
+
+/// One named query of a `[[sql]]` entry: a URI template answered by one parameterized SELECT.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawQuery {
+    /// Its name (the template's name; column rules match `name.column`).
+    pub(crate) name: String,
+    /// The URI template it answers, e.g. `orders://tenant/{tenant}/order/{id}` (not `db:`).
+    pub(crate) uri: String,
+    /// One SELECT with parameters `?1`, `?2`, … It must be read-only and one statement.
+    pub(crate) sql: String,
+    /// What each parameter is: a template variable (`id`, `id:integer`, `id:real`),
+    /// `$subject` (the token's subject) or `$claim:NAME` (a claim of the token).
+    pub(crate) params: Option<Vec<String>>,
+    /// Whether it answers one row (none: not found). Default `false`: a list.
+    pub(crate) one_row: Option<bool>,
+    /// Completion queries by variable: a SELECT of one column taking `?1`, the typed prefix
+    /// (and `?2`, the token's subject, when it takes two).
+    pub(crate) complete: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// One masked column of a `[[sql]]` entry.
@@ -231,6 +253,7 @@ impl RawSql {
             hide: None,
             mask: None,
             default_column_rules: None,
+            query: None,
         }
     }
 
@@ -326,6 +349,24 @@ impl RawSql {
             });
         }
         database.default_column_rules = self.default_column_rules.unwrap_or(true);
+        database.queries = self
+            .query
+            .iter()
+            .flatten()
+            .map(|query| mcp_resources_sql::NamedQuery {
+                name: query.name.clone(),
+                uri: query.uri.clone(),
+                sql: query.sql.clone(),
+                params: query.params.clone().unwrap_or_default(),
+                one_row: query.one_row.unwrap_or(false),
+                complete: query
+                    .complete
+                    .iter()
+                    .flatten()
+                    .map(|(variable, sql)| (variable.clone(), sql.clone()))
+                    .collect(),
+            })
+            .collect();
         Ok(database)
     }
 }

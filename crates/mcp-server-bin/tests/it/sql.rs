@@ -154,7 +154,9 @@ fn both_eras_read_a_schema_and_a_row_over_http() {
     let dir = tempfile::tempdir().unwrap();
     let path = database(dir.path());
     let config = format!(
-        "[[sql]]\nurl = \"sqlite:{}\"\nmask = [{{ column = \"name\", style = \"ends:1\" }}]\n",
+        "[[sql]]\nurl = \"sqlite:{}\"\nmask = [{{ column = \"name\", style = \"ends:1\" }}]\n\
+         [[sql.query]]\nname = \"customer\"\nuri = \"customers://{{id}}\"\n\
+         sql = \"SELECT * FROM customers WHERE id = ?1\"\nparams = [\"id:integer\"]\none_row = true\n",
         path.display()
     );
     let server = HttpServer::start_with(dir.path(), &config, &[]);
@@ -171,6 +173,11 @@ fn both_eras_read_a_schema_and_a_row_over_http() {
         ));
         assert_eq!(row["values"]["name"], "A*a");
         assert_eq!(row["values"]["email"], "a***@example.com");
+        let named = text_of(&client.request("resources/read", json!({"uri": "customers://1"})));
+        assert_eq!(
+            named,
+            json!({"query": "customer", "values": {"id": 1, "name": "Z***g", "email": "z***@example.com"}})
+        );
         let directory = client.request(
             "resources/directory/read",
             json!({"uri": "db://shop/table/customers"}),
