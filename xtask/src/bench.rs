@@ -6,10 +6,11 @@
 //! cargo workspace, never a dependency of the product) with the same [`PROFILE`], runs every
 //! server as a child process on loopback ([`server`]) and drives it from here ([`load`]); the
 //! fan-out has a driver of its own ([`fanout`]), the in-process list page is the core's divan
-//! bench ([`pages`]), and the git provider beside the git command line is that provider's divan
-//! bench ([`git`]). Server CPU time comes from the server's own scheduler statistics in `/proc`.
-//! It builds the servers only when a chosen scenario starts them. It never links the product
-//! crates, and it kills every process it starts.
+//! bench ([`pages`]), the git provider beside the git command line is that provider's divan
+//! bench ([`git`]), and the SQL provider beside `rusqlite` alone is that provider's ([`sql`]).
+//! Server CPU time comes from the server's own scheduler statistics in `/proc`. It builds the
+//! servers only when a chosen scenario starts them. It never links the product crates, and it
+//! kills every process it starts.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -26,6 +27,7 @@ mod load;
 mod pages;
 mod plan;
 mod server;
+mod sql;
 mod stats;
 
 use self::load::Figures;
@@ -39,12 +41,12 @@ Builds mcp-resources and bench/rmcp-anchor (the rmcp anchor, the floor and the f
 with the `dist` profile, measures mcp-resources beside rmcp and the floor (resources/read at
 concurrency 1 and 32 on stdio and Streamable HTTP, both eras; list walks; subscriptions), the
 fan-out of one change to 10,000 streams, one list page out of up to 1,000,000 resources
-in-process, and the git provider in-process beside the git command line, in interleaved rounds,
-and writes BENCHMARKS.md.
+in-process, the git provider in-process beside the git command line, and the SQL provider
+in-process beside rusqlite alone, in interleaved rounds, and writes BENCHMARKS.md.
 
   --quick       fewer rounds and shorter runs (a few minutes in all)
   --only TEXT   only the scenarios whose title contains TEXT (e.g. \"stdio, concurrency 32\",
-                \"git\");
+                \"git\", \"sql\");
                 the report is printed, and BENCHMARKS.md, which holds a whole run, is left alone";
 
 /// The cargo profile of every benched program, defined alike in the workspace's and in
@@ -98,6 +100,8 @@ struct Results {
     directory_pages: Vec<pages::Page>,
     /// The git provider beside the git command line.
     git: Option<git::GitFigures>,
+    /// The SQL provider beside rusqlite alone.
+    sql: Option<sql::SqlFigures>,
 }
 
 fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {
@@ -163,6 +167,11 @@ fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {
             Scenario::Git => {
                 results.git =
                     Some(git::measure(&programs).map_err(|error| format!("{title}: {error}"))?);
+                continue;
+            }
+            Scenario::Sql => {
+                results.sql =
+                    Some(sql::measure(&programs).map_err(|error| format!("{title}: {error}"))?);
                 continue;
             }
             _ => plan.rounds,
@@ -344,10 +353,12 @@ fn render_report(plan: &Plan, command: &str, results: &Results, took: Duration) 
     if !results.pages.is_empty() {
         pages::render(&mut out, &results.pages, &results.directory_pages);
     }
+    let measured = format!("Measured by `{command}` on {date}; {cores} cores (nproc), {model}.");
     if let Some(figures) = &results.git {
-        let measured =
-            format!("Measured by `{command}` on {date}; {cores} cores (nproc), {model}.");
         git::render(&mut out, figures, &measured);
+    }
+    if let Some(figures) = &results.sql {
+        sql::render(&mut out, figures, &measured);
     }
     let _ = writeln!(
         out,

@@ -188,10 +188,14 @@ pub(crate) fn rows(table: &Table, rows: &[Row], limit: usize, config: &SqlConfig
     let mut cut_by_budget = false;
     for each in rows.iter().take(limit) {
         let (values, cut) = values(table, each, config.max_value_bytes);
-        let mut entry = json!({"key": each.key, "values": values});
+        // Built in place: `json!` would copy every value once more.
+        let mut object = serde_json::Map::new();
+        object.insert("key".to_owned(), Json::String(each.key.clone()));
+        object.insert("values".to_owned(), Json::Array(values));
         if !cut.is_empty() {
-            entry["cut"] = json!(cut);
+            object.insert("cut".to_owned(), json!(cut));
         }
+        let entry = Json::Object(object);
         let size = entry.to_string().len() + 1;
         if !shown.is_empty() && used + size > config.max_answer_bytes {
             cut_by_budget = true;

