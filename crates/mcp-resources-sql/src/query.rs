@@ -8,7 +8,8 @@
 //! module, which makes them read-only whatever their text.
 //!
 //! At start every query is prepared: it must be exactly one statement (a stacked `…; DELETE …`
-//! is refused by the prepare itself), read-only by SQLite's own judgement
+//! is refused by the prepare itself), pass the connection's authorizer (reads only: a write,
+//! an ATTACH or a setting pragma does not even prepare), be read-only by SQLite's own judgement
 //! (`sqlite3_stmt_readonly`), and take exactly as many parameters as it lists. A parameter is a
 //! template variable (`id`, or `id:integer` / `id:real` to bind it as a number; a value that is
 //! not one names nothing), `$subject` (the principal's subject; anonymous principals get

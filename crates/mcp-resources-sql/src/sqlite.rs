@@ -6,7 +6,8 @@
 //!
 //! The database is opened with `SQLITE_OPEN_READ_ONLY` and `PRAGMA query_only`, so no
 //! statement can write whatever its text; `trusted_schema` is off (a view or trigger cannot
-//! call functions with side effects). Identifiers come from the database's own schema, quoted;
+//! call functions with side effects); and an authorizer lets SQLite prepare only reads (no
+//! ATTACH, no pragma that sets a value, no transaction, no `load_extension`). Identifiers come from the database's own schema, quoted;
 //! values are bound, never spliced. Every statement runs under a deadline
 //! ([`STATEMENT_DEADLINE`]), enforced by SQLite's progress handler.
 
@@ -158,6 +159,17 @@ impl Value {
     }
 }
 
+/// The pragmas that only read, allowed with an argument (the schema's introspection).
+const READ_PRAGMAS: &[&str] = &[
+    "table_list",
+    "table_info",
+    "table_xinfo",
+    "foreign_key_list",
+    "index_list",
+    "index_info",
+    "index_xinfo",
+];
+
 /// How many read-only connections one database keeps: requests take the first free one.
 const CONNECTIONS: usize = 4;
 
@@ -203,13 +215,38 @@ impl Sqlite {
     }
 
     fn open_one(path: &Path) -> Result<Connection, Error> {
-        let connection = Connection::open_with_flags(
+        let mut connection = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         connection.pragma_update(None, "query_only", true)?;
         connection.pragma_update(None, "trusted_schema", false)?;
         connection.busy_timeout(Duration::from_secs(1))?;
+        // From here on SQLite asks before every statement it prepares: reading is allowed,
+        // nothing else — no write of any kind, no ATTACH (which `query_only` lets through), no
+        // pragma that sets a value (`query_only = OFF`), no extension loading.
+        connection.authorizer(Some(|context: rusqlite::hooks::AuthContext<'_>| {
+            use rusqlite::hooks::{AuthAction, Authorization};
+            match context.action {
+                AuthAction::Function { function_name }
+                    if function_name.eq_ignore_ascii_case("load_extension") =>
+                {
+                    Authorization::Deny
+                }
+                AuthAction::Select
+                | AuthAction::Read { .. }
+                | AuthAction::Function { .. }
+                | AuthAction::Recursive
+                | AuthAction::Pragma {
+                    pragma_value: None, ..
+                } => Authorization::Allow,
+                // The schema's table-valued pragmas name their table as a "value".
+                AuthAction::Pragma { pragma_name, .. } if READ_PRAGMAS.contains(&pragma_name) => {
+                    Authorization::Allow
+                }
+                _ => Authorization::Deny,
+            }
+        }))?;
         // Touch the file: a path that is no database fails here, not at the first request.
         connection.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
         Ok(connection)
@@ -760,6 +797,11 @@ mod tests {
             "CREATE TABLE u (y)",
             "PRAGMA query_only = OFF; INSERT INTO t VALUES (4)",
             "ATTACH DATABASE ':memory:' AS other; CREATE TABLE other.v (z)",
+            "ATTACH DATABASE ':memory:' AS other",
+            "PRAGMA query_only = OFF",
+            "PRAGMA trusted_schema = ON",
+            "SELECT load_extension('x')",
+            "BEGIN IMMEDIATE",
         ] {
             let result = sqlite.with(|connection| connection.execute_batch(statement));
             assert!(result.is_err(), "{statement} was allowed");

@@ -671,7 +671,7 @@ fn a_named_query_that_could_write_or_stack_statements_stops_the_start() {
             "SELECT * FROM orders WHERE id = ?1; DELETE FROM orders",
             "does not prepare",
         ),
-        ("DELETE FROM orders WHERE id = ?1", "is not read-only"),
+        ("DELETE FROM orders WHERE id = ?1", "not authorized"),
         (
             "SELECT * FROM orders WHERE id = ?1 AND tenant = ?2",
             "takes 2 parameters",
