@@ -99,9 +99,9 @@ struct Results {
     /// The in-process directory page, by the tree's total.
     directory_pages: Vec<pages::Page>,
     /// The git provider beside the git command line.
-    git: Option<git::GitFigures>,
+    git: Option<pages::BenchFigures>,
     /// The SQL provider beside rusqlite alone.
-    sql: Option<sql::SqlFigures>,
+    sql: Option<pages::BenchFigures>,
 }
 
 fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::pages::{self, Page};
+use super::pages::{self, BenchFigures as GitFigures, Page};
 use super::server::Programs;
 use super::stats::{ratio, thousands};
 
@@ -32,30 +32,6 @@ const SIDE_BY_SIDE: [&str; 4] = [
     "first_list_page",
     "list_page_of_100",
 ];
-
-/// Everything the git bench measured.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(super) struct GitFigures {
-    /// Each comparison's figures by key (`ours_cpu_us`, `git_cpu_us`, `reads`, …).
-    side_by_side: BTreeMap<String, BTreeMap<String, f64>>,
-    /// divan's rows, by group.
-    groups: BTreeMap<String, Vec<Page>>,
-}
-
-impl GitFigures {
-    /// One figure of a comparison, NaN when the bench did not print it.
-    fn figure(&self, comparison: &str, key: &str) -> f64 {
-        self.side_by_side
-            .get(comparison)
-            .and_then(|figures| figures.get(key))
-            .copied()
-            .unwrap_or(f64::NAN)
-    }
-
-    fn rows(&self, group: &str) -> &[Page] {
-        self.groups.get(group).map_or(&[], Vec::as_slice)
-    }
-}
 
 /// Runs the git bench and reads its output.
 pub(super) fn measure(programs: &Programs) -> Result<GitFigures, String> {

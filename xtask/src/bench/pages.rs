@@ -25,6 +25,30 @@ const GROUP: &str = "list_page_of_100";
 /// of N files on disk.
 const DIRECTORY_GROUP: &str = "directory_page_of_100";
 
+/// What a provider's own bench printed: its side-by-side measurements by name (each a map of
+/// figures by key, such as `ours_cpu_us`) and divan's rows by group.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(super) struct BenchFigures {
+    pub(super) side_by_side: BTreeMap<String, BTreeMap<String, f64>>,
+    pub(super) groups: BTreeMap<String, Vec<Page>>,
+}
+
+impl BenchFigures {
+    /// One figure of a measurement, NaN when the bench did not print it.
+    pub(super) fn figure(&self, measurement: &str, key: &str) -> f64 {
+        self.side_by_side
+            .get(measurement)
+            .and_then(|figures| figures.get(key))
+            .copied()
+            .unwrap_or(f64::NAN)
+    }
+
+    /// divan's rows of `group`.
+    pub(super) fn rows(&self, group: &str) -> &[Page] {
+        self.groups.get(group).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// One row of divan's table: the page cost at one total.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Page {

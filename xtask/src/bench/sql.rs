@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::pages::{self, Page};
+use super::pages::{self, BenchFigures as SqlFigures};
 use super::server::Programs;
 use super::stats::{ratio, thousands};
 
@@ -34,29 +34,7 @@ const SIDE_BY_SIDE: [&str; 5] = [
     "memory",
 ];
 
-/// Everything the SQL bench measured.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(super) struct SqlFigures {
-    /// Each measurement's figures by key (`ours_cpu_us`, `driver_cpu_us`, `rows`, …).
-    side_by_side: BTreeMap<String, BTreeMap<String, f64>>,
-    /// divan's rows, by group.
-    groups: BTreeMap<String, Vec<Page>>,
-}
-
 impl SqlFigures {
-    /// One figure of a measurement, NaN when the bench did not print it.
-    fn figure(&self, measurement: &str, key: &str) -> f64 {
-        self.side_by_side
-            .get(measurement)
-            .and_then(|figures| figures.get(key))
-            .copied()
-            .unwrap_or(f64::NAN)
-    }
-
-    fn rows(&self, group: &str) -> &[Page] {
-        self.groups.get(group).map_or(&[], Vec::as_slice)
-    }
-
     /// The table sizes N of a measurement's keys `{prefix}N{suffix}`, in numeric order.
     fn sizes(&self, measurement: &str, prefix: &str, suffix: &str) -> Vec<usize> {
         let mut sizes: Vec<usize> = self
