@@ -35,38 +35,7 @@ const SIDE_BY_SIDE: [&str; 4] = [
 
 /// Runs the git bench and reads its output.
 pub(super) fn measure(programs: &Programs) -> Result<GitFigures, String> {
-    let text = pages::run_bench(programs, "mcp-resources-git", "git", &[])?;
-    let figures = parse(&text);
-    for (group, rows) in GROUPS {
-        let found = figures.rows(group).len();
-        if found != rows {
-            return Err(format!(
-                "divan's output holds {found} rows of {group}, wanted {rows}:\n{text}"
-            ));
-        }
-    }
-    for comparison in SIDE_BY_SIDE {
-        if !figures.side_by_side.contains_key(comparison) {
-            return Err(format!(
-                "the bench printed no `side-by-side {comparison}` line:\n{text}"
-            ));
-        }
-    }
-    Ok(figures)
-}
-
-/// The `side-by-side` lines and divan's rows of every group in the bench's output.
-fn parse(text: &str) -> GitFigures {
-    let mut figures = GitFigures {
-        side_by_side: pages::side_by_side(text),
-        ..GitFigures::default()
-    };
-    for (group, _) in GROUPS {
-        figures
-            .groups
-            .insert(group.to_owned(), pages::parse(text, group));
-    }
-    figures
+    GitFigures::measure(programs, "mcp-resources-git", "git", &GROUPS, &SIDE_BY_SIDE)
 }
 
 /// The git provider's section of the report; `measured` says by what command, when and where.
@@ -295,7 +264,7 @@ git                  fastest       │ slowest       │ median        │ mean 
 ╰─ read_1kib_blob                  │               │               │               │         │
    ╰─ 1000           30 µs         │ 300 µs        │ 32 µs         │ 35 µs         │ 100     │ 100
 ";
-        let figures = parse(text);
+        let figures = GitFigures::parse(text, &GROUPS);
         assert_eq!(figures.figure("read_1kib_blob", "git_by_id_cpu_us"), 10.0);
         assert_eq!(figures.figure("log_page_of_100", "commits"), 5000.0);
         assert!(figures.figure("first_list_page", "ours_cpu_us").is_nan());

@@ -49,6 +49,49 @@ impl BenchFigures {
     }
 }
 
+impl BenchFigures {
+    /// The `side-by-side` lines of a provider bench's output, and divan's rows of each of
+    /// `groups`.
+    pub(super) fn parse(text: &str, groups: &[(&str, usize)]) -> BenchFigures {
+        BenchFigures {
+            side_by_side: side_by_side(text),
+            groups: groups
+                .iter()
+                .map(|(group, _)| ((*group).to_owned(), parse(text, group)))
+                .collect(),
+        }
+    }
+
+    /// Runs `bench` of `package` and reads its output, which must hold each of `groups` with
+    /// its number of rows and a `side-by-side` line of each of `measurements`.
+    pub(super) fn measure(
+        programs: &Programs,
+        package: &str,
+        bench: &str,
+        groups: &[(&str, usize)],
+        measurements: &[&str],
+    ) -> Result<BenchFigures, String> {
+        let text = run_bench(programs, package, bench, &[])?;
+        let figures = BenchFigures::parse(&text, groups);
+        for (group, rows) in groups {
+            let found = figures.rows(group).len();
+            if found != *rows {
+                return Err(format!(
+                    "divan's output holds {found} rows of {group}, wanted {rows}:\n{text}"
+                ));
+            }
+        }
+        for measurement in measurements {
+            if !figures.side_by_side.contains_key(*measurement) {
+                return Err(format!(
+                    "the bench printed no `side-by-side {measurement}` line:\n{text}"
+                ));
+            }
+        }
+        Ok(figures)
+    }
+}
+
 /// One row of divan's table: the page cost at one total.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct Page {

@@ -51,36 +51,7 @@ impl SqlFigures {
 
 /// Runs the SQL bench and reads its output.
 pub(super) fn measure(programs: &Programs) -> Result<SqlFigures, String> {
-    let text = pages::run_bench(programs, "mcp-resources-sql", "sql", &[])?;
-    let figures = parse(&text);
-    for (group, rows) in GROUPS {
-        let found = figures.rows(group).len();
-        if found != rows {
-            return Err(format!(
-                "divan's output holds {found} rows of {group}, wanted {rows}:\n{text}"
-            ));
-        }
-    }
-    for measurement in SIDE_BY_SIDE {
-        if !figures.side_by_side.contains_key(measurement) {
-            return Err(format!(
-                "the bench printed no `side-by-side {measurement}` line:\n{text}"
-            ));
-        }
-    }
-    Ok(figures)
-}
-
-/// The `side-by-side` lines and divan's rows of every group in the bench's output.
-fn parse(text: &str) -> SqlFigures {
-    let groups = GROUPS
-        .iter()
-        .map(|(group, _)| ((*group).to_owned(), pages::parse(text, group)))
-        .collect();
-    SqlFigures {
-        side_by_side: pages::side_by_side(text),
-        groups,
-    }
+    SqlFigures::measure(programs, "mcp-resources-sql", "sql", &GROUPS, &SIDE_BY_SIDE)
 }
 
 /// A count as printed, `?` when the bench did not print it.
@@ -318,7 +289,7 @@ sql                    fastest       │ slowest       │ median        │ mea
 ╰─ schema_steady_read                │               │               │               │         │
    ╰─ 500              5 ms          │ 11 ms         │ 5.7 ms        │ 5.9 ms        │ 200     │ 200
 ";
-        let figures = parse(text);
+        let figures = SqlFigures::parse(text, &GROUPS);
         assert_eq!(figures.figure("page_of_100", "driver_cpu_us"), 40.0);
         assert!(figures.figure("middle_page_of_100", "ours_cpu_us").is_nan());
         assert_eq!(figures.rows("deep_page_of_100").len(), 2);
