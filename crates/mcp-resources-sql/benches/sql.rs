@@ -217,8 +217,10 @@ fn write_catalog() -> PathBuf {
 
 /// The provider serving `path` as `name`, in an engine of its own.
 fn engine(name: &str, path: &Path) -> Engine {
-    let provider =
-        SqlProvider::new(SqlConfig::new([DbConfig::sqlite(name, path)])).expect("the provider");
+    let provider = pollster::block_on(SqlProvider::open(SqlConfig::new([DbConfig::sqlite(
+        name, path,
+    )])))
+    .expect("the provider");
     Engine::builder(CursorKey::new([7; 32]))
         .provider(Arc::new(provider))
         .build()

@@ -41,6 +41,79 @@ pub const DEFAULT_MASKED_COLUMNS: &[(&str, MaskStyle)] = &[
 pub enum Source {
     /// A SQLite file, opened read-only.
     Sqlite(PathBuf),
+    /// A PostgreSQL database.
+    Postgres {
+        /// Its connection string, a URL (`postgres://user@host:port/db`, a socket directory
+        /// as `host=/run/postgresql`) or `key=value` pairs, holding no password.
+        url: String,
+        /// The password, from the environment or a file.
+        password: Option<Password>,
+        /// The schemas whose tables are served; the first one's are named bare (`orders`),
+        /// the others' `schema.table`. Default `["public"]`.
+        schemas: Vec<String>,
+    },
+}
+
+impl std::fmt::Display for Source {
+    /// The source as logs may show it: a password written into a connection string anyway
+    /// is not.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Sqlite(path) => write!(formatter, "sqlite:{}", path.display()),
+            Source::Postgres { url, .. } => formatter.write_str(&shown_url(url)),
+        }
+    }
+}
+
+/// `url` with any password in it replaced by `***`: the user-info of a URL
+/// (`postgres://user:secret@host`) and a `password=` pair.
+pub fn shown_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url
+            .split_whitespace()
+            .map(|pair| match pair.split_once('=') {
+                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
+                _ => pair.to_owned(),
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+    };
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let authority = match authority.rsplit_once('@') {
+        Some((user_info, host)) => match user_info.split_once(':') {
+            Some((user, _)) => format!("{user}:***@{host}"),
+            None => authority.to_owned(),
+        },
+        None => authority.to_owned(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let query = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((key, _)) if key.eq_ignore_ascii_case("password") => {
+                        format!("{key}=***")
+                    }
+                    _ => pair.to_owned(),
+                })
+                .collect::<Vec<_>>()
+                .join("&");
+            format!("{path}?{query}")
+        }
+        None => tail.to_owned(),
+    };
+    format!("{scheme}://{authority}{tail}")
+}
+
+/// A password, never shown by `Debug`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(pub String);
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("Password(***)")
+    }
 }
 
 /// What happens to a column's values on the way out.
@@ -85,9 +158,30 @@ pub struct DbConfig {
 impl DbConfig {
     /// The SQLite database at `path`, named `name`, every table served, default rules.
     pub fn sqlite(name: impl Into<String>, path: impl Into<PathBuf>) -> DbConfig {
+        DbConfig::of(name, Source::Sqlite(path.into()))
+    }
+
+    /// The PostgreSQL database at `url` (which holds no password), named `name`, the tables
+    /// of its `public` schema served, default rules.
+    pub fn postgres(
+        name: impl Into<String>,
+        url: impl Into<String>,
+        password: Option<String>,
+    ) -> DbConfig {
+        DbConfig::of(
+            name,
+            Source::Postgres {
+                url: url.into(),
+                password: password.map(Password),
+                schemas: vec!["public".to_owned()],
+            },
+        )
+    }
+
+    fn of(name: impl Into<String>, source: Source) -> DbConfig {
         DbConfig {
             name: name.into(),
-            source: Source::Sqlite(path.into()),
+            source,
             tables: vec!["*".to_owned()],
             deny_tables: Vec::new(),
             columns: Vec::new(),
@@ -226,5 +320,34 @@ impl Rules {
                 glob.is_match(column) || (*qualified_too && glob.is_match(&qualified))
             })
             .map(|(_, action, _)| *action)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown_url;
+
+    #[test]
+    fn a_password_in_a_connection_string_is_never_shown() {
+        for (url, shown) in [
+            (
+                "postgres://app:s3cret@db:5432/shop",
+                "postgres://app:***@db:5432/shop",
+            ),
+            (
+                "postgres://app@db/shop?password=s3cret&sslmode=disable",
+                "postgres://app@db/shop?password=***&sslmode=disable",
+            ),
+            (
+                "host=db user=app password=s3cret dbname=shop",
+                "host=db user=app password=*** dbname=shop",
+            ),
+            (
+                "postgres://app@%2Frun%2Fpostgresql/shop",
+                "postgres://app@%2Frun%2Fpostgresql/shop",
+            ),
+        ] {
+            assert_eq!(shown_url(url), shown, "{url}");
+        }
     }
 }

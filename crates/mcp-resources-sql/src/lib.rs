@@ -3,10 +3,10 @@
 //! masked wherever a value leaves.
 //!
 //! **Layer:** provider, a concrete [`Provider`] on the core's seams and nothing else. It reads
-//! databases (SQLite today, with `rusqlite`, on tokio's blocking pool when a runtime is there)
-//! and polls them for changes; it never knows a protocol version, the subscription hub, the
-//! server or the transports, and it never writes: the engine refuses it, not a parser (see
-//! the `sqlite` module's documentation).
+//! databases — SQLite with `rusqlite` (on tokio's blocking pool when a runtime is there) and
+//! PostgreSQL with `tokio-postgres` — and hears their changes; it never knows a protocol
+//! version, the subscription hub, the server or the transports, and it never writes: the
+//! database refuses it, not a parser (see the `sqlite` and `postgres` modules).
 //!
 //! # Resources
 //!
@@ -36,6 +36,12 @@
 //! not, nor tables whose name cannot be one URI segment (empty, `.`, `..`); at most 10,000
 //! tables (the first by name). Each database keeps four read-only connections; a request takes
 //! a free one.
+//!
+//! On PostgreSQL, the tables of the configured schemas (`public` by default) that the role may
+//! read are served, keyed by a one-column primary key, in the key column's own order (its
+//! collation for text); other tables are schema-only. A key is bound as text and cast by the
+//! server to the key's type, so a key that is no such value is not found. Tables outside the
+//! first schema are named `schema.table`.
 //! `resources/list` lists each database's schema and each table's schema resource; rows are
 //! reached through the templates. A missing database, table or row, or a key of the wrong
 //! type, is not found.
@@ -64,7 +70,10 @@
 //! its row says which columns were.
 
 mod config;
+mod engine;
 pub mod mask;
+mod model;
+mod postgres;
 mod query;
 mod render;
 mod sqlite;
@@ -84,16 +93,19 @@ use mcp_resources_core::template::UriTemplate;
 use mcp_resources_core::uri::ResourceUri;
 
 pub use config::{
-    ColumnAction, ColumnRule, DEFAULT_HIDDEN_COLUMNS, DEFAULT_MASKED_COLUMNS, DbConfig,
-    PatternError, Source, SqlConfig,
+    ColumnAction, ColumnRule, DEFAULT_HIDDEN_COLUMNS, DEFAULT_MASKED_COLUMNS, DbConfig, Password,
+    PatternError, Source, SqlConfig, shown_url,
 };
 pub use mask::MaskStyle;
+pub use postgres::{NOTIFY_TRIGGER_SQL, notify_trigger};
 pub use query::NamedQuery;
 pub use sqlite::STATEMENT_DEADLINE;
 pub use watch::SqlWatcher;
 
 use config::Rules;
-use sqlite::{Schema, Sqlite};
+use engine::Engine;
+use model::{Bind, Schema};
+use sqlite::Sqlite;
 use uri::{Target, rows_uri, table_uri, uri_of};
 
 /// The most candidates one completion proposes.
@@ -121,15 +133,13 @@ pub enum SqlError {
 /// One served database.
 pub(crate) struct Database {
     pub(crate) name: String,
-    pub(crate) sqlite: Sqlite,
+    pub(crate) engine: Engine,
 }
 
 impl Database {
     /// A failure of this database: public, naming it, the cause logged.
-    fn failed(&self, error: &sqlite::Error) -> ProviderError {
-        if let rusqlite::Error::SqliteFailure(failure, _) = error
-            && failure.code == rusqlite::ErrorCode::OperationInterrupted
-        {
+    fn failed(&self, error: &engine::Error) -> ProviderError {
+        if error.is_timeout() {
             return ProviderError::public(format!(
                 "database {}: the query ran past {} s and was stopped",
                 self.name,
@@ -165,13 +175,12 @@ impl std::fmt::Debug for SqlProvider {
 }
 
 impl SqlProvider {
-    /// Opens every database of `config`, read-only. Blocking: in async code, call it through
-    /// `spawn_blocking`.
+    /// Opens every database of `config`, read-only, and checks its named queries.
     ///
     /// # Errors
     ///
     /// A [`SqlError`] naming what is wrong.
-    pub fn new(config: SqlConfig) -> Result<SqlProvider, SqlError> {
+    pub async fn open(config: SqlConfig) -> Result<SqlProvider, SqlError> {
         let mut names = std::collections::BTreeSet::new();
         for database in &config.databases {
             if !uri::is_valid_name(&database.name) {
@@ -194,19 +203,15 @@ impl SqlProvider {
         }
         let mut databases = Vec::new();
         for database in &config.databases {
-            let rules = Rules::new(database)?;
-            let Source::Sqlite(path) = &database.source;
-            let sqlite = Sqlite::open(path, rules, config.max_value_bytes).map_err(|error| {
-                SqlError::Open {
-                    name: database.name.clone(),
-                    message: format!("{}: {error}", path.display()),
-                }
-            })?;
-            let tables = sqlite.schema().map_or(0, |schema| schema.tables.len());
-            tracing::info!(database = %database.name, path = %path.display(), tables, "serving database");
+            let engine = open_engine(database, config.max_value_bytes).await?;
+            let tables = engine
+                .schema()
+                .await
+                .map_or(0, |schema| schema.tables.len());
+            tracing::info!(database = %database.name, source = %database.source, tables, "serving database");
             databases.push(Database {
                 name: database.name.clone(),
-                sqlite,
+                engine,
             });
         }
         databases.sort_by_key(|database| format!("{}/", uri_of(&database.name, "")));
@@ -217,26 +222,28 @@ impl SqlProvider {
                 .position(|open| open.name == database.name)
                 .expect("invariant: every configured database was opened");
             for named in &database.queries {
-                let query = query::Query::new(named.clone()).map_err(SqlError::Config)?;
+                let mut query = query::Query::new(named.clone()).map_err(SqlError::Config)?;
                 if query.template.as_str().starts_with("db:") {
                     return Err(SqlError::Config(format!(
                         "query {:?}: db: URIs are the database's own; choose another scheme",
                         named.name
                     )));
                 }
-                let sqlite = &databases[index].sqlite;
-                sqlite
+                let engine = &databases[index].engine;
+                engine
                     .check_query(&named.sql, &[query.params.len()])
+                    .await
                     .map_err(|reason| {
                         SqlError::Config(format!("query {:?}: its sql {reason}", named.name))
                     })?;
                 for (variable, sql) in &named.complete {
-                    sqlite.check_query(sql, &[1, 2]).map_err(|reason| {
+                    let count = engine.check_query(sql, &[1, 2]).await.map_err(|reason| {
                         SqlError::Config(format!(
                             "query {:?}: the completion of {variable:?} {reason}",
                             named.name
                         ))
                     })?;
+                    query.completion_takes_subject.push(count == 2);
                 }
                 queries.push((index, query));
             }
@@ -248,6 +255,34 @@ impl SqlProvider {
                 config,
             }),
         })
+    }
+
+    /// The SQL a database owner runs so that changes to the served PostgreSQL tables are
+    /// heard row by row: [`NOTIFY_TRIGGER_SQL`], then [`notify_trigger`] for each table that
+    /// has rows to serve and no trigger yet. Empty when there is no such table. The provider
+    /// never runs it: its connections are read-only.
+    ///
+    /// # Errors
+    ///
+    /// When a database's schema cannot be read.
+    pub async fn notify_trigger_sql(&self) -> Result<String, ProviderError> {
+        let mut triggers = String::new();
+        for database in &self.shared.databases {
+            if !matches!(database.engine, Engine::Postgres(_)) {
+                continue;
+            }
+            let schema = self.shared.schema(database).await?;
+            for table in schema.tables.iter().filter(|table| !table.notified) {
+                if let model::Key::Column { name } = &table.key {
+                    triggers.push_str(&format!("-- {}: {}\n", database.name, table.name));
+                    triggers.push_str(&notify_trigger(&table.relation, name));
+                }
+            }
+        }
+        if triggers.is_empty() {
+            return Ok(triggers);
+        }
+        Ok(format!("{NOTIFY_TRIGGER_SQL}\n{triggers}"))
     }
 
     /// The names of the served databases.
@@ -262,22 +297,60 @@ impl SqlProvider {
     /// ([`SqlConfig::poll`]) and reports what changed. Reads each database's change counter
     /// and tables once before it returns, so that a commit right after is seen as a change.
     /// A database file replaced or deleted under the server is not noticed (the open
-    /// connections keep reading what they opened).
-    pub fn watch(&self) -> SqlWatcher {
-        SqlWatcher::start(Arc::clone(&self.shared))
+    /// connections keep reading what they opened). Call it within a tokio runtime: the
+    /// polling is a task of it.
+    pub async fn watch(&self) -> SqlWatcher {
+        SqlWatcher::start(Arc::clone(&self.shared)).await
     }
+}
 
-    async fn blocking<T: Send + 'static>(
-        &self,
-        work: impl FnOnce(&Shared) -> Result<T, ProviderError> + Send + 'static,
-    ) -> Result<T, ProviderError> {
-        let shared = Arc::clone(&self.shared);
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => runtime
-                .spawn_blocking(move || work(&shared))
+/// Opens the engine of `database`, its values read at most `value_limit` long.
+async fn open_engine(database: &DbConfig, value_limit: usize) -> Result<Engine, SqlError> {
+    let rules = Rules::new(database)?;
+    let failed = |message: String| SqlError::Open {
+        name: database.name.clone(),
+        message: format!("{}: {message}", database.source),
+    };
+    match &database.source {
+        Source::Sqlite(path) => {
+            let path = path.clone();
+            let open = move || Sqlite::open(&path, rules, value_limit);
+            let sqlite = match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => runtime
+                    .spawn_blocking(open)
+                    .await
+                    .map_err(|error| failed(error.to_string()))?,
+                Err(_) => open(),
+            };
+            Ok(Engine::Sqlite(Arc::new(
+                sqlite.map_err(|error| failed(error.to_string()))?,
+            )))
+        }
+        Source::Postgres {
+            url,
+            password,
+            schemas,
+        } => {
+            let mut config: tokio_postgres::Config = url
+                .parse()
+                .map_err(|error: tokio_postgres::Error| failed(error.to_string()))?;
+            if config.get_password().is_some() {
+                return Err(failed(
+                    "the connection string holds a password: give it apart (the environment \
+                     or a file), never in a URL that may be logged"
+                        .to_owned(),
+                ));
+            }
+            if let Some(password) = password {
+                config.password(password.0.as_bytes());
+            }
+            if schemas.is_empty() {
+                return Err(failed("no schema to serve".to_owned()));
+            }
+            let postgres = postgres::Postgres::open(config, schemas.clone(), rules, value_limit)
                 .await
-                .map_err(|error| ProviderError::new("sql task failed").with_source(error))?,
-            Err(_) => work(&shared),
+                .map_err(|error| failed(error.to_string()))?;
+            Ok(Engine::Postgres(Box::new(postgres)))
         }
     }
 }
@@ -299,16 +372,17 @@ impl Shared {
         self.databases.iter().find(|database| database.name == name)
     }
 
-    fn schema(&self, database: &Database) -> Result<Arc<Schema>, ProviderError> {
+    async fn schema(&self, database: &Database) -> Result<Arc<Schema>, ProviderError> {
         database
-            .sqlite
+            .engine
             .schema()
+            .await
             .map_err(|error| database.failed(&error))
     }
 
     /// Every listed resource of `database`, in URI order.
-    fn listed(&self, database: &Database) -> Result<Vec<Resource>, ProviderError> {
-        let schema = self.schema(database)?;
+    async fn listed(&self, database: &Database) -> Result<Vec<Resource>, ProviderError> {
+        let schema = self.schema(database).await?;
         let mut items = vec![json_resource(
             &uri_of(&database.name, "schema"),
             "schema",
@@ -325,7 +399,11 @@ impl Shared {
         Ok(items)
     }
 
-    fn list(&self, after: Option<&str>, limit: usize) -> Result<Vec<Resource>, ProviderError> {
+    async fn list(
+        &self,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<Resource>, ProviderError> {
         let mut items = Vec::new();
         for database in &self.databases {
             if items.len() == limit {
@@ -335,7 +413,7 @@ impl Shared {
             if after.is_some_and(|after| after > prefix.as_str() && !after.starts_with(&prefix)) {
                 continue;
             }
-            let listed = match self.listed(database) {
+            let listed = match self.listed(database).await {
                 Ok(listed) => listed,
                 // One unreadable database does not hide the others (the failure is logged).
                 Err(_) => continue,
@@ -366,7 +444,7 @@ impl Shared {
     }
 
     /// The answer of the named query matching `uri`, for `principal`.
-    fn read_query(
+    async fn read_query(
         &self,
         uri: &ResourceUri,
         principal: &Principal,
@@ -383,19 +461,20 @@ impl Shared {
             self.config.max_page_rows
         };
         let answer = database
-            .sqlite
-            .run_query(&query.config.name, &query.config.sql, &params, limit)
+            .engine
+            .run_query(&query.config.name, &query.config.sql, params, limit)
+            .await
             .map_err(|error| database.failed(&error))?;
-        Ok(render::query(&query.config, &answer, &self.config))
+        Ok(answer.and_then(|answer| render::query(&query.config, &answer, &self.config)))
     }
 
-    fn read(
+    async fn read(
         &self,
         uri: &ResourceUri,
         principal: &Principal,
     ) -> Result<Option<Vec<Contents>>, ProviderError> {
         if uri.scheme() != uri::SCHEME {
-            let value = self.read_query(uri, principal)?;
+            let value = self.read_query(uri, principal).await?;
             return Ok(value.map(|value| {
                 vec![
                     Contents::text(uri.clone(), value.to_string())
@@ -409,7 +488,7 @@ impl Shared {
         let Some(database) = self.database(&parsed.database) else {
             return Ok(None);
         };
-        let schema = self.schema(database)?;
+        let schema = self.schema(database).await?;
         let config = &self.config;
         let value = match parsed.target {
             Target::Database | Target::Tables | Target::Table(_) => return Ok(None),
@@ -440,8 +519,9 @@ impl Shared {
                 };
                 // One row more than the page tells whether there is a next page.
                 let rows = database
-                    .sqlite
+                    .engine
                     .rows(table, after.as_deref(), limit + 1)
+                    .await
                     .map_err(|error| database.failed(&error))?;
                 let Some(rows) = rows else {
                     return Ok(None);
@@ -459,8 +539,9 @@ impl Shared {
                     return Ok(None);
                 };
                 let row = database
-                    .sqlite
+                    .engine
                     .row(table, &key)
+                    .await
                     .map_err(|error| database.failed(&error))?;
                 match row {
                     Some(row) => render::row(table, &row, config.max_value_bytes),
@@ -474,7 +555,7 @@ impl Shared {
     }
 
     /// The children of a directory, in URI order.
-    fn children(&self, uri: &ResourceUri) -> Result<Option<Vec<Resource>>, ProviderError> {
+    async fn children(&self, uri: &ResourceUri) -> Result<Option<Vec<Resource>>, ProviderError> {
         let Some(parsed) = uri::parse(uri) else {
             return Ok(None);
         };
@@ -489,7 +570,7 @@ impl Shared {
                     .with_title(format!("{name}: tables")),
             ],
             Target::Tables => {
-                let schema = self.schema(database)?;
+                let schema = self.schema(database).await?;
                 let mut tables = Vec::new();
                 for table in &schema.tables {
                     tables.push(
@@ -503,7 +584,7 @@ impl Shared {
                 tables
             }
             Target::Table(table) => {
-                let schema = self.schema(database)?;
+                let schema = self.schema(database).await?;
                 if schema.table(&table).is_none() {
                     return Ok(None);
                 }
@@ -527,7 +608,7 @@ impl Shared {
     }
 
     /// Completion of a named query's variable, by its completion query.
-    fn complete_query(
+    async fn complete_query(
         &self,
         template: &str,
         variable: &str,
@@ -541,30 +622,31 @@ impl Shared {
         else {
             return Ok(Vec::new());
         };
-        let Some((_, sql)) = query
+        let Some(position) = query
             .config
             .complete
             .iter()
-            .find(|(name, _)| name == variable)
+            .position(|(name, _)| name == variable)
         else {
             return Ok(Vec::new());
         };
+        let sql = &query.config.complete[position].1;
         let database = &self.databases[*index];
-        let mut params: Vec<rusqlite::types::Value> = vec![prefix.to_owned().into()];
-        let takes_subject = database.sqlite.check_query(sql, &[2]).is_ok();
-        if takes_subject {
+        let mut params = vec![Bind::Text(prefix.to_owned())];
+        if query.completion_takes_subject[position] {
             let Some(subject) = &principal.subject else {
                 return Ok(Vec::new());
             };
-            params.push(subject.clone().into());
+            params.push(Bind::Text(subject.clone()));
         }
         database
-            .sqlite
-            .complete_query(sql, &params, MAX_COMPLETION_CANDIDATES)
+            .engine
+            .complete_query(sql, params, MAX_COMPLETION_CANDIDATES)
+            .await
             .map_err(|error| database.failed(&error))
     }
 
-    fn complete(
+    async fn complete(
         &self,
         variable: &str,
         prefix: &str,
@@ -582,7 +664,7 @@ impl Shared {
         let Some(database) = database.and_then(|name| self.database(name)) else {
             return Ok(Vec::new());
         };
-        let schema = self.schema(database)?;
+        let schema = self.schema(database).await?;
         match variable {
             "table" => Ok(schema
                 .tables
@@ -596,8 +678,9 @@ impl Shared {
                     return Ok(Vec::new());
                 };
                 database
-                    .sqlite
+                    .engine
                     .keys_with_prefix(table, prefix, MAX_COMPLETION_CANDIDATES)
+                    .await
                     .map_err(|error| database.failed(&error))
             }
             _ => Ok(Vec::new()),
@@ -653,10 +736,7 @@ impl Provider for SqlProvider {
     }
 
     async fn list(&self, request: ListRequest<'_>) -> Result<Vec<Resource>, ProviderError> {
-        let after = request.after.map(str::to_owned);
-        let limit = request.limit;
-        self.blocking(move |shared| shared.list(after.as_deref(), limit))
-            .await
+        self.shared.list(request.after, request.limit).await
     }
 
     fn templates(&self) -> Vec<ResourceTemplate> {
@@ -664,13 +744,8 @@ impl Provider for SqlProvider {
     }
 
     async fn read(&self, request: ReadRequest<'_>) -> Result<Option<Vec<Contents>>, ProviderError> {
-        let uri = request.uri.clone();
-        let range = request.range;
-        let principal = request.principal.clone();
-        let contents = self
-            .blocking(move |shared| shared.read(&uri, &principal))
-            .await?;
-        Ok(match (contents, range) {
+        let contents = self.shared.read(request.uri, request.principal).await?;
+        Ok(match (contents, request.range) {
             (Some(mut contents), Some(range)) => {
                 for part in &mut contents {
                     part.body = part.body.slice(range).ok_or_else(|| {
@@ -687,19 +762,12 @@ impl Provider for SqlProvider {
         &self,
         request: DirectoryRequest<'_>,
     ) -> Result<Option<Vec<Resource>>, ProviderError> {
-        let uri = request.uri.clone();
-        let after = request.after.map(str::to_owned);
-        let limit = request.limit;
-        let children = self.blocking(move |shared| shared.children(&uri)).await?;
+        let children = self.shared.children(request.uri).await?;
         Ok(children.map(|children| {
             children
                 .into_iter()
-                .filter(|child| {
-                    after
-                        .as_deref()
-                        .is_none_or(|after| child.uri.as_str() > after)
-                })
-                .take(limit)
+                .filter(|child| request.after.is_none_or(|after| child.uri.as_str() > after))
+                .take(request.limit)
                 .collect()
         }))
     }
@@ -709,20 +777,26 @@ impl Provider for SqlProvider {
     }
 
     async fn complete(&self, request: CompletionRequest<'_>) -> Result<Vec<String>, ProviderError> {
-        let variable = request.variable.to_owned();
-        let prefix = request.prefix.to_owned();
-        let database = request.context.get_str("database").map(str::to_owned);
-        let table = request.context.get_str("table").map(str::to_owned);
-        let template = request.template.as_str().to_owned();
-        let principal = request.principal.clone();
-        self.blocking(move |shared| {
-            if template.starts_with("db:") {
-                shared.complete(&variable, &prefix, database.as_deref(), table.as_deref())
-            } else {
-                shared.complete_query(&template, &variable, &prefix, &principal)
-            }
-        })
-        .await
+        let template = request.template.as_str();
+        if template.starts_with("db:") {
+            self.shared
+                .complete(
+                    request.variable,
+                    request.prefix,
+                    request.context.get_str("database"),
+                    request.context.get_str("table"),
+                )
+                .await
+        } else {
+            self.shared
+                .complete_query(
+                    template,
+                    request.variable,
+                    request.prefix,
+                    request.principal,
+                )
+                .await
+        }
     }
 
     fn cache_policy(&self) -> CachePolicy {

@@ -18,6 +18,8 @@
 use mcp_resources_core::policy::Principal;
 use mcp_resources_core::template::{UriTemplate, Variables};
 
+use crate::model::Bind;
+
 /// One named query as configured.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NamedQuery {
@@ -59,6 +61,9 @@ pub(crate) struct Query {
     pub(crate) config: NamedQuery,
     pub(crate) template: UriTemplate,
     pub(crate) params: Vec<Param>,
+    /// For each completion query, in order, whether it takes the subject as its second
+    /// parameter (found when it is checked).
+    pub(crate) completion_takes_subject: Vec<bool>,
 }
 
 impl Query {
@@ -86,31 +91,28 @@ impl Query {
             config,
             template,
             params,
+            completion_takes_subject: Vec::new(),
         })
     }
 
     /// The values to bind for `variables` and `principal`, `None` when one cannot be had (a
     /// missing or mistyped variable, an anonymous principal for `$subject`, a missing claim).
-    pub(crate) fn bind(
-        &self,
-        variables: &Variables,
-        principal: &Principal,
-    ) -> Option<Vec<rusqlite::types::Value>> {
+    pub(crate) fn bind(&self, variables: &Variables, principal: &Principal) -> Option<Vec<Bind>> {
         self.params
             .iter()
             .map(|param| match param {
-                Param::Subject => principal.subject.clone().map(Into::into),
-                Param::Claim(name) => principal.claims.get(name).cloned().map(Into::into),
+                Param::Subject => principal.subject.clone().map(Bind::Text),
+                Param::Claim(name) => principal.claims.get(name).cloned().map(Bind::Text),
                 Param::Variable { name, kind } => {
                     let text = variables.get_str(name)?;
                     match kind {
-                        Kind::Text => Some(text.to_owned().into()),
-                        Kind::Integer => text.parse::<i64>().ok().map(Into::into),
+                        Kind::Text => Some(Bind::Text(text.to_owned())),
+                        Kind::Integer => text.parse::<i64>().ok().map(Bind::Integer),
                         Kind::Real => text
                             .parse::<f64>()
                             .ok()
                             .filter(|value| value.is_finite())
-                            .map(Into::into),
+                            .map(Bind::Real),
                     }
                 }
             })

@@ -12,7 +12,7 @@ use serde_json::{Value as Json, json};
 
 use crate::config::SqlConfig;
 use crate::mask::mask;
-use crate::sqlite::{Column, Key, Row, Table, Value};
+use crate::model::{Column, Key, QueryRows, Row, Table, Value};
 
 /// One table's schema.
 pub(crate) fn table(table: &Table) -> Json {
@@ -103,6 +103,7 @@ fn value(column: &Column, value: &Value, max_bytes: usize) -> (Json, bool) {
             Value::Null => return (Json::Null, false),
             Value::Integer(number) => number.to_string(),
             Value::Real(number) => number.to_string(),
+            Value::Bool(value) => value.to_string(),
             Value::Text(text) => text.clone(),
             Value::Blob(_) => return (json!("****"), false),
         };
@@ -116,6 +117,7 @@ fn value(column: &Column, value: &Value, max_bytes: usize) -> (Json, bool) {
         Value::Integer(number) => (json!(number), false),
         Value::Real(number) if number.is_finite() => (json!(number), false),
         Value::Real(number) => (json!(number.to_string()), false),
+        Value::Bool(value) => (json!(value), false),
         Value::Text(text) => {
             let (text, cut) = cut_text(text);
             (json!(text), cut)
@@ -224,7 +226,7 @@ pub(crate) fn rows(table: &Table, rows: &[Row], limit: usize, config: &SqlConfig
 /// the budget ran out).
 pub(crate) fn query(
     named: &crate::query::NamedQuery,
-    answer: &crate::sqlite::QueryRows,
+    answer: &QueryRows,
     config: &SqlConfig,
 ) -> Option<Json> {
     let table = &answer.table;

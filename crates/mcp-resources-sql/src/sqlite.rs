@@ -19,145 +19,56 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, params};
 
 use crate::config::{ColumnAction, Rules};
+use crate::model::{Bind, Column, ForeignKey, Index, Key, QueryRows, Row, Schema, Table, Value};
+
+/// A value as SQLite gives it.
+fn value_of(value: ValueRef<'_>) -> Value {
+    match value {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(value) => Value::Integer(value),
+        ValueRef::Real(value) => Value::Real(value),
+        ValueRef::Text(text) => Value::Text(String::from_utf8_lossy(text).into_owned()),
+        ValueRef::Blob(bytes) => Value::Blob(bytes.to_vec()),
+    }
+}
+
+/// A key value with its storage class (`i:7`, `r:2.5`, `t:abc`), a row's cursor: SQLite
+/// orders integers and reals before texts, so a page resumes after a typed value.
+fn cursor_of(value: &Value) -> Option<String> {
+    match value {
+        Value::Integer(value) => Some(format!("i:{value}")),
+        Value::Real(value) => Some(format!("r:{value}")),
+        Value::Text(text) => Some(format!("t:{text}")),
+        Value::Null | Value::Bool(_) | Value::Blob(_) => None,
+    }
+}
+
+/// The value a typed cursor names.
+fn from_cursor(cursor: &str) -> Option<rusqlite::types::Value> {
+    let (kind, text) = cursor.split_once(':')?;
+    Some(match kind {
+        "i" => text.parse::<i64>().ok()?.into(),
+        "r" => text
+            .parse::<f64>()
+            .ok()
+            .filter(|value| value.is_finite())?
+            .into(),
+        "t" => text.to_owned().into(),
+        _ => return None,
+    })
+}
+
+/// A bound value as SQLite takes it.
+fn bound(value: &Bind) -> rusqlite::types::Value {
+    match value {
+        Bind::Text(text) => text.clone().into(),
+        Bind::Integer(value) => (*value).into(),
+        Bind::Real(value) => (*value).into(),
+    }
+}
 
 /// The longest one statement may run before it is interrupted.
 pub const STATEMENT_DEADLINE: Duration = Duration::from_secs(5);
-
-/// One served column.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Column {
-    pub(crate) name: String,
-    /// Its declared type, as written (`INTEGER`, `TEXT`, `VARCHAR(20)`, or empty).
-    pub(crate) decl_type: String,
-    pub(crate) not_null: bool,
-    pub(crate) default: Option<String>,
-    /// Masked on the way out, when set.
-    pub(crate) mask: Option<crate::mask::MaskStyle>,
-}
-
-/// How a table's rows are addressed and ordered.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Key {
-    /// Its one-column primary key, served as it is.
-    Column { name: String },
-    /// SQLite's `rowid` (a table whose primary key is composite).
-    RowId,
-    /// No stable order that may be shown: schema only.
-    None,
-}
-
-/// A foreign key.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ForeignKey {
-    pub(crate) columns: Vec<String>,
-    pub(crate) table: String,
-    pub(crate) to: Vec<String>,
-}
-
-/// An index.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Index {
-    pub(crate) name: String,
-    pub(crate) columns: Vec<String>,
-    pub(crate) unique: bool,
-}
-
-/// One served table.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Table {
-    pub(crate) name: String,
-    /// Its served columns (hidden ones left out), in declaration order.
-    pub(crate) columns: Vec<Column>,
-    /// Its primary key's served columns.
-    pub(crate) primary_key: Vec<String>,
-    pub(crate) foreign_keys: Vec<ForeignKey>,
-    pub(crate) indexes: Vec<Index>,
-    pub(crate) key: Key,
-    /// From `sqlite_stat1` when `ANALYZE` ran.
-    pub(crate) row_estimate: Option<u64>,
-}
-
-/// The served tables, by name.
-#[derive(Debug, Default)]
-pub(crate) struct Schema {
-    pub(crate) tables: Vec<Table>,
-}
-
-impl Schema {
-    pub(crate) fn table(&self, name: &str) -> Option<&Table> {
-        self.tables.iter().find(|table| table.name == name)
-    }
-}
-
-/// A value as read, before it is rendered.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Value {
-    Null,
-    Integer(i64),
-    Real(f64),
-    Text(String),
-    Blob(Vec<u8>),
-}
-
-impl Value {
-    fn of(value: ValueRef<'_>) -> Value {
-        match value {
-            ValueRef::Null => Value::Null,
-            ValueRef::Integer(value) => Value::Integer(value),
-            ValueRef::Real(value) => Value::Real(value),
-            ValueRef::Text(text) => Value::Text(String::from_utf8_lossy(text).into_owned()),
-            ValueRef::Blob(bytes) => Value::Blob(bytes.to_vec()),
-        }
-    }
-
-    /// The text a key value is addressed by.
-    pub(crate) fn key_text(&self) -> Option<String> {
-        match self {
-            Value::Integer(value) => Some(value.to_string()),
-            Value::Text(text) => Some(text.clone()),
-            Value::Real(value) => Some(value.to_string()),
-            Value::Null | Value::Blob(_) => None,
-        }
-    }
-}
-
-/// One row: its key's text, where a page after it starts, and its served columns' values, in
-/// the table's column order.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Row {
-    pub(crate) key: String,
-    /// The key with its storage class (`i:7`, `r:2.5`, `t:abc`): SQLite orders integers and
-    /// reals before texts, so a page resumes after a typed value.
-    pub(crate) cursor: String,
-    pub(crate) values: Vec<Value>,
-}
-
-impl Value {
-    /// The typed form of a key value (see [`Row::cursor`]).
-    fn cursor(&self) -> Option<String> {
-        match self {
-            Value::Integer(value) => Some(format!("i:{value}")),
-            Value::Real(value) => Some(format!("r:{value}")),
-            Value::Text(text) => Some(format!("t:{text}")),
-            Value::Null | Value::Blob(_) => None,
-        }
-    }
-
-    /// The value a typed cursor names.
-    fn from_cursor(cursor: &str) -> Option<rusqlite::types::Value> {
-        let (kind, text) = cursor.split_once(':')?;
-        Some(match kind {
-            "i" => text.parse::<i64>().ok()?.into(),
-            "r" => text
-                .parse::<f64>()
-                .ok()
-                .filter(|value| value.is_finite())?
-                .into(),
-            "t" => text.to_owned().into(),
-            _ => return None,
-        })
-    }
-}
 
 /// The pragmas that only read, allowed with an argument (the schema's introspection).
 const READ_PRAGMAS: &[&str] = &[
@@ -376,6 +287,7 @@ impl Sqlite {
             columns.push(Column {
                 name: column,
                 decl_type,
+                base_type: String::new(),
                 not_null: row.get(2)?,
                 default: row.get(3)?,
                 mask: match action {
@@ -417,6 +329,8 @@ impl Sqlite {
         };
         Ok(Table {
             name: name.to_owned(),
+            relation: quote(name),
+            notified: false,
             columns,
             primary_key,
             foreign_keys,
@@ -536,12 +450,12 @@ impl Sqlite {
     fn collect_rows(rows: &mut rusqlite::Rows<'_>, width: usize) -> Result<Vec<Row>, Error> {
         let mut found = Vec::new();
         while let Some(row) = rows.next()? {
-            let key = Value::of(row.get_ref(0)?);
-            let (Some(text), Some(cursor)) = (key.key_text(), key.cursor()) else {
+            let key = value_of(row.get_ref(0)?);
+            let (Some(text), Some(cursor)) = (key.key_text(), cursor_of(&key)) else {
                 continue;
             };
             let values = (1..=width)
-                .map(|index| row.get_ref(index).map(Value::of))
+                .map(|index| row.get_ref(index).map(value_of))
                 .collect::<Result<_, _>>()?;
             found.push(Row {
                 key: text,
@@ -565,7 +479,7 @@ impl Sqlite {
             return Ok(None);
         };
         let after = match after {
-            Some(cursor) => match Value::from_cursor(cursor) {
+            Some(cursor) => match from_cursor(cursor) {
                 Some(value) => Some(value),
                 None => return Ok(None),
             },
@@ -582,7 +496,7 @@ impl Sqlite {
             "SELECT {key}{} FROM {} WHERE {key} IS NOT NULL AND typeof({key}) <> 'blob' \
              {resume}ORDER BY {key} LIMIT {limit}",
             self.select_list(table),
-            quote(&table.name)
+            table.relation
         );
         let width = table.columns.len();
         self.with(|connection| {
@@ -616,7 +530,7 @@ impl Sqlite {
         let sql = format!(
             "SELECT {key_expr}{} FROM {} WHERE {key_expr} = ?1 AND typeof({key_expr}) = typeof(?1)",
             self.select_list(table),
-            quote(&table.name)
+            table.relation
         );
         let width = table.columns.len();
         self.with(|connection| {
@@ -646,13 +560,13 @@ impl Sqlite {
             "SELECT k FROM (SELECT {key} AS k FROM {} WHERE {key} IS NOT NULL \
              AND typeof({key}) <> 'blob' ORDER BY {key} LIMIT {COMPLETION_SCAN}) \
              WHERE substr(CAST(k AS TEXT), 1, length(?1)) = ?1 LIMIT ?2",
-            quote(&table.name)
+            table.relation
         );
         self.with(|connection| {
             let mut statement = connection.prepare_cached(&sql)?;
             let keys = statement
                 .query_map(params![prefix, limit as i64], |row| {
-                    Ok(Value::of(row.get_ref(0)?).key_text())
+                    Ok(value_of(row.get_ref(0)?).key_text())
                 })?
                 .filter_map(Result::transpose)
                 .collect::<Result<_, _>>()?;
@@ -661,18 +575,10 @@ impl Sqlite {
     }
 }
 
-/// The answer of a named query: its served columns and up to the asked number of rows.
-pub(crate) struct QueryRows {
-    pub(crate) table: Table,
-    pub(crate) rows: Vec<Vec<Value>>,
-    /// Whether more rows followed.
-    pub(crate) more: bool,
-}
-
 impl Sqlite {
     /// Checks a named query's (or completion query's) SQL: one statement, read-only by
     /// SQLite's judgement, taking `params` parameters.
-    pub(crate) fn check_query(&self, sql: &str, params: &[usize]) -> Result<(), String> {
+    pub(crate) fn check_query(&self, sql: &str, params: &[usize]) -> Result<usize, String> {
         self.with(|connection| {
             let statement = connection.prepare(sql)?;
             Ok((statement.readonly(), statement.parameter_count()))
@@ -684,7 +590,7 @@ impl Sqlite {
             } else if !params.contains(&count) {
                 Err(format!("takes {count} parameters, not {params:?}"))
             } else {
-                Ok(())
+                Ok(count)
             }
         })
     }
@@ -695,7 +601,7 @@ impl Sqlite {
         &self,
         name: &str,
         sql: &str,
-        params: &[rusqlite::types::Value],
+        params: &[Bind],
         limit: usize,
     ) -> Result<QueryRows, Error> {
         self.with(|connection| {
@@ -712,6 +618,7 @@ impl Sqlite {
                 columns.push(Column {
                     name: column.clone(),
                     decl_type: String::new(),
+                    base_type: String::new(),
                     not_null: false,
                     default: None,
                     mask: match action {
@@ -720,7 +627,7 @@ impl Sqlite {
                     },
                 });
             }
-            let mut rows = statement.query(rusqlite::params_from_iter(params))?;
+            let mut rows = statement.query(rusqlite::params_from_iter(params.iter().map(bound)))?;
             let mut found = Vec::new();
             let mut more = false;
             while let Some(row) = rows.next()? {
@@ -730,23 +637,14 @@ impl Sqlite {
                 }
                 let values = served
                     .iter()
-                    .map(|index| row.get_ref(*index).map(Value::of))
+                    .map(|index| row.get_ref(*index).map(value_of))
                     .collect::<Result<_, _>>()?;
                 found.push(values);
             }
-            Ok(QueryRows {
-                table: Table {
-                    name: name.to_owned(),
-                    columns,
-                    primary_key: Vec::new(),
-                    foreign_keys: Vec::new(),
-                    indexes: Vec::new(),
-                    key: Key::None,
-                    row_estimate: None,
-                },
-                rows: found,
-                more,
-            })
+            let mut answer = QueryRows::new(name, columns);
+            answer.rows = found;
+            answer.more = more;
+            Ok(answer)
         })
     }
 
@@ -754,18 +652,18 @@ impl Sqlite {
     pub(crate) fn complete_query(
         &self,
         sql: &str,
-        params: &[rusqlite::types::Value],
+        params: &[Bind],
         limit: usize,
     ) -> Result<Vec<String>, Error> {
         self.with(|connection| {
             let mut statement = connection.prepare_cached(sql)?;
-            let mut rows = statement.query(rusqlite::params_from_iter(params))?;
+            let mut rows = statement.query(rusqlite::params_from_iter(params.iter().map(bound)))?;
             let mut values = Vec::new();
             while let Some(row) = rows.next()? {
                 if values.len() == limit {
                     break;
                 }
-                if let Some(text) = Value::of(row.get_ref(0)?).key_text() {
+                if let Some(text) = value_of(row.get_ref(0)?).key_text() {
                     values.push(text);
                 }
             }

@@ -164,6 +164,15 @@ pub(crate) fn table_uri(database: &str, table: &str, rest: &str) -> String {
     }
 }
 
+/// `db://NAME/table/TABLE/row/KEY`.
+pub(crate) fn row_uri(database: &str, table: &str, key: &str) -> String {
+    table_uri(
+        database,
+        table,
+        &format!("row/{}", encode_segment(key.as_bytes())),
+    )
+}
+
 /// `db://NAME/table/TABLE/rows?after=KEY&limit=N`.
 pub(crate) fn rows_uri(database: &str, table: &str, after: &str, limit: u64) -> String {
     table_uri(

@@ -50,9 +50,12 @@ CONFIGURATION FILE (TOML):
         path = \"./repo\"               # a work tree or a bare repository
         name = \"repo\"                 # git://repo/...; default: the directory's name
         refs = [\"HEAD\", \"refs/heads/*\", \"refs/tags/*\"]   # the refs served (default)
-    Databases (the flag --sql [NAME=]sqlite:PATH, repeatable):
+    Databases (the flag --sql [NAME=]URL, repeatable):
         [[sql]]
         url = \"sqlite:./app.db\"       # relative to the file's directory
+        # url = \"postgres://reader@127.0.0.1:5432/shop\"   # PostgreSQL: never a password here
+        # password_file = \"pg.pass\"   # or password_env = \"SHOP_PASSWORD\" (default PGPASSWORD)
+        # schemas = [\"public\"]        # served schemas; the first one's tables named bare
         name = \"app\"                  # db://app/...; default: the file's name
         tables = [\"*\"]                # globs of the tables served
         deny_tables = [\"audit_*\"]     # never served
@@ -61,7 +64,7 @@ CONFIGURATION FILE (TOML):
         [[sql.query]]                   # a named query of the [[sql]] above it
         name = \"order\"
         uri = \"orders://tenant/{tenant}/order/{id}\"
-        sql = \"SELECT id, status, total FROM orders WHERE tenant = ?1 AND id = ?2\"
+        sql = \"SELECT id, status, total FROM orders WHERE tenant = ?1 AND id = ?2\"   # $1, $2 on PostgreSQL
         params = [\"$claim:tenant\", \"id:integer\"]   # a variable, $subject or $claim:NAME
         one_row = true
         complete = { id = \"SELECT id FROM orders WHERE CAST(id AS TEXT) LIKE ?1 || '%'\" }
@@ -137,6 +140,13 @@ pub(crate) enum Command {
     Serve(Box<ServeArgs>),
     /// Print the JSON schema of the configuration file to stdout.
     ConfigSchema,
+    /// Print the SQL that makes changes to the served PostgreSQL tables heard row by row.
+    ///
+    /// Takes the flags of `serve` (--sql, --config), connects, and prints a trigger function
+    /// and, for each served table with a one-column primary key and no such trigger yet, its
+    /// triggers. Run the SQL as the tables' owner; the server never does (its connections
+    /// are read-only). Tables without it are polled from PostgreSQL's statistics.
+    SqlTrigger(Box<ServeArgs>),
 }
 
 /// The flags of `serve`; each has a configuration-file twin.
@@ -166,9 +176,11 @@ pub(crate) struct ServeArgs {
 
     /// Serve a database as db://NAME/... resources, read-only: its schema, each table as a
     /// directory, pages of rows in key order and rows by key, with password, token and key
-    /// columns hidden and email and phone columns masked. Today: sqlite:PATH. NAME defaults to
-    /// the file's name (repeatable). With --sql and no PATH, no directory is served.
-    #[arg(long = "sql", value_name = "[NAME=]sqlite:PATH")]
+    /// columns hidden and email and phone columns masked. A SQLite file (sqlite:PATH) or a
+    /// PostgreSQL database (postgres://USER@HOST:PORT/DB, its password in PGPASSWORD, never
+    /// in the URL; the tables of its public schema). NAME defaults to the file's or the
+    /// database's name (repeatable). With --sql and no PATH, no directory is served.
+    #[arg(long = "sql", value_name = "[NAME=]URL")]
     pub(crate) sql: Vec<String>,
 
     /// Read settings from this TOML file; flags override it. See `config-schema`.

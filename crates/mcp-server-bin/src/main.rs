@@ -42,6 +42,43 @@ fn main() -> ExitCode {
             }
         }
         Command::Serve(args) => serve(cli.log_level, &args),
+        Command::SqlTrigger(args) => sql_trigger(cli.log_level, &args),
+    }
+}
+
+/// Prints the notify trigger SQL for the served PostgreSQL tables (see `Command::SqlTrigger`).
+fn sql_trigger(log_flag: Option<String>, args: &ServeArgs) -> ExitCode {
+    let config = match load_config(log_flag.clone(), args) {
+        Ok(config) => config,
+        Err(error) => return fail(&*error),
+    };
+    if let Err(error) = install_logging(log_flag, &config.log_level) {
+        return fail(&*error);
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => return fail(&error),
+    };
+    let sql = runtime.block_on(async {
+        let provider = SqlProvider::open(SqlConfig::new(config.sql.clone())).await?;
+        provider
+            .notify_trigger_sql()
+            .await
+            .map_err(|error| Box::new(error) as Box<dyn std::error::Error>)
+    });
+    match sql {
+        Ok(sql) if sql.is_empty() => {
+            eprintln!("no served PostgreSQL table needs the trigger");
+            ExitCode::SUCCESS
+        }
+        Ok(sql) => {
+            print!("{sql}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => fail(&*error),
     }
 }
 
@@ -159,8 +196,6 @@ struct Sources {
     provider: Option<FilesystemProvider>,
     /// The served git repositories, when any.
     git: Option<GitProvider>,
-    /// The served databases, when any.
-    sql: Option<SqlProvider>,
     /// The skills, when a skills directory is configured.
     skills: Option<SkillsProvider>,
 }
@@ -208,11 +243,6 @@ impl Sources {
             };
             Some(GitProvider::new(git_config)?)
         };
-        let sql = if config.sql.is_empty() {
-            None
-        } else {
-            Some(SqlProvider::new(SqlConfig::new(config.sql.clone()))?)
-        };
         let skills = match &config.skills {
             Some(directory) => {
                 let skills = SkillsProvider::new(fs_config(vec![directory.clone()]))?;
@@ -225,7 +255,6 @@ impl Sources {
             resources,
             provider,
             git,
-            sql,
             skills,
         })
     }
@@ -237,9 +266,14 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         resources,
         provider,
         git,
-        sql,
         skills,
     } = sources;
+    // Databases are opened on the runtime: PostgreSQL's connections are tasks of it.
+    let sql = if config.sql.is_empty() {
+        None
+    } else {
+        Some(SqlProvider::open(SqlConfig::new(config.sql.clone())).await?)
+    };
     // Keys are read before anything is served, so that a bad key file stops the start.
     let authorization = match (&config.http, &config.authorization) {
         (Some(_), Some(table)) => Some(table.authorization(|name| std::env::var(name).ok())?),
@@ -285,7 +319,7 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
             server.follow(git.watch()?);
         }
         if let Some(sql) = &sql {
-            server.follow(sql.watch());
+            server.follow(sql.watch().await);
         }
         if let Some(skills) = &skills {
             server.follow(skills.watch()?);

@@ -1,4 +1,5 @@
 //! The integration tests of `mcp-resources-sql`: the provider, through the core's engine,
-//! against SQLite files made here.
+//! against SQLite files made here and a PostgreSQL server that `.ci/postgres` starts.
 
+mod postgres;
 mod sqlite;

@@ -46,12 +46,12 @@ fn database(dir: &Path) -> std::path::PathBuf {
     path
 }
 
-fn provider(path: &Path, tune: impl FnOnce(&mut SqlConfig)) -> SqlProvider {
+async fn provider(path: &Path, tune: impl FnOnce(&mut SqlConfig)) -> SqlProvider {
     let mut database = DbConfig::sqlite("app", path);
     database.deny_tables = vec!["audit_*".to_owned()];
     let mut config = SqlConfig::new([database]);
     tune(&mut config);
-    SqlProvider::new(config).unwrap()
+    SqlProvider::open(config).await.unwrap()
 }
 
 fn engine(provider: &SqlProvider) -> Engine {
@@ -100,7 +100,7 @@ async fn children(engine: &Engine, directory: &str) -> Vec<(String, bool)> {
 #[tokio::test]
 async fn the_list_and_the_directories_show_served_tables_only() {
     let dir = tempfile::tempdir().unwrap();
-    let provider = provider(&database(dir.path()), |_| {});
+    let provider = provider(&database(dir.path()), |_| {}).await;
     let engine = engine(&provider);
     let mut listed = Vec::new();
     let mut cursor = None;
@@ -171,7 +171,7 @@ async fn the_list_and_the_directories_show_served_tables_only() {
 #[tokio::test]
 async fn schemas_hide_and_flag_sensitive_columns() {
     let dir = tempfile::tempdir().unwrap();
-    let provider = provider(&database(dir.path()), |_| {});
+    let provider = provider(&database(dir.path()), |_| {}).await;
     let engine = engine(&provider);
     let users = read(&engine, "db://app/table/users/schema").await.unwrap();
     let columns: Vec<&str> = users["columns"]
@@ -212,7 +212,7 @@ async fn schemas_hide_and_flag_sensitive_columns() {
 async fn rows_are_masked_keyed_and_paged_while_rows_are_inserted() {
     let dir = tempfile::tempdir().unwrap();
     let path = database(dir.path());
-    let provider = provider(&path, |_| {});
+    let provider = provider(&path, |_| {}).await;
     let engine = engine(&provider);
     let one = read(&engine, "db://app/table/users/row/1").await.unwrap();
     assert_eq!(
@@ -304,7 +304,8 @@ async fn budgets_cut_pages_and_values_and_say_so() {
     let provider = provider(&path, |config| {
         config.max_value_bytes = 11;
         config.max_answer_bytes = 400;
-    });
+    })
+    .await;
     let engine = engine(&provider);
     let one = read(&engine, "db://app/table/users/row/1").await.unwrap();
     assert_eq!(one["values"]["bio"], "üüüüü");
@@ -333,7 +334,7 @@ async fn budgets_cut_pages_and_values_and_say_so() {
 #[tokio::test]
 async fn completion_proposes_tables_and_keys() {
     let dir = tempfile::tempdir().unwrap();
-    let provider = provider(&database(dir.path()), |_| {});
+    let provider = provider(&database(dir.path()), |_| {}).await;
     let engine = engine(&provider);
     let complete = |variable: &'static str,
                     prefix: &'static str,
@@ -373,8 +374,8 @@ async fn completion_proposes_tables_and_keys() {
     );
 }
 
-#[test]
-fn a_file_that_is_no_database_is_a_clear_start_up_error() {
+#[tokio::test]
+async fn a_file_that_is_no_database_is_a_clear_start_up_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("not.db");
     std::fs::write(
@@ -382,15 +383,18 @@ fn a_file_that_is_no_database_is_a_clear_start_up_error() {
         "this is not a database, just text that is long enough to matter",
     )
     .unwrap();
-    let error = SqlProvider::new(SqlConfig::new([DbConfig::sqlite("app", &path)])).unwrap_err();
+    let error = SqlProvider::open(SqlConfig::new([DbConfig::sqlite("app", &path)]))
+        .await
+        .unwrap_err();
     assert!(
         error.to_string().contains("\"app\" could not be opened"),
         "{error}"
     );
-    let missing = SqlProvider::new(SqlConfig::new([DbConfig::sqlite(
+    let missing = SqlProvider::open(SqlConfig::new([DbConfig::sqlite(
         "app",
         dir.path().join("missing.db"),
-    )]));
+    )]))
+    .await;
     assert!(missing.is_err());
 }
 
@@ -398,8 +402,8 @@ fn a_file_that_is_no_database_is_a_clear_start_up_error() {
 async fn a_commit_by_another_connection_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let path = database(dir.path());
-    let provider = provider(&path, |config| config.poll = Duration::from_millis(50));
-    let mut watcher = provider.watch();
+    let provider = provider(&path, |config| config.poll = Duration::from_millis(50)).await;
+    let mut watcher = provider.watch().await;
     let writer = Connection::open(&path).unwrap();
     writer
         .execute("UPDATE orders SET note = 'changed' WHERE id = 10", [])
@@ -465,7 +469,7 @@ fn awkward(dir: &Path) -> std::path::PathBuf {
 #[tokio::test]
 async fn sensitive_keys_virtual_tables_and_schema_names_never_leak() {
     let dir = tempfile::tempdir().unwrap();
-    let provider = provider(&awkward(dir.path()), |_| {});
+    let provider = provider(&awkward(dir.path()), |_| {}).await;
     let engine = engine(&provider);
     // A masked or hidden INTEGER PRIMARY KEY is the rowid: the table is schema-only.
     for table in ["people", "creds"] {
@@ -506,7 +510,7 @@ async fn sensitive_keys_virtual_tables_and_schema_names_never_leak() {
 #[tokio::test]
 async fn keys_of_every_storage_class_page_in_order() {
     let dir = tempfile::tempdir().unwrap();
-    let provider = provider(&awkward(dir.path()), |_| {});
+    let provider = provider(&awkward(dir.path()), |_| {}).await;
     let engine = engine(&provider);
     let mut keys = Vec::new();
     let mut next = Some("db://app/table/mixed/rows?limit=1".to_owned());
@@ -586,7 +590,7 @@ async fn named_queries_bind_the_principal_and_mask_what_they_select() {
         &["tenant", "$subject", "id:integer"],
         true,
     )];
-    let provider = SqlProvider::new(SqlConfig::new([database])).unwrap();
+    let provider = SqlProvider::open(SqlConfig::new([database])).await.unwrap();
     let engine = engine(&provider);
     let acme = Principal::subject("acme");
     let read_as = |principal: &Principal, text: &str| {
@@ -662,8 +666,8 @@ async fn named_queries_bind_the_principal_and_mask_what_they_select() {
     assert_eq!(ids, ["1001", "1002"]);
 }
 
-#[test]
-fn a_named_query_that_could_write_or_stack_statements_stops_the_start() {
+#[tokio::test]
+async fn a_named_query_that_could_write_or_stack_statements_stops_the_start() {
     let dir = tempfile::tempdir().unwrap();
     let path = shop(dir.path());
     for (sql, reason) in [
@@ -679,14 +683,15 @@ fn a_named_query_that_could_write_or_stack_statements_stops_the_start() {
     ] {
         let mut database = DbConfig::sqlite("shop", &path);
         database.queries = vec![named("bad", "orders://{id}", sql, &["id"], false)];
-        let error = SqlProvider::new(SqlConfig::new([database]))
+        let error = SqlProvider::open(SqlConfig::new([database]))
+            .await
             .unwrap_err()
             .to_string();
         assert!(error.contains(reason), "{sql}: {error}");
     }
     let mut database = DbConfig::sqlite("shop", &path);
     database.queries = vec![named("bad", "orders://{id}", "SELECT 1", &["nope"], false)];
-    assert!(SqlProvider::new(SqlConfig::new([database])).is_err());
+    assert!(SqlProvider::open(SqlConfig::new([database])).await.is_err());
     let count: i64 = Connection::open(&path)
         .unwrap()
         .query_row("SELECT count(*) FROM orders", [], |row| row.get(0))

@@ -184,9 +184,20 @@ fn uri_name(text: &str, fallback: &str) -> String {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RawSql {
-    /// The database: `sqlite:PATH` (relative to the file's directory). PostgreSQL is not
-    /// supported yet.
+    /// The database: `sqlite:PATH` (relative to the file's directory), or a PostgreSQL
+    /// connection string without its password (`postgres://USER@HOST:PORT/DB`; a socket
+    /// directory as `postgres://USER@%2Frun%2Fpostgresql/DB`). A URL holding a password is
+    /// refused.
     pub(crate) url: String,
+    /// PostgreSQL: a file whose first line is the password (relative to the file's
+    /// directory). Default: the variable `password_env` names.
+    pub(crate) password_file: Option<PathBuf>,
+    /// PostgreSQL: the environment variable holding the password. Default `PGPASSWORD` (when
+    /// it is set).
+    pub(crate) password_env: Option<String>,
+    /// PostgreSQL: the schemas whose tables are served; the first one's tables are named
+    /// bare, the others' `schema.table`. Default `["public"]`.
+    pub(crate) schemas: Option<Vec<String>>,
     /// The authority of its URIs. Default: the file's name without its extension, lowercased.
     pub(crate) name: Option<String>,
     /// Globs of the tables served. Default `["*"]`.
@@ -248,6 +259,9 @@ impl RawSql {
         RawSql {
             url,
             name,
+            password_file: None,
+            password_env: None,
+            schemas: None,
             tables: None,
             deny_tables: None,
             hide: None,
@@ -257,12 +271,15 @@ impl RawSql {
         }
     }
 
-    /// The URL for messages: a `sqlite:` path as it is, anything else as its scheme alone
-    /// (`postgres:***`), so that a credential, wherever a URL or connection string holds it,
-    /// never reaches a log.
+    /// The URL for messages: a `sqlite:` path as it is, a PostgreSQL one with any password
+    /// in it shown as `***`, anything else as its scheme alone (`mysql:***`), so that a
+    /// credential, wherever a URL or connection string holds it, never reaches a log.
     fn shown_url(&self) -> String {
         if self.url.starts_with("sqlite:") {
             return self.url.clone();
+        }
+        if self.is_postgres() {
+            return mcp_resources_sql::shown_url(&self.url);
         }
         match self.url.split_once(':') {
             Some((scheme, _)) if scheme.bytes().all(|b| b.is_ascii_alphanumeric()) => {
@@ -272,22 +289,59 @@ impl RawSql {
         }
     }
 
+    fn is_postgres(&self) -> bool {
+        self.url.starts_with("postgres://") || self.url.starts_with("postgresql://")
+    }
+
+    /// Where the database is, its password read (from a file or the environment).
+    fn source(&self) -> Result<mcp_resources_sql::Source, ConfigError> {
+        let invalid = |reason: String| ConfigError::Sql {
+            url: self.shown_url(),
+            reason,
+        };
+        if !self.is_postgres() {
+            return Ok(mcp_resources_sql::Source::Sqlite(self.sqlite_path()?));
+        }
+        if mcp_resources_sql::shown_url(&self.url) != self.url {
+            return Err(invalid(
+                "the URL holds a password: give it in PGPASSWORD, password_env or \
+                 password_file, never in a URL that may be logged"
+                    .to_owned(),
+            ));
+        }
+        let password = match (&self.password_file, &self.password_env) {
+            (Some(file), _) => {
+                let text = std::fs::read_to_string(file).map_err(|error| {
+                    invalid(format!("password_file {}: {error}", file.display()))
+                })?;
+                Some(text.lines().next().unwrap_or_default().to_owned())
+            }
+            (None, Some(variable)) => Some(std::env::var(variable).map_err(|_| {
+                invalid(format!("password_env: the variable {variable} is not set"))
+            })?),
+            (None, None) => std::env::var("PGPASSWORD").ok(),
+        };
+        Ok(mcp_resources_sql::Source::Postgres {
+            url: self.url.clone(),
+            password: password.map(mcp_resources_sql::Password),
+            schemas: self
+                .schemas
+                .clone()
+                .unwrap_or_else(|| vec!["public".to_owned()]),
+        })
+    }
+
     /// The path of a `sqlite:` URL.
     fn sqlite_path(&self) -> Result<PathBuf, ConfigError> {
         let invalid = |reason: &str| ConfigError::Sql {
             url: self.shown_url(),
             reason: reason.to_owned(),
         };
-        if self.url.starts_with("postgres:") || self.url.starts_with("postgresql:") {
-            return Err(invalid(
-                "PostgreSQL is not supported yet; serve a SQLite file",
-            ));
-        }
         let path = self
             .url
             .strip_prefix("sqlite://")
             .or_else(|| self.url.strip_prefix("sqlite:"))
-            .ok_or_else(|| invalid("expected sqlite:PATH"))?;
+            .ok_or_else(|| invalid("expected sqlite:PATH or postgres://USER@HOST/DB"))?;
         if path.is_empty() {
             return Err(invalid("the path is empty"));
         }
@@ -297,18 +351,27 @@ impl RawSql {
     /// The validated database configuration.
     fn database(&self) -> Result<mcp_resources_sql::DbConfig, ConfigError> {
         use mcp_resources_sql::{ColumnAction, ColumnRule, MaskStyle};
-        let path = self.sqlite_path()?;
+        let source = self.source()?;
         let name = match &self.name {
             Some(name) => name.clone(),
             None => {
-                let stem = path
-                    .file_stem()
-                    .map(|stem| stem.to_string_lossy().into_owned())
-                    .unwrap_or_default();
+                let stem = match &source {
+                    mcp_resources_sql::Source::Sqlite(path) => path
+                        .file_stem()
+                        .map(|stem| stem.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    // The database's name: the URL's path.
+                    mcp_resources_sql::Source::Postgres { url, .. } => url
+                        .split_once("://")
+                        .and_then(|(_, rest)| rest.split_once('/'))
+                        .map(|(_, path)| path.split('?').next().unwrap_or_default().to_owned())
+                        .unwrap_or_default(),
+                };
                 uri_name(&stem, "db")
             }
         };
-        let mut database = mcp_resources_sql::DbConfig::sqlite(name, path);
+        let mut database = mcp_resources_sql::DbConfig::sqlite(name, "");
+        database.source = source;
         if let Some(tables) = &self.tables {
             database.tables = tables.clone();
         }
@@ -658,10 +721,16 @@ impl RawConfig {
             }
         }
         for database in raw.sql.iter_mut().flatten() {
-            if let Ok(path) = database.sqlite_path() {
-                if path.is_relative() {
-                    database.url = format!("sqlite:{}", base.join(path).display());
+            if database.is_postgres() {
+                if let Some(file) = database.password_file.as_mut()
+                    && file.is_relative()
+                {
+                    *file = base.join(&*file);
                 }
+            } else if let Ok(path) = database.sqlite_path()
+                && path.is_relative()
+            {
+                database.url = format!("sqlite:{}", base.join(path).display());
             }
         }
         if let Some(jwks) = raw

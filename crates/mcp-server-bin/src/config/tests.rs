@@ -302,11 +302,36 @@ fn repositories_and_databases_are_named_and_checked() {
         ..RawConfig::default()
     };
     let error = Config::from_raw(secret).unwrap_err().to_string();
-    assert!(error.contains("not supported yet"), "{error}");
+    assert!(error.contains("holds a password"), "{error}");
     assert!(
-        !error.contains("hunter2") && error.contains("postgres:***"),
+        !error.contains("hunter2") && error.contains("postgres://admin:***@db.example/app"),
         "{error}"
     );
+    let postgres = RawConfig::from_toml(
+        "[[sql]]\nurl = 'postgres://reader@db.example/Shop'\nschemas = ['sales', 'public']\n\
+         password_env = 'MCP_TEST_NO_SUCH_VARIABLE'\n",
+    )
+    .unwrap();
+    let error = Config::from_raw(postgres.clone()).unwrap_err().to_string();
+    assert!(
+        error.contains("MCP_TEST_NO_SUCH_VARIABLE is not set"),
+        "{error}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("pw"), "s3cret\nignored\n").unwrap();
+    let mut with_file = postgres;
+    with_file.sql.as_mut().unwrap()[0].password_file = Some(dir.path().join("pw"));
+    let config = Config::from_raw(with_file).unwrap();
+    assert_eq!(config.sql[0].name, "shop");
+    assert_eq!(
+        config.sql[0].source,
+        mcp_resources_sql::Source::Postgres {
+            url: "postgres://reader@db.example/Shop".to_owned(),
+            password: Some(mcp_resources_sql::Password("s3cret".to_owned())),
+            schemas: vec!["sales".to_owned(), "public".to_owned()],
+        }
+    );
+    assert!(!format!("{:?}", config.sql[0]).contains("s3cret"));
     let masked = RawConfig::from_toml(
         "[[sql]]\nurl = 'sqlite:a.db'\nmask = [{ column = 'x', style = 'last:z' }]\n",
     )

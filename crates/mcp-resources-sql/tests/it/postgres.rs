@@ -1,0 +1,616 @@
+//! What the SQL provider serves from a real PostgreSQL server (`.ci/postgres` starts one and
+//! prints `MCP_TEST_POSTGRES`): schemas with hidden and masked columns, rows of many types,
+//! pages while rows are inserted, named queries bound to the principal, every write refused
+//! by the server, changes heard by polling and by the documented trigger, and recovery when
+//! the server drops the connections. Each test makes a database of its own.
+//!
+//! Without `MCP_TEST_POSTGRES` these tests say so on stderr and pass, outside CI; under
+//! `CI=true` they fail.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_resources_core::change::{Change, ChangeSource};
+use mcp_resources_core::engine::{Engine, Limits};
+use mcp_resources_core::error::ReadError;
+use mcp_resources_core::pagination::CursorKey;
+use mcp_resources_core::policy::Principal;
+use mcp_resources_core::resource::Body;
+use mcp_resources_core::template::Variables;
+use mcp_resources_core::uri::ResourceUri;
+use mcp_resources_sql::{DbConfig, NamedQuery, SqlConfig, SqlProvider};
+use serde_json::{Value, json};
+use tokio_postgres::{Client, NoTls};
+
+/// A database of its own on the test server, and an owner's connection to it.
+struct Database {
+    url: String,
+    password: Option<String>,
+    owner: Client,
+}
+
+/// Connects with `url` and `password`, the connection driven by a task.
+async fn connect(url: &str, password: Option<&str>) -> Client {
+    let mut config: tokio_postgres::Config = url.parse().unwrap();
+    if let Some(password) = password {
+        config.password(password);
+    }
+    let (client, connection) = config.connect(NoTls).await.unwrap();
+    tokio::spawn(connection);
+    client
+}
+
+/// A fresh database named after `test`, or `None` (said loudly) when no server is given.
+async fn database(test: &str) -> Option<Database> {
+    let Ok(url) = std::env::var("MCP_TEST_POSTGRES") else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "MCP_TEST_POSTGRES is not set under CI: .ci/postgres starts a server"
+        );
+        eprintln!(
+            "SKIPPED {test}: MCP_TEST_POSTGRES is not set (run `eval \"$(.ci/postgres)\"` first)"
+        );
+        return None;
+    };
+    let password = std::env::var("MCP_TEST_POSTGRES_PASSWORD").ok();
+    let admin = connect(&url, password.as_deref()).await;
+    let name = format!("mcp_{test}_{}", std::process::id());
+    admin
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        .await
+        .unwrap();
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    let (base, _) = url.rsplit_once('/').unwrap();
+    let url = format!("{base}/{name}");
+    let owner = connect(&url, password.as_deref()).await;
+    Some(Database {
+        url,
+        password,
+        owner,
+    })
+}
+
+impl Database {
+    fn config(&self) -> DbConfig {
+        DbConfig::postgres("app", &self.url, self.password.clone())
+    }
+}
+
+const SHOP: &str = "
+    CREATE TABLE users (id bigint PRIMARY KEY, name text NOT NULL, email text, phone text,
+      password_hash text, api_token text, bio text DEFAULT 'none', active boolean,
+      avatar bytea, prefs jsonb, created timestamptz DEFAULT '2026-01-02 03:04:05+00');
+    CREATE TABLE orders (id integer PRIMARY KEY, user_id bigint REFERENCES users(id),
+      tenant text NOT NULL, total numeric(10, 2), buyer_email text);
+    CREATE INDEX orders_by_user ON orders (user_id);
+    CREATE TABLE tags (a text, b text, PRIMARY KEY (a, b));
+    CREATE TABLE docs (slug text PRIMARY KEY, body text);
+    CREATE TABLE audit_secrets (x text);
+    CREATE SEQUENCE counter;
+    INSERT INTO users (id, name, email, phone, password_hash, api_token, active, avatar, prefs)
+      VALUES (1, 'Zhang', 'zhang@example.com', '13800138000', 'hash-one', 'tok-one', true,
+              '\\x00ff', '{\"theme\": \"dark\"}'),
+             (2, 'Ada', 'ada@example.com', '13900139000', 'hash-two', 'tok-two', false, NULL, NULL);
+    INSERT INTO orders VALUES (1001, 1, 'acme', 9.50, 'zhang@example.com'),
+      (1002, 1, 'acme', 20.00, 'zhang@example.com'), (2001, 2, 'globex', 5.00, 'ada@example.com');
+    INSERT INTO tags VALUES ('x', 'y');
+    INSERT INTO docs VALUES ('a/b', 'slashed'), ('plain', 'text');
+    INSERT INTO audit_secrets VALUES ('never');
+";
+
+fn engine(provider: &SqlProvider) -> Engine {
+    Engine::builder(CursorKey::new([6; 32]))
+        .limits(Limits {
+            page_size: 50.try_into().unwrap(),
+            ..Limits::default()
+        })
+        .provider(Arc::new(provider.clone()))
+        .build()
+        .unwrap()
+}
+
+fn uri(text: &str) -> ResourceUri {
+    ResourceUri::parse(text).unwrap()
+}
+
+async fn read_as(engine: &Engine, principal: &Principal, text: &str) -> Result<Value, ReadError> {
+    let read = engine.read(principal, &uri(text)).await?;
+    let Body::Text(body) = &read.contents[0].body else {
+        panic!("{text} is text");
+    };
+    Ok(serde_json::from_str(body).unwrap())
+}
+
+async fn read(engine: &Engine, text: &str) -> Result<Value, ReadError> {
+    read_as(engine, &Principal::anonymous(), text).await
+}
+
+async fn listed(engine: &Engine) -> Vec<String> {
+    let page = engine
+        .list_resources(&Principal::anonymous(), None)
+        .await
+        .unwrap();
+    assert!(page.next_cursor.is_none());
+    page.items
+        .iter()
+        .map(|item| item.uri.as_str().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_tables_schemas_and_rows_leave_masked() {
+    let Some(database) = database("rows").await else {
+        return;
+    };
+    database.owner.batch_execute(SHOP).await.unwrap();
+    let mut config = database.config();
+    config.deny_tables = vec!["audit_*".to_owned()];
+    let provider = SqlProvider::open(SqlConfig::new([config])).await.unwrap();
+    let engine = engine(&provider);
+
+    assert_eq!(
+        listed(&engine).await,
+        [
+            "db://app/schema",
+            "db://app/table/docs/schema",
+            "db://app/table/orders/schema",
+            "db://app/table/tags/schema",
+            "db://app/table/users/schema",
+        ]
+    );
+    let users = read(&engine, "db://app/table/users/schema").await.unwrap();
+    let columns: Vec<&str> = users["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|column| column["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        columns,
+        [
+            "id", "name", "email", "phone", "bio", "active", "avatar", "prefs", "created"
+        ]
+    );
+    assert_eq!(users["columns"][0]["type"], "bigint");
+    assert_eq!(users["columns"][2]["masked"], true);
+    assert_eq!(users["rowsKeyedBy"], "id");
+    let orders = read(&engine, "db://app/table/orders/schema").await.unwrap();
+    assert_eq!(
+        orders["foreignKeys"],
+        json!([{"columns": ["user_id"], "table": "users", "to": ["id"]}])
+    );
+    assert!(
+        orders["indexes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|index| index["name"] == "orders_by_user")
+    );
+    let tags = read(&engine, "db://app/table/tags/schema").await.unwrap();
+    assert_eq!(tags["rowsKeyedBy"], Value::Null);
+    assert_eq!(tags["primaryKey"], json!(["a", "b"]));
+
+    let zhang = read(&engine, "db://app/table/users/row/1").await.unwrap();
+    assert_eq!(
+        zhang["values"],
+        json!({
+            "id": 1, "name": "Zhang", "email": "z***@example.com", "phone": "138****8000",
+            "bio": "none", "active": true, "avatar": {"base64": "AP8=", "size": 2},
+            "prefs": "{\"theme\": \"dark\"}", "created": "2026-01-02 03:04:05+00"
+        })
+    );
+    let slashed = read(&engine, "db://app/table/docs/row/a%2Fb")
+        .await
+        .unwrap();
+    assert_eq!(slashed["values"]["body"], "slashed");
+    let orders = read(&engine, "db://app/table/orders/rows").await.unwrap();
+    assert_eq!(
+        orders["rows"][0]["values"],
+        json!([1001, 1, "acme", "9.50", "z***@example.com"])
+    );
+
+    // Missing rows, keys of the wrong type, a schema-only table, a denied table: not found.
+    for missing in [
+        "db://app/table/users/row/99",
+        "db://app/table/users/row/abc",
+        "db://app/table/users/row/99999999999999999999999",
+        "db://app/table/tags/rows",
+        "db://app/table/audit_secrets/schema",
+        "db://app/table/nope/rows",
+    ] {
+        let error = read(&engine, missing).await.unwrap_err();
+        assert!(
+            matches!(error, ReadError::NotFound { .. }),
+            "{missing}: {error}"
+        );
+    }
+    let transcript = format!(
+        "{} {} {}",
+        read(&engine, "db://app/schema").await.unwrap(),
+        read(&engine, "db://app/table/users/rows").await.unwrap(),
+        read(&engine, "db://app/table/users/row/2").await.unwrap()
+    );
+    for secret in [
+        "hash-one",
+        "tok-two",
+        "password_hash",
+        "api_token",
+        "zhang@example.com",
+        "13900139000",
+    ] {
+        assert!(
+            !transcript.contains(secret),
+            "{secret} leaked: {transcript}"
+        );
+    }
+
+    let keys = engine
+        .complete(
+            &Principal::anonymous(),
+            "db://{database}/table/{table}/row/{key}",
+            "key",
+            "p",
+            &[("database", "app"), ("table", "docs")]
+                .into_iter()
+                .collect::<Variables>(),
+        )
+        .await
+        .unwrap()
+        .values;
+    assert_eq!(keys, ["plain"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_pages_skip_and_repeat_nothing_while_rows_are_inserted() {
+    let Some(database) = database("pages").await else {
+        return;
+    };
+    database
+        .owner
+        .batch_execute(
+            "CREATE TABLE items (id integer PRIMARY KEY, label text);
+             INSERT INTO items SELECT n * 10, 'item ' || n FROM generate_series(1, 100) n;",
+        )
+        .await
+        .unwrap();
+    let provider = SqlProvider::open(SqlConfig::new([database.config()]))
+        .await
+        .unwrap();
+    let engine = engine(&provider);
+    let mut seen = Vec::new();
+    let mut next = Some("db://app/table/items/rows?limit=7".to_owned());
+    let mut round = 0;
+    while let Some(page) = next {
+        let value = read(&engine, &page).await.unwrap();
+        for row in value["rows"].as_array().unwrap() {
+            seen.push(row["key"].as_str().unwrap().parse::<i64>().unwrap());
+        }
+        // Between pages: a row behind the walk and one far ahead of it.
+        round += 1;
+        database
+            .owner
+            .execute(
+                "INSERT INTO items VALUES ($1, 'behind'), ($2, 'ahead')",
+                &[&(round * 10 - 5), &(5000 + round)],
+            )
+            .await
+            .unwrap();
+        next = value["next"].as_str().map(str::to_owned);
+    }
+    let sorted: Vec<i64> = {
+        let mut sorted = seen.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        sorted
+    };
+    assert_eq!(sorted, seen, "in key order, each once");
+    for id in (1..=100).map(|n| n * 10) {
+        assert!(seen.contains(&id), "{id} was skipped");
+    }
+}
+
+fn named(name: &str, uri: &str, sql: &str, params: &[&str]) -> NamedQuery {
+    NamedQuery {
+        name: name.to_owned(),
+        uri: uri.to_owned(),
+        sql: sql.to_owned(),
+        params: params.iter().map(|param| (*param).to_owned()).collect(),
+        one_row: true,
+        complete: Vec::new(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_named_queries_bind_the_principal_and_every_write_is_refused() {
+    let Some(database) = database("queries").await else {
+        return;
+    };
+    database.owner.batch_execute(SHOP).await.unwrap();
+    // Refused at start: stacked statements, writes, writes hidden in a CTE.
+    for (sql, reason) in [
+        ("SELECT 1; DELETE FROM orders", "does not prepare"),
+        (
+            "SELECT * FROM orders WHERE id = $1; COMMIT; DROP TABLE orders",
+            "does not prepare",
+        ),
+        ("DELETE FROM orders WHERE id = $1", "is not read-only"),
+        (
+            "UPDATE orders SET total = 0 WHERE id = $1 RETURNING id",
+            "is not read-only",
+        ),
+        (
+            "WITH gone AS (DELETE FROM orders WHERE id = $1 RETURNING id) SELECT * FROM gone",
+            "is not read-only",
+        ),
+        (
+            "SELECT * FROM orders WHERE id = $1 AND tenant = $2",
+            "takes 2 parameters",
+        ),
+        (
+            "SELECT id FROM orders WHERE $1::uuid IS NOT NULL",
+            "of type uuid",
+        ),
+        (
+            "SELECT id, total FROM orders WHERE id = $1",
+            "cast it to text",
+        ),
+    ] {
+        let mut config = database.config();
+        config.queries = vec![named("bad", "orders://{id}", sql, &["id"])];
+        let Err(error) = SqlProvider::open(SqlConfig::new([config])).await else {
+            panic!("{sql} was taken");
+        };
+        let error = error.to_string();
+        assert!(error.contains(reason), "{sql}: {error}");
+    }
+    let mut config = database.config();
+    config.queries = vec![
+        NamedQuery {
+            complete: vec![(
+                "id".to_owned(),
+                "SELECT id FROM orders WHERE tenant = $2 AND id::text LIKE $1 || '%' ORDER BY id"
+                    .to_owned(),
+            )],
+            ..named(
+                "order",
+                "orders://tenant/{tenant}/order/{id}",
+                "SELECT id, tenant, total::text AS total, buyer_email FROM orders \
+                 WHERE tenant = $1 AND tenant = $2 AND id = $3",
+                &["tenant", "$subject", "id:integer"],
+            )
+        },
+        // Reads that try to write through functions: they prepare, and fail when run.
+        named(
+            "bump",
+            "counter://{x}",
+            "SELECT nextval('counter') WHERE $1::text IS NOT NULL",
+            &["x"],
+        ),
+        named(
+            "unlock",
+            "unlock://{x}",
+            "SELECT set_config('default_transaction_read_only', 'off', false) WHERE $1::text IS NOT NULL",
+            &["x"],
+        ),
+        named(
+            "mode",
+            "mode://{x}",
+            "SELECT current_setting('transaction_read_only') AS mode WHERE $1::text IS NOT NULL",
+            &["x"],
+        ),
+    ];
+    let provider = SqlProvider::open(SqlConfig::new([config])).await.unwrap();
+    let engine = engine(&provider);
+    let acme = Principal::subject("acme");
+    let order = read_as(&engine, &acme, "orders://tenant/acme/order/1001")
+        .await
+        .unwrap();
+    assert_eq!(
+        order,
+        json!({"query": "order", "values": {"id": 1001, "tenant": "acme", "total": "9.50", "buyer_email": "z***@example.com"}})
+    );
+    for (principal, text) in [
+        (
+            Principal::subject("acme"),
+            "orders://tenant/globex/order/2001",
+        ),
+        (Principal::anonymous(), "orders://tenant/acme/order/1001"),
+        (
+            Principal::subject("acme"),
+            "orders://tenant/acme/order/9999",
+        ),
+        (Principal::subject("acme"), "orders://tenant/acme/order/abc"),
+        (
+            Principal::subject("acme"),
+            "orders://tenant/acme/order/99999999999",
+        ),
+    ] {
+        let error = read_as(&engine, &principal, text).await.unwrap_err();
+        assert!(
+            matches!(error, ReadError::NotFound { .. }),
+            "{text}: {error}"
+        );
+    }
+    let ids = engine
+        .complete(
+            &acme,
+            "orders://tenant/{tenant}/order/{id}",
+            "id",
+            "10",
+            &[("tenant", "acme")].into_iter().collect::<Variables>(),
+        )
+        .await
+        .unwrap()
+        .values;
+    assert_eq!(ids, ["1001", "1002"]);
+
+    assert!(read(&engine, "counter://x").await.is_err(), "nextval ran");
+    // The setting a function changed is rolled back with its transaction.
+    let _ = read(&engine, "unlock://x").await;
+    for _ in 0..8 {
+        let mode = read(&engine, "mode://x").await.unwrap();
+        assert_eq!(mode["values"]["mode"], "on");
+    }
+    let counter: i64 = database
+        .owner
+        .query_one("SELECT last_value FROM counter", &[])
+        .await
+        .unwrap()
+        .get(0);
+    let called: bool = database
+        .owner
+        .query_one("SELECT is_called FROM counter", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!((counter, called), (1, false), "the sequence never moved");
+    let count: i64 = database
+        .owner
+        .query_one("SELECT count(*) FROM orders", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(count, 3);
+}
+
+/// The next change of `watcher` that satisfies `wanted`, within 15 s.
+async fn heard(
+    watcher: &mut mcp_resources_sql::SqlWatcher,
+    wanted: impl Fn(&Change) -> bool,
+) -> Change {
+    tokio::time::timeout(Duration::from_secs(15), async {
+        loop {
+            let change = watcher.next_change().await.expect("the watcher runs");
+            if wanted(&change) {
+                return change;
+            }
+        }
+    })
+    .await
+    .expect("the change was heard in time")
+}
+
+fn updated(expected: &str) -> impl Fn(&Change) -> bool + '_ {
+    move |change| matches!(change, Change::Updated(uri) if uri.as_str() == expected)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_changes_are_heard_by_polling_and_by_the_trigger_row_by_row() {
+    let Some(database) = database("changes").await else {
+        return;
+    };
+    database.owner.batch_execute(SHOP).await.unwrap();
+    // The trigger on orders, as the README tells an owner to install it.
+    database
+        .owner
+        .batch_execute(mcp_resources_sql::NOTIFY_TRIGGER_SQL)
+        .await
+        .unwrap();
+    database
+        .owner
+        .batch_execute(&mcp_resources_sql::notify_trigger("public.orders", "id"))
+        .await
+        .unwrap();
+    let mut config = SqlConfig::new([database.config()]);
+    config.poll = Duration::from_millis(100);
+    let provider = SqlProvider::open(config).await.unwrap();
+    let mut watcher = provider.watch().await;
+
+    // Orders has the trigger: the row that changed is named, under its old and new keys.
+    database
+        .owner
+        .batch_execute("UPDATE orders SET total = 1 WHERE id = 1002")
+        .await
+        .unwrap();
+    heard(&mut watcher, updated("db://app/table/orders/row/1002")).await;
+    database
+        .owner
+        .batch_execute("UPDATE orders SET id = 1003 WHERE id = 1002")
+        .await
+        .unwrap();
+    let mut keys = BTreeSet::new();
+    while keys.len() < 2 {
+        if let Change::Updated(uri) = heard(&mut watcher, |change| {
+            matches!(change, Change::Updated(uri) if uri.as_str().contains("/orders/row/"))
+        })
+        .await
+        {
+            keys.insert(uri.as_str().to_owned());
+        }
+    }
+    assert_eq!(
+        keys,
+        BTreeSet::from([
+            "db://app/table/orders/row/1002".to_owned(),
+            "db://app/table/orders/row/1003".to_owned()
+        ])
+    );
+
+    // Users has none: the statistics say that the table changed (a writer that disconnects
+    // reports its counts at once).
+    let writer = connect(&database.url, database.password.as_deref()).await;
+    writer
+        .batch_execute("UPDATE users SET bio = 'changed' WHERE id = 2")
+        .await
+        .unwrap();
+    drop(writer);
+    heard(&mut watcher, updated("db://app/table/users/rows")).await;
+
+    // A new table is a list change.
+    database
+        .owner
+        .batch_execute("CREATE TABLE fresh (id integer PRIMARY KEY)")
+        .await
+        .unwrap();
+    let change = heard(&mut watcher, |change| {
+        matches!(change, Change::ListChanged { .. })
+    })
+    .await;
+    let Change::ListChanged { created, .. } = change else {
+        unreachable!()
+    };
+    assert_eq!(created, [uri("db://app/table/fresh/schema")]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_connections_that_the_server_drops_are_opened_again() {
+    let Some(database) = database("recover").await else {
+        return;
+    };
+    database.owner.batch_execute(SHOP).await.unwrap();
+    let provider = SqlProvider::open(SqlConfig::new([database.config()]))
+        .await
+        .unwrap();
+    let engine = engine(&provider);
+    assert!(read(&engine, "db://app/table/users/row/1").await.is_ok());
+    for round in 0..3 {
+        database
+            .owner
+            .batch_execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                 WHERE application_name = 'mcp-resources' AND datname = current_database()",
+            )
+            .await
+            .unwrap();
+        // A request may meet a dropped connection (an error, never a hang); the next ones
+        // connect again.
+        let _ = tokio::time::timeout(
+            Duration::from_secs(15),
+            read(&engine, "db://app/table/users/row/2"),
+        )
+        .await
+        .expect("no hang");
+        let mut answered = false;
+        for _ in 0..8 {
+            if read(&engine, "db://app/table/users/row/2").await.is_ok() {
+                answered = true;
+                break;
+            }
+        }
+        assert!(answered, "round {round}: no recovery");
+    }
+}
