@@ -16,6 +16,11 @@
 //! are written under the target directory (`CARGO_TARGET_TMPDIR`; 1,000,000 rows in about a
 //! second, one transaction, one prepared statement) and removed at the end.
 //!
+//! With `MCP_TEST_POSTGRES` set (`eval "$(.ci/postgres)"` starts a server), the same page of
+//! 100 is measured on PostgreSQL too, beside the same query through `tokio-postgres` alone, both
+//! on one current-thread runtime so that the thread's CPU clock holds the client's whole work
+//! (the server's CPU is its own process's, not counted on either side).
+//!
 //! **Layer:** a bench of the provider crate, built only by `cargo bench`. It reaches the provider
 //! through its public API and the core's engine alone; it never knows the provider's modules or
 //! the SQL they run, a transport, JSON-RPC or the server, and it never writes to a database it
@@ -514,6 +519,7 @@ fn side_by_side() {
     side_by_side_schema(catalog);
     side_by_side_pages(&tables);
     side_by_side_memory(&tables);
+    side_by_side_postgres();
     eprintln!(
         "sql side by side: done in {:.1} s",
         started.elapsed().as_secs_f64()
@@ -738,4 +744,129 @@ fn side_by_side_memory(tables: &[&RowsDb]) {
         }
     }
     println!("{line}");
+}
+
+/// The page of 100 on PostgreSQL beside `tokio-postgres` alone, when `MCP_TEST_POSTGRES` names
+/// a server: a database of its own with the same `people` (10,000 rows), made and dropped here.
+fn side_by_side_postgres() {
+    const CALLS: usize = 300;
+    let Ok(url) = std::env::var("MCP_TEST_POSTGRES") else {
+        eprintln!("sql side by side: PostgreSQL not measured (MCP_TEST_POSTGRES is not set)");
+        return;
+    };
+    let password = std::env::var("MCP_TEST_POSTGRES_PASSWORD").ok();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let connect = |url: &str| {
+        let mut config: tokio_postgres::Config = url.parse().expect("a connection string");
+        if let Some(password) = &password {
+            config.password(password);
+        }
+        let (client, connection) = runtime
+            .block_on(config.connect(tokio_postgres::NoTls))
+            .expect("the test server");
+        runtime.spawn(connection);
+        client
+    };
+    let admin = connect(&url);
+    let name = format!("mcp_bench_{}", std::process::id());
+    for statement in [
+        format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+        format!("CREATE DATABASE {name}"),
+    ] {
+        runtime
+            .block_on(admin.batch_execute(&statement))
+            .expect("a database");
+    }
+    let (base, _) = url.rsplit_once('/').expect("a database in the URL");
+    let database_url = format!("{base}/{name}");
+    let client = connect(&database_url);
+    runtime
+        .block_on(client.batch_execute(&format!(
+            "CREATE TABLE people (id bigint PRIMARY KEY, name text NOT NULL, email text, \
+             city text, age bigint, balance float8, created_at text);
+             INSERT INTO people SELECT g, 'Person ' || g, 'person.' || g || '@example.com', \
+             (ARRAY['Lisbon', 'Lagos', 'Osaka', 'Pune'])[1 + g % 4], 18 + g % 70, \
+             (g * 7919 % 10000000) / 100.0, '2025-01-01T00:00:00Z' \
+             FROM generate_series(1, {COMPARED}) g;
+             ANALYZE people;"
+        )))
+        .expect("the rows");
+    let provider = runtime
+        .block_on(SqlProvider::open(SqlConfig::new([DbConfig::postgres(
+            "pg",
+            &database_url,
+            password.clone(),
+        )])))
+        .expect("the provider");
+    let engine = Engine::builder(CursorKey::new([7; 32]))
+        .provider(Arc::new(provider))
+        .build()
+        .expect("the engine");
+    let page = uri(&format!("db://pg/table/people/rows?limit={PAGE}"));
+    let read_page = || {
+        let read = runtime
+            .block_on(engine.read(&Principal::anonymous(), &page))
+            .expect("read");
+        match &read.contents[0].body {
+            Body::Text(text) => Arc::clone(text),
+            Body::Bytes(_) => panic!("a page is text"),
+        }
+    };
+    let statement = runtime
+        .block_on(client.prepare(
+            "SELECT id, name, email, city, age, balance, created_at FROM people \
+             ORDER BY id LIMIT $1",
+        ))
+        .expect("the driver's query");
+    let driver_page = |mut each: Box<dyn FnMut(Person) + '_>| {
+        let rows = runtime
+            .block_on(client.query(&statement, &[&(PAGE as i64)]))
+            .expect("the driver's rows");
+        assert_eq!(rows.len(), PAGE);
+        for row in &rows {
+            each((
+                row.get(0),
+                row.get(1),
+                row.get(2),
+                row.get(3),
+                row.get(4),
+                row.get(5),
+                row.get(6),
+            ));
+        }
+    };
+    // Once, unmeasured: the same rows on both sides, the email masked on ours.
+    let ours = page_json(&read_page(), PAGE, 1);
+    let mut index = 0;
+    driver_page(Box::new(|person: Person| {
+        let row = &ours["rows"][index];
+        assert_eq!(row["key"], person.0.to_string());
+        assert_eq!(row["values"][1], person.1);
+        let email = row["values"][2].as_str().expect("an email");
+        assert!(email.contains("***@") && Some(email) != person.2.as_deref());
+        index += 1;
+    }));
+    let (mut ours, mut driver) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        ours.push(measure(CALLS, |_| {
+            black_box(read_page());
+        }));
+        driver.push(measure(CALLS, |_| {
+            driver_page(Box::new(|person| {
+                black_box(person);
+            }));
+        }));
+    }
+    report(
+        "postgres_page_of_100",
+        &[("rows", COMPARED), ("reads", ROUNDS * CALLS)],
+        &[("ours", ours), ("driver", driver)],
+    );
+    drop(engine);
+    drop(client);
+    let _ = runtime
+        .block_on(admin.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")));
 }

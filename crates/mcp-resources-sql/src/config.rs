@@ -36,8 +36,9 @@ pub const DEFAULT_MASKED_COLUMNS: &[(&str, MaskStyle)] = &[
     ("*id_number*", MaskStyle::KeepEnds(2)),
 ];
 
-/// Where a database is.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Where a database is. `Debug` and `Display` show a connection string through
+/// [`shown_url`].
+#[derive(Clone, PartialEq, Eq)]
 pub enum Source {
     /// A SQLite file, opened read-only.
     Sqlite(PathBuf),
@@ -54,6 +55,24 @@ pub enum Source {
     },
 }
 
+impl std::fmt::Debug for Source {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Sqlite(path) => formatter.debug_tuple("Sqlite").field(path).finish(),
+            Source::Postgres {
+                url,
+                password,
+                schemas,
+            } => formatter
+                .debug_struct("Postgres")
+                .field("url", &shown_url(url))
+                .field("password", password)
+                .field("schemas", schemas)
+                .finish(),
+        }
+    }
+}
+
 impl std::fmt::Display for Source {
     /// The source as logs may show it: a password written into a connection string anyway
     /// is not.
@@ -65,45 +84,62 @@ impl std::fmt::Display for Source {
     }
 }
 
-/// `url` with any password in it replaced by `***`: the user-info of a URL
-/// (`postgres://user:secret@host`) and a `password=` pair.
+/// A connection string as logs and errors may show it: a URL rebuilt from what the driver
+/// parsed of it (user, hosts, ports, database), never its password nor its options; a string
+/// that does not parse is shown as `postgres:***`. The driver's reading is the one that counts:
+/// a hand-made redaction of the text would miss a password the driver still finds
+/// (`postgres://u:p/w@host`, `?pass%77ord=`).
 pub fn shown_url(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url
-            .split_whitespace()
-            .map(|pair| match pair.split_once('=') {
-                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
-                _ => pair.to_owned(),
-            })
-            .collect::<Vec<_>>()
-            .join(" ");
+    let Ok(config) = url.parse::<tokio_postgres::Config>() else {
+        return "postgres:***".to_owned();
     };
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    let authority = match authority.rsplit_once('@') {
-        Some((user_info, host)) => match user_info.split_once(':') {
-            Some((user, _)) => format!("{user}:***@{host}"),
-            None => authority.to_owned(),
-        },
-        None => authority.to_owned(),
-    };
-    let tail = match tail.split_once('?') {
-        Some((path, query)) => {
-            let query = query
-                .split('&')
-                .map(|pair| match pair.split_once('=') {
-                    Some((key, _)) if key.eq_ignore_ascii_case("password") => {
-                        format!("{key}=***")
-                    }
-                    _ => pair.to_owned(),
-                })
-                .collect::<Vec<_>>()
-                .join("&");
-            format!("{path}?{query}")
+    let mut shown = "postgres://".to_owned();
+    if let Some(user) = config.get_user() {
+        shown.push_str(
+            &percent_encoding::utf8_percent_encode(user, percent_encoding::NON_ALPHANUMERIC)
+                .to_string(),
+        );
+        if config.get_password().is_some() {
+            shown.push_str(":***");
         }
-        None => tail.to_owned(),
-    };
-    format!("{scheme}://{authority}{tail}")
+        shown.push('@');
+    }
+    let ports = config.get_ports();
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .enumerate()
+        .map(|(index, host)| {
+            let host = match host {
+                tokio_postgres::config::Host::Tcp(name) => name.clone(),
+                tokio_postgres::config::Host::Unix(path) => percent_encoding::utf8_percent_encode(
+                    &path.to_string_lossy(),
+                    percent_encoding::NON_ALPHANUMERIC,
+                )
+                .to_string(),
+            };
+            match ports.get(index).or(ports.first()) {
+                Some(port) => format!("{host}:{port}"),
+                None => host,
+            }
+        })
+        .collect();
+    shown.push_str(&hosts.join(","));
+    if let Some(database) = config.get_dbname() {
+        shown.push('/');
+        shown.push_str(
+            &percent_encoding::utf8_percent_encode(database, percent_encoding::NON_ALPHANUMERIC)
+                .to_string(),
+        );
+    }
+    shown
+}
+
+/// Whether the driver finds a password in `url` (one that does not parse holds none it
+/// could use).
+pub fn holds_password(url: &str) -> bool {
+    url.parse::<tokio_postgres::Config>()
+        .is_ok_and(|config| config.get_password().is_some())
 }
 
 /// A password, never shown by `Debug`.
@@ -325,7 +361,7 @@ impl Rules {
 
 #[cfg(test)]
 mod tests {
-    use super::shown_url;
+    use super::{Password, Source, holds_password, shown_url};
 
     #[test]
     fn a_password_in_a_connection_string_is_never_shown() {
@@ -336,18 +372,41 @@ mod tests {
             ),
             (
                 "postgres://app@db/shop?password=s3cret&sslmode=disable",
-                "postgres://app@db/shop?password=***&sslmode=disable",
+                "postgres://app:***@db:5432/shop",
             ),
             (
-                "host=db user=app password=s3cret dbname=shop",
-                "host=db user=app password=*** dbname=shop",
+                "postgres://app:mcp/s3cret@127.0.0.1:54329/shop",
+                "postgres://app:***@127.0.0.1:54329/shop",
+            ),
+            (
+                "postgres://app@db/shop?pass%77ord=s3cret",
+                "postgres://app:***@db:5432/shop",
+            ),
+            (
+                "host=db user=app password = s3cret dbname=shop",
+                "postgres://app:***@db/shop",
+            ),
+            (
+                "host=db user=app password='s3 cret' dbname=shop",
+                "postgres://app:***@db/shop",
             ),
             (
                 "postgres://app@%2Frun%2Fpostgresql/shop",
-                "postgres://app@%2Frun%2Fpostgresql/shop",
+                "postgres://app@%2Frun%2Fpostgresql:5432/shop",
             ),
+            ("postgres://app:s3cret@db/shop?bogus=1", "postgres:***"),
         ] {
-            assert_eq!(shown_url(url), shown, "{url}");
+            let shown_now = shown_url(url);
+            assert_eq!(shown_now, shown, "{url}");
+            assert!(!shown_now.contains("s3"), "{url}");
         }
+        assert!(holds_password("postgres://app:mcp/s3cret@127.0.0.1/shop"));
+        assert!(!holds_password("postgres://app@127.0.0.1/shop"));
+        let source = Source::Postgres {
+            url: "postgres://app:s3cret@db/shop".to_owned(),
+            password: Some(Password("s3cret".to_owned())),
+            schemas: vec!["public".to_owned()],
+        };
+        assert!(!format!("{source:?} {source}").contains("s3cret"));
     }
 }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::model::{Bind, QueryRows, Row, Schema, Table};
+use crate::model::{Bind, QueryRows, Row, Schema, Table, Value};
 use crate::postgres::Postgres;
 use crate::sqlite::Sqlite;
 
@@ -63,6 +63,14 @@ impl Engine {
         match self {
             Engine::Sqlite(sqlite) => blocking(sqlite, |sqlite| sqlite.schema()).await,
             Engine::Postgres(postgres) => Ok(postgres.schema().await?),
+        }
+    }
+
+    /// Where the page after a row keyed `key` starts, as [`Engine::rows`] takes it back.
+    pub(crate) fn cursor(&self, key: &Value) -> Option<String> {
+        match self {
+            Engine::Sqlite(_) => crate::sqlite::cursor_of(key),
+            Engine::Postgres(_) => key.key_text(),
         }
     }
 
@@ -152,13 +160,21 @@ impl Engine {
         }
     }
 
-    /// The candidates of a completion query.
+    /// The column rules.
+    pub(crate) fn rules(&self) -> &crate::config::Rules {
+        match self {
+            Engine::Sqlite(sqlite) => sqlite.rules(),
+            Engine::Postgres(postgres) => postgres.rules(),
+        }
+    }
+
+    /// The candidates of a completion query, and the name of the column they are of.
     pub(crate) async fn complete_query(
         &self,
         sql: &str,
         params: Vec<Bind>,
         limit: usize,
-    ) -> Result<Vec<String>, Error> {
+    ) -> Result<(String, Vec<String>), Error> {
         match self {
             Engine::Sqlite(sqlite) => {
                 let sql = sql.to_owned();

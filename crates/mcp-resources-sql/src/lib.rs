@@ -94,7 +94,7 @@ use mcp_resources_core::uri::ResourceUri;
 
 pub use config::{
     ColumnAction, ColumnRule, DEFAULT_HIDDEN_COLUMNS, DEFAULT_MASKED_COLUMNS, DbConfig, Password,
-    PatternError, Source, SqlConfig, shown_url,
+    PatternError, Source, SqlConfig, holds_password, shown_url,
 };
 pub use mask::MaskStyle;
 pub use postgres::{NOTIFY_TRIGGER_SQL, notify_trigger};
@@ -274,7 +274,12 @@ impl SqlProvider {
             let schema = self.shared.schema(database).await?;
             for table in schema.tables.iter().filter(|table| !table.notified) {
                 if let model::Key::Column { name } = &table.key {
-                    triggers.push_str(&format!("-- {}: {}\n", database.name, table.name));
+                    // A name may hold a line break: written escaped, it stays in its comment.
+                    triggers.push_str(&format!(
+                        "-- {}: {}\n",
+                        database.name,
+                        table.name.escape_default()
+                    ));
                     triggers.push_str(&notify_trigger(&table.relation, name));
                 }
             }
@@ -526,13 +531,13 @@ impl Shared {
                 let Some(rows) = rows else {
                     return Ok(None);
                 };
-                let page = render::rows(table, &rows, limit, config);
-                let next = page
-                    .last_key
-                    .map(|last| rows_uri(&database.name, &table.name, &last, limit as u64));
-                let mut value = page.value;
-                value["next"] = serde_json::json!(next);
-                value
+                let text = render::rows(table, &rows, limit, config, |last| {
+                    let cursor = database.engine.cursor(last)?;
+                    Some(rows_uri(&database.name, &table.name, &cursor, limit as u64))
+                });
+                return Ok(Some(vec![
+                    Contents::text(uri.clone(), text).with_mime_type("application/json"),
+                ]));
             }
             Target::Row { table, key } => {
                 let Some(table) = schema.table(&table) else {
@@ -639,11 +644,23 @@ impl Shared {
             };
             params.push(Bind::Text(subject.clone()));
         }
-        database
+        let (column, values) = database
             .engine
             .complete_query(sql, params, MAX_COMPLETION_CANDIDATES)
             .await
-            .map_err(|error| database.failed(&error))
+            .map_err(|error| database.failed(&error))?;
+        // Candidates are values leaving: the query's column rules apply to them as to its
+        // answers.
+        Ok(
+            match database.engine.rules().column(&query.config.name, &column) {
+                Some(ColumnAction::Hide) => Vec::new(),
+                Some(ColumnAction::Mask(style)) => values
+                    .iter()
+                    .map(|value| mask::mask(value, style))
+                    .collect(),
+                None => values,
+            },
+        )
     }
 
     async fn complete(
@@ -804,5 +821,19 @@ impl Provider for SqlProvider {
             ttl_ms: Some(self.shared.config.ttl_ms),
             per_principal: false,
         }
+    }
+
+    /// A named query bound to the caller's subject or claims answers each caller apart: its
+    /// answers are cached per principal.
+    fn cache_policy_of(&self, uri: &ResourceUri) -> Option<CachePolicy> {
+        let (_, query, _) = self.shared.query_of(uri)?;
+        query
+            .params
+            .iter()
+            .any(|param| matches!(param, query::Param::Subject | query::Param::Claim(_)))
+            .then(|| CachePolicy {
+                ttl_ms: Some(self.shared.config.ttl_ms),
+                per_principal: true,
+            })
     }
 }

@@ -24,18 +24,19 @@ pub enum MaskStyle {
 
 /// `value` masked by `style`.
 pub fn mask(value: &str, style: MaskStyle) -> String {
-    let chars: Vec<char> = value.chars().collect();
+    let count = value.chars().count();
     let keep = |first: usize, last: usize| -> String {
-        if first + last >= chars.len() {
-            return "*".repeat(chars.len().min(8));
+        if first + last >= count {
+            return "*".repeat(count.min(8));
         }
-        let mut out: String = chars[..first].iter().collect();
-        out.push_str(&"*".repeat(chars.len() - first - last));
-        out.extend(&chars[chars.len() - last..]);
+        let mut out = String::with_capacity(value.len());
+        out.extend(value.chars().take(first));
+        out.extend(std::iter::repeat_n('*', count - first - last));
+        out.extend(value.chars().skip(count - last));
         out
     };
     match style {
-        MaskStyle::Full => "*".repeat(chars.len().clamp(1, 8)),
+        MaskStyle::Full => "*".repeat(count.clamp(1, 8)),
         MaskStyle::Email => match value.rsplit_once('@') {
             Some((local, domain)) if !local.is_empty() => {
                 let first = local.chars().next().unwrap_or('*');
@@ -43,7 +44,7 @@ pub fn mask(value: &str, style: MaskStyle) -> String {
             }
             _ => mask(value, MaskStyle::Full),
         },
-        MaskStyle::Phone if chars.len() >= 9 => keep(3, 4),
+        MaskStyle::Phone if count >= 9 => keep(3, 4),
         MaskStyle::Phone => keep(0, 2),
         MaskStyle::KeepLast(last) => keep(0, last),
         MaskStyle::KeepEnds(ends) => keep(ends, ends),

@@ -52,8 +52,11 @@ pub(crate) struct Index {
 pub(crate) struct Table {
     /// Its served name (`orders`; on PostgreSQL `schema.orders` outside the first schema).
     pub(crate) name: String,
-    /// The relation to select from, quoted (`"orders"`, `"public"."orders"`).
+    /// The relation, quoted (`"orders"`, `"public"."orders"`).
     pub(crate) relation: String,
+    /// What its rows are selected from: the relation, or on PostgreSQL `ONLY` it (not the
+    /// tables that inherit from it).
+    pub(crate) from: String,
     /// Whether changes to it are notified row by row (a PostgreSQL table with the documented
     /// trigger), so that it need not be polled.
     pub(crate) notified: bool,
@@ -104,14 +107,12 @@ impl Value {
     }
 }
 
-/// One row: its key's text, where a page after it starts, and its served columns' values, in
-/// the table's column order.
+/// One row: its key's value and its served columns' values, in the table's column order.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Row {
-    pub(crate) key: String,
-    /// Where the page after this row starts, as its engine reads it back (opaque to the rest
-    /// of the crate; it travels in a `next` URI).
-    pub(crate) cursor: String,
+    /// The key: where the row is addressed (its text) and where the page after it starts
+    /// (the engine's cursor of it).
+    pub(crate) key: Value,
     pub(crate) values: Vec<Value>,
 }
 
@@ -130,6 +131,7 @@ impl QueryRows {
             table: Table {
                 name: name.to_owned(),
                 relation: String::new(),
+                from: String::new(),
                 notified: false,
                 columns,
                 primary_key: Vec::new(),
@@ -150,4 +152,6 @@ pub(crate) enum Bind {
     Text(String),
     Integer(i64),
     Real(f64),
+    /// A list of texts (PostgreSQL's catalogue queries: names never spliced).
+    TextArray(Vec<String>),
 }

@@ -58,28 +58,32 @@ pub(crate) const CHANNEL: &str = "mcp_resources";
 /// is not polled: each notification names the row that changed (the key's text, as the
 /// server reads it), or, after a `TRUNCATE` or for a key longer than 7,000 bytes, the table.
 pub const NOTIFY_TRIGGER_SQL: &str = r#"CREATE OR REPLACE FUNCTION mcp_resources_notify() RETURNS trigger
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog AS $$
 DECLARE
   old_key text;
   new_key text;
-  note jsonb := jsonb_build_object('schema', TG_TABLE_SCHEMA, 'table', TG_TABLE_NAME);
+  note jsonb;
 BEGIN
+  -- A partition's change is its partitioned table's: the root names the table.
+  SELECT jsonb_build_object('schema', n.nspname, 'table', c.relname, 'column', TG_ARGV[0])
+    INTO note FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.oid = coalesce(pg_catalog.pg_partition_root(TG_RELID), TG_RELID);
   IF TG_OP = 'TRUNCATE' THEN
-    PERFORM pg_notify('mcp_resources', note::text);
+    PERFORM pg_catalog.pg_notify('mcp_resources', note::text);
     RETURN NULL;
   END IF;
   IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    EXECUTE format('SELECT ($1).%I::text', TG_ARGV[0]) INTO old_key USING OLD;
+    EXECUTE pg_catalog.format('SELECT ($1).%I::text', TG_ARGV[0]) INTO old_key USING OLD;
   END IF;
   IF TG_OP IN ('INSERT', 'UPDATE') THEN
-    EXECUTE format('SELECT ($1).%I::text', TG_ARGV[0]) INTO new_key USING NEW;
+    EXECUTE pg_catalog.format('SELECT ($1).%I::text', TG_ARGV[0]) INTO new_key USING NEW;
   END IF;
   IF old_key IS NOT NULL THEN
-    PERFORM pg_notify('mcp_resources', (CASE WHEN octet_length(old_key) <= 7000
+    PERFORM pg_catalog.pg_notify('mcp_resources', (CASE WHEN octet_length(old_key) <= 7000
       THEN note || jsonb_build_object('key', old_key) ELSE note END)::text);
   END IF;
   IF new_key IS NOT NULL AND new_key IS DISTINCT FROM old_key THEN
-    PERFORM pg_notify('mcp_resources', (CASE WHEN octet_length(new_key) <= 7000
+    PERFORM pg_catalog.pg_notify('mcp_resources', (CASE WHEN octet_length(new_key) <= 7000
       THEN note || jsonb_build_object('key', new_key) ELSE note END)::text);
   END IF;
   RETURN NULL;
@@ -89,12 +93,13 @@ $$;
 
 /// The triggers that call [`NOTIFY_TRIGGER_SQL`]'s function for the table `relation`
 /// (`public.orders`, quoted as needed) whose one-column key is `key`: one per row change, one
-/// for `TRUNCATE`.
+/// for `TRUNCATE`. The key's name is written as an escape string (`E'…'`), which reads the
+/// same whatever `standard_conforming_strings` says.
 pub fn notify_trigger(relation: &str, key: &str) -> String {
-    let key = key.replace('\'', "''");
+    let key = key.replace('\\', "\\\\").replace('\'', "\\'");
     format!(
         "CREATE TRIGGER mcp_resources_notify AFTER INSERT OR UPDATE OR DELETE ON {relation}\n  \
-         FOR EACH ROW EXECUTE FUNCTION mcp_resources_notify('{key}');\n\
+         FOR EACH ROW EXECUTE FUNCTION mcp_resources_notify(E'{key}');\n\
          CREATE TRIGGER mcp_resources_notify_truncate AFTER TRUNCATE ON {relation}\n  \
          FOR EACH STATEMENT EXECUTE FUNCTION mcp_resources_notify();\n"
     )
@@ -136,24 +141,36 @@ impl Error {
 struct Session {
     client: Client,
     statements: HashMap<String, Statement>,
+    /// The schema generation its statements were prepared under.
+    generation: u64,
 }
 
+/// The most prepared statements one connection keeps; past it, the cache starts again (each
+/// statement dropped is closed on the server).
+const MAX_STATEMENTS: usize = 512;
+
 impl Session {
-    /// `sql` prepared on this connection, once.
+    /// `sql` prepared on this connection, once (until the cache is cleared).
     async fn prepare(&mut self, sql: &str) -> Result<Statement, Error> {
         if let Some(statement) = self.statements.get(sql) {
             return Ok(statement.clone());
+        }
+        if self.statements.len() >= MAX_STATEMENTS {
+            self.statements.clear();
         }
         let statement = self.client.prepare(sql).await?;
         self.statements.insert(sql.to_owned(), statement.clone());
         Ok(statement)
     }
 
-    /// The rows of `statement` with `values`, in a read-only transaction rolled back after.
+    /// At most `max_rows` rows of `statement` with `values` (all of them when `None`), in a
+    /// read-only transaction rolled back after. With a maximum, the rows are fetched through a
+    /// portal: the server stops there.
     async fn read_only(
         &mut self,
         statement: &Statement,
         values: &[&(dyn ToSql + Sync)],
+        max_rows: Option<usize>,
     ) -> Result<Vec<tokio_postgres::Row>, Error> {
         let transaction = self
             .client
@@ -161,9 +178,50 @@ impl Session {
             .read_only(true)
             .start()
             .await?;
-        let rows = transaction.query(statement, values).await;
+        let rows = match max_rows {
+            None => transaction.query(statement, values).await,
+            Some(max) => match transaction.bind(statement, values).await {
+                Ok(portal) => {
+                    let max = i32::try_from(max).unwrap_or(i32::MAX);
+                    transaction.query_portal(&portal, max).await
+                }
+                Err(error) => Err(error),
+            },
+        };
         transaction.rollback().await?;
         Ok(rows?)
+    }
+
+    /// [`Session::prepare`] then [`Session::read_only`]; `Ok(None)` when a value is no value
+    /// of its parameter's type. A statement whose result changed under it (a column added:
+    /// "cached plan must not change result type") is prepared again, once.
+    async fn run(
+        &mut self,
+        sql: &str,
+        params: &[Bind],
+        max_rows: Option<usize>,
+    ) -> Result<Option<Vec<tokio_postgres::Row>>, Error> {
+        for attempt in 0..2 {
+            let statement = self.prepare(sql).await?;
+            let mut values = Vec::with_capacity(params.len());
+            for (param, ty) in params.iter().zip(statement.params()) {
+                match bound(param, ty) {
+                    Some(value) => values.push(value),
+                    None => return Ok(None),
+                }
+            }
+            match self.read_only(&statement, &refs(&values), max_rows).await {
+                Err(Error::Postgres(error))
+                    if attempt == 0
+                        && error.code()
+                            == Some(&tokio_postgres::error::SqlState::FEATURE_NOT_SUPPORTED) =>
+                {
+                    self.statements.remove(sql);
+                }
+                result => return result.map(Some),
+            }
+        }
+        unreachable!("the second attempt returns")
     }
 }
 
@@ -177,10 +235,13 @@ pub(crate) struct Postgres {
     value_limit: usize,
     /// The schema, when it was last checked, and the catalogue's fingerprint it was read at.
     schema: Mutex<Option<(Instant, String, Arc<Schema>)>>,
+    /// How many times the schema was read: a connection's statements prepared under an older
+    /// one are dropped (a table's columns may have changed under them).
+    generation: std::sync::atomic::AtomicU64,
 }
 
 /// `name` quoted as an SQL identifier.
-fn quote(name: &str) -> String {
+pub(crate) fn quote(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
@@ -236,8 +297,8 @@ impl Reader {
             Reader::Integer => format!("{name}::int8"),
             Reader::Real => format!("{name}::float8"),
             Reader::Bool => name,
-            Reader::Bytes => format!("substring({name} from 1 for {limit})"),
-            Reader::Text => format!("left({name}::text, {limit})"),
+            Reader::Bytes => format!("pg_catalog.substring({name}, 1, {limit})"),
+            Reader::Text => format!("pg_catalog.left({name}::text, {limit})"),
         }
     }
 
@@ -271,7 +332,11 @@ fn bound(value: &Bind, ty: &Type) -> Option<Box<dyn ToSql + Sync + Send>> {
         Bind::Text(text) => text.clone(),
         Bind::Integer(value) => value.to_string(),
         Bind::Real(value) => value.to_string(),
+        Bind::TextArray(_) => String::new(),
     };
+    if let Bind::TextArray(items) = value {
+        return (*ty == Type::TEXT_ARRAY).then(|| Box::new(items.clone()) as _);
+    }
     Some(match *ty {
         Type::INT2 => Box::new(text.parse::<i16>().ok()?),
         Type::INT4 => Box::new(text.parse::<i32>().ok()?),
@@ -328,10 +393,32 @@ impl Postgres {
             schemas,
             value_limit,
             schema: Mutex::new(None),
+            generation: std::sync::atomic::AtomicU64::new(0),
         };
         // Connect now: a wrong address or password fails the start, not the first request.
         let first = postgres.connect().await?;
         *postgres.sessions[0].lock().await = Some(first);
+        // Read-only transactions stop writes to tables, not every side effect a function may
+        // have (dblink, advisory locks, ending other sessions): a role that may only read is
+        // the other half of the guarantee. Say so when the role may do much more.
+        let powerful = postgres
+            .rows_of(
+                "SELECT rolsuper OR pg_has_role(current_user, 'pg_write_server_files', 'MEMBER') \
+                 FROM pg_roles WHERE rolname = current_user",
+                &[],
+            )
+            .await?;
+        if powerful
+            .first()
+            .and_then(|row| row.try_get::<_, bool>(0).ok())
+            .unwrap_or(false)
+        {
+            tracing::warn!(
+                "connected to PostgreSQL as a superuser (or a role that writes server files): \
+                 statements run read-only, but a named query could still call functions with \
+                 side effects; connect as a role that may only SELECT (see the README)"
+            );
+        }
         Ok(postgres)
     }
 
@@ -345,6 +432,7 @@ impl Postgres {
         Ok(Session {
             client,
             statements: HashMap::new(),
+            generation: self.generation.load(std::sync::atomic::Ordering::Relaxed),
         })
     }
 
@@ -362,7 +450,7 @@ impl Postgres {
     }
 
     /// A free connection (or, when all are busy, the next to be free), connected anew when
-    /// it broke.
+    /// it broke; its statements forgotten when the schema was read again since.
     async fn session(&self) -> Result<tokio::sync::MutexGuard<'_, Option<Session>>, Error> {
         let first = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let count = self.sessions.len();
@@ -370,7 +458,8 @@ impl Postgres {
             (0..count).find_map(|offset| self.sessions[(first + offset) % count].try_lock().ok());
         let mut slot = match free {
             Some(slot) => slot,
-            None => self.sessions[first % count].lock().await,
+            // Waiting for a busy connection is bounded too.
+            None => bounded(async { Ok(self.sessions[first % count].lock().await) }).await?,
         };
         if slot
             .as_ref()
@@ -379,32 +468,29 @@ impl Postgres {
             *slot = None;
             *slot = Some(self.connect().await?);
         }
+        let generation = self.generation.load(std::sync::atomic::Ordering::Relaxed);
+        if let Some(session) = slot.as_mut()
+            && session.generation != generation
+        {
+            session.statements.clear();
+            session.generation = generation;
+        }
         Ok(slot)
     }
 
-    /// Runs `sql` with `params` in a read-only transaction, rolled back, under the deadlines;
-    /// `Ok(None)` when a value is no value of its parameter's type. A connection that broke
-    /// or did not answer in time is dropped (the next call connects anew).
+    /// Runs `sql` with `params` in a read-only transaction, rolled back, under the deadlines
+    /// (at most `max_rows` rows, when given); `Ok(None)` when a value is no value of its
+    /// parameter's type. A connection that broke or did not answer in time is dropped (the
+    /// next call connects anew).
     async fn query(
         &self,
         sql: &str,
         params: &[Bind],
+        max_rows: Option<usize>,
     ) -> Result<Option<Vec<tokio_postgres::Row>>, Error> {
         let mut slot = self.session().await?;
         let session = slot.as_mut().expect("invariant: connected");
-        let result = bounded(async {
-            let statement = session.prepare(sql).await?;
-            let mut values = Vec::with_capacity(params.len());
-            for (param, ty) in params.iter().zip(statement.params()) {
-                match bound(param, ty) {
-                    Some(value) => values.push(value),
-                    None => return Ok(None),
-                }
-            }
-            let values = refs(&values);
-            session.read_only(&statement, &values).await.map(Some)
-        })
-        .await;
+        let result = bounded(session.run(sql, params, max_rows)).await;
         if matches!(result, Err(Error::Deadline)) || session.client.is_closed() {
             *slot = None;
         }
@@ -413,21 +499,29 @@ impl Postgres {
 
     /// The rows of `sql` run with `params`; a value the statement cannot take gives none.
     async fn rows_of(&self, sql: &str, params: &[Bind]) -> Result<Vec<tokio_postgres::Row>, Error> {
-        Ok(self.query(sql, params).await?.unwrap_or_default())
+        Ok(self.query(sql, params, None).await?.unwrap_or_default())
     }
 
     /// The catalogue's fingerprint of the served schemas: it moves when a table, column,
     /// index, constraint or trigger comes, goes or changes.
     async fn fingerprint(&self) -> Result<String, Error> {
+        // Each catalogue row's `xmin` moves when the row changes: a table's (columns added,
+        // an index made), a column's (dropped, renamed, granted), a default's, a trigger's.
         let rows = self
             .rows_of(
-                "SELECT md5(coalesce((SELECT string_agg(c.oid::text || ':' || c.xmin::text, ',' \
-                 ORDER BY c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
-                 WHERE n.nspname = ANY(string_to_array($1, ','))), '') || '/' || \
-                 coalesce((SELECT string_agg(t.oid::text || ':' || t.xmin::text, ',' ORDER BY t.oid) \
-                 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n \
-                 ON n.oid = c.relnamespace WHERE n.nspname = ANY(string_to_array($1, ','))), ''))",
-                &[Bind::Text(self.schemas.join(","))],
+                "WITH s AS (SELECT oid FROM pg_namespace WHERE nspname = ANY($1::text[])), \
+                 r AS (SELECT c.oid, c.xmin FROM pg_class c \
+                   WHERE c.relnamespace IN (SELECT oid FROM s)) \
+                 SELECT md5(concat_ws('/', \
+                 (SELECT string_agg(oid::text || ':' || xmin::text, ',' ORDER BY oid) FROM r), \
+                 (SELECT string_agg(a.attrelid::text || '.' || a.attnum || ':' || a.xmin::text, \
+                   ',' ORDER BY a.attrelid, a.attnum) FROM pg_attribute a \
+                   WHERE a.attnum > 0 AND a.attrelid IN (SELECT oid FROM r)), \
+                 (SELECT string_agg(d.oid::text || ':' || d.xmin::text, ',' ORDER BY d.oid) \
+                   FROM pg_attrdef d WHERE d.adrelid IN (SELECT oid FROM r)), \
+                 (SELECT string_agg(t.oid::text || ':' || t.xmin::text, ',' ORDER BY t.oid) \
+                   FROM pg_trigger t WHERE t.tgrelid IN (SELECT oid FROM r))))",
+                &[Bind::TextArray(self.schemas.clone())],
             )
             .await?;
         Ok(rows
@@ -452,11 +546,21 @@ impl Postgres {
         let fingerprint = self.fingerprint().await?;
         let schema = match cached {
             Some((_, seen, schema)) if seen == fingerprint => schema,
-            _ => Arc::new(self.read_schema().await?),
+            _ => {
+                let schema = Arc::new(self.read_schema().await?);
+                self.generation
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                schema
+            }
         };
         *self.schema.lock().unwrap_or_else(PoisonError::into_inner) =
             Some((Instant::now(), fingerprint, Arc::clone(&schema)));
         Ok(schema)
+    }
+
+    /// The column rules.
+    pub(crate) fn rules(&self) -> &Rules {
+        &self.rules
     }
 
     /// The served name of `schema.table`.
@@ -469,17 +573,30 @@ impl Postgres {
     }
 
     async fn read_schema(&self) -> Result<Schema, Error> {
-        let schemas = Bind::Text(self.schemas.join(","));
-        // (oid, schema, name, estimate, notified)
+        let schemas = Bind::TextArray(self.schemas.clone());
+        // (oid, schema, name, estimate, notified, partitioned, the partitions' schemas and
+        // names, whether all are readable). A partitioned table's rows are its partitions':
+        // it is served only when each of them is in a served schema, readable and not denied.
+        // An ordinary table is read `ONLY`: the tables that inherit from it are not.
         let listed = self
             .rows_of(
                 "SELECT c.oid::int8, n.nspname::text, c.relname::text, c.reltuples::float8, \
                  EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_proc p ON p.oid = t.tgfoid \
-                 WHERE t.tgrelid = c.oid AND p.proname = 'mcp_resources_notify' \
-                 AND t.tgenabled <> 'D' AND (t.tgtype & 1) = 1) \
+                   WHERE t.tgrelid = c.oid AND p.proname = 'mcp_resources_notify' \
+                   AND t.tgenabled IN ('O', 'A') AND (t.tgtype & 1) = 1), \
+                 c.relkind = 'p', \
+                 array(SELECT pn.nspname::text FROM pg_partition_tree(c.oid) pt \
+                   JOIN pg_class pc ON pc.oid = pt.relid \
+                   JOIN pg_namespace pn ON pn.oid = pc.relnamespace \
+                   WHERE pt.relid <> c.oid ORDER BY pt.relid), \
+                 array(SELECT pc.relname::text FROM pg_partition_tree(c.oid) pt \
+                   JOIN pg_class pc ON pc.oid = pt.relid \
+                   WHERE pt.relid <> c.oid ORDER BY pt.relid), \
+                 NOT EXISTS (SELECT 1 FROM pg_partition_tree(c.oid) pt WHERE pt.relid <> c.oid \
+                   AND NOT has_table_privilege(pt.relid, 'SELECT')) \
                  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace \
                  WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition \
-                 AND n.nspname = ANY(string_to_array($1, ',')) \
+                 AND n.nspname = ANY($1::text[]) \
                  AND has_table_privilege(c.oid, 'SELECT') ORDER BY n.nspname, c.relname",
                 std::slice::from_ref(&schemas),
             )
@@ -496,8 +613,28 @@ impl Postgres {
             {
                 continue;
             }
+            let partitioned: bool = row.try_get(5)?;
+            let (part_schemas, part_names): (Vec<String>, Vec<String>) =
+                (row.try_get(6)?, row.try_get(7)?);
+            let partitions_served = row.try_get::<_, bool>(8)?
+                && part_schemas.iter().zip(&part_names).all(|(schema, table)| {
+                    self.schemas.contains(schema)
+                        && self.rules.serves_table(&self.served_name(schema, table))
+                });
+            if !partitions_served {
+                tracing::info!(
+                    table = %name,
+                    "not served: one of its partitions is not (another schema, denied or unreadable)"
+                );
+                continue;
+            }
             let estimate: f64 = row.try_get(3)?;
             let relation = format!("{}.{}", quote(&schema), quote(&relname));
+            let from = if partitioned {
+                relation.clone()
+            } else {
+                format!("ONLY {relation}")
+            };
             tables.insert(
                 oid,
                 (
@@ -505,6 +642,7 @@ impl Postgres {
                     relname,
                     Table {
                         relation,
+                        from,
                         notified: row.try_get(4)?,
                         name,
                         columns: Vec::new(),
@@ -533,14 +671,8 @@ impl Postgres {
                 tables.remove(&oid);
             }
         }
-        let oids = Bind::Text(
-            tables
-                .keys()
-                .map(i64::to_string)
-                .collect::<Vec<_>>()
-                .join(","),
-        );
-        let oid_list = "string_to_array($1, ',')::oid[]";
+        let oids = Bind::TextArray(tables.keys().map(i64::to_string).collect());
+        let oid_list = "$1::text[]::oid[]";
         // Columns, with their base types (a domain's) to read them by.
         let mut hidden_keys: Vec<(i64, String)> = Vec::new();
         let columns = self
@@ -548,7 +680,7 @@ impl Postgres {
                 &format!(
                     "SELECT a.attrelid::int8, a.attname::text, format_type(a.atttypid, a.atttypmod), \
                      coalesce(b.typname, t.typname)::text, a.attnotnull, \
-                     pg_get_expr(d.adbin, d.adrelid) \
+                     pg_get_expr(d.adbin, d.adrelid), a.attgenerated <> '' \
                      FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid \
                      LEFT JOIN pg_type b ON t.typtype = 'd' AND b.oid = t.typbasetype \
                      LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum \
@@ -559,6 +691,7 @@ impl Postgres {
                 std::slice::from_ref(&oids),
             )
             .await?;
+        let mut generated: Vec<(i64, String)> = Vec::new();
         for row in &columns {
             let oid: i64 = row.try_get(0)?;
             let Some((_, _, table, _)) = tables.get_mut(&oid) else {
@@ -572,17 +705,32 @@ impl Postgres {
             if action == Some(ColumnAction::Hide) {
                 continue;
             }
+            let is_generated: bool = row.try_get(6)?;
+            if is_generated {
+                generated.push((oid, name.clone()));
+            }
             table.columns.push(Column {
                 name,
                 decl_type: row.try_get(2)?,
                 base_type: row.try_get(3)?,
                 not_null: row.try_get(4)?,
-                default: row.try_get(5)?,
+                // A generated column's expression is not shown: it may name hidden columns.
+                default: if is_generated { None } else { row.try_get(5)? },
                 mask: match action {
                     Some(ColumnAction::Mask(style)) => Some(style),
                     _ => None,
                 },
             });
+        }
+        // A generated column of a table with hidden or masked columns may be computed from
+        // them (`upper(password)`): it is hidden too.
+        for (oid, name) in &generated {
+            if hidden_keys.iter().any(|(table, _)| table == oid)
+                && let Some((_, _, table, _)) = tables.get_mut(oid)
+            {
+                table.columns.retain(|column| &column.name != name);
+                hidden_keys.push((*oid, name.clone()));
+            }
         }
         // Indexes (the primary key among them), columns in order; an index over an
         // expression has an attribute number 0.
@@ -710,16 +858,19 @@ impl Postgres {
                     .map(|(index, reader)| reader.read(row, index + 1))
                     .collect::<Result<_, _>>()?;
                 Ok(Row {
-                    cursor: key.clone(),
-                    key,
+                    key: Value::Text(key),
                     values,
                 })
             })
             .collect()
     }
 
-    /// Up to `limit` rows of `table` (whose relation is `relation`) after the key `after`, in
-    /// key order. `None` when the table has no key.
+    /// Up to `limit` rows of `table` after the key `after`, in key order. `None` when the
+    /// table has no key.
+    ///
+    /// The SQL names the catalogue's operators and functions (`OPERATOR(pg_catalog.>)`), so
+    /// that one of the same name that a user made in a schema on the search path is never
+    /// called instead; the limit is bound, so one statement serves every page size.
     pub(crate) async fn rows(
         &self,
         table: &Table,
@@ -737,19 +888,26 @@ impl Postgres {
             return Ok(None);
         };
         let (list, readers) = self.select_list(table);
-        let resume = if after.is_some() {
-            format!("AND {key} > $1::text::{} ", column.decl_type)
+        let (resume, limit_param) = if after.is_some() {
+            (
+                format!(
+                    "AND {key} OPERATOR(pg_catalog.>) $1::text::{} ",
+                    column.decl_type
+                ),
+                "$2",
+            )
         } else {
-            String::new()
+            (String::new(), "$1")
         };
         let sql = format!(
             "SELECT {key}::text AS k{list} FROM {} WHERE {key} IS NOT NULL {resume}\
-             ORDER BY {key} LIMIT {limit}",
-            table.relation
+             ORDER BY {key} LIMIT {limit_param}",
+            table.from
         );
         let params: Vec<Bind> = after
             .map(|after| Bind::Text(after.to_owned()))
             .into_iter()
+            .chain([Bind::Integer(limit as i64)])
             .collect();
         match self.rows_of(&sql, &params).await {
             Ok(rows) => Ok(Some(Self::collect_rows(&rows, &readers)?)),
@@ -758,8 +916,9 @@ impl Postgres {
         }
     }
 
-    /// The row of `table` whose key reads as `key`, `None` when there is none or `key` is no
-    /// value of the key's type.
+    /// The row of `table` whose key reads as `key`, exactly: `None` when there is none, when
+    /// `key` is no value of the key's type, or when it only casts to one (`01` is not the row
+    /// `1`, `abcZZZ` not the `varchar(3)` row `abc`: one row, one URI).
     pub(crate) async fn row(&self, table: &Table, key: &str) -> Result<Option<Row>, Error> {
         let Some(key_column) = Self::key_column(table) else {
             return Ok(None);
@@ -773,8 +932,10 @@ impl Postgres {
         };
         let (list, readers) = self.select_list(table);
         let sql = format!(
-            "SELECT {key_column}::text AS k{list} FROM {} WHERE {key_column} = $1::text::{}",
-            table.relation, column.decl_type
+            "SELECT {key_column}::text AS k{list} FROM {} \
+             WHERE {key_column} OPERATOR(pg_catalog.=) $1::text::{} \
+             AND {key_column}::text OPERATOR(pg_catalog.=) $1::text",
+            table.from, column.decl_type
         );
         match self.rows_of(&sql, &[Bind::Text(key.to_owned())]).await {
             Ok(rows) => Ok(Self::collect_rows(&rows, &readers)?.into_iter().next()),
@@ -796,8 +957,9 @@ impl Postgres {
         };
         let sql = format!(
             "SELECT k FROM (SELECT {key}::text AS k FROM {} WHERE {key} IS NOT NULL \
-             ORDER BY {key} LIMIT {COMPLETION_SCAN}) s WHERE starts_with(k, $1) LIMIT $2",
-            table.relation
+             ORDER BY {key} LIMIT {COMPLETION_SCAN}) s WHERE pg_catalog.starts_with(k, $1) \
+             LIMIT $2",
+            table.from
         );
         let rows = self
             .rows_of(
@@ -859,7 +1021,7 @@ impl Postgres {
             .iter()
             .map(|_| &Null as &(dyn ToSql + Sync))
             .collect();
-        let plan = bounded(session.read_only(&explain, &nulls))
+        let plan = bounded(session.read_only(&explain, &nulls, None))
             .await
             .map_err(|error| format!("cannot be explained: {}", detail(&error)))?;
         // The plan is `json`, whose binary form is its text. One that cannot be read is no
@@ -885,7 +1047,8 @@ impl Postgres {
         params: &[Bind],
         limit: usize,
     ) -> Result<Option<QueryRows>, Error> {
-        let Some(rows) = self.query(sql, params).await? else {
+        // One row more than asked tells that there were more; the server stops there.
+        let Some(rows) = self.query(sql, params, Some(limit + 1)).await? else {
             return Ok(None);
         };
         let Some(first) = rows.first() else {
@@ -930,16 +1093,23 @@ impl Postgres {
         Ok(Some(answer))
     }
 
-    /// The first column of a completion query's rows, as text, at most `limit`.
+    /// The first column of a completion query's rows, as text, at most `limit`, and its name.
     pub(crate) async fn complete_query(
         &self,
         sql: &str,
         params: &[Bind],
         limit: usize,
-    ) -> Result<Vec<String>, Error> {
-        let rows = self.rows_of(sql, params).await?;
+    ) -> Result<(String, Vec<String>), Error> {
+        let rows = self
+            .query(sql, params, Some(limit))
+            .await?
+            .unwrap_or_default();
+        let column = rows
+            .first()
+            .map(|row| row.columns()[0].name().to_owned())
+            .unwrap_or_default();
         let mut values = Vec::new();
-        for row in rows.iter().take(limit) {
+        for row in &rows {
             let Some(reader) = Reader::of_type(row.columns()[0].type_()) else {
                 break;
             };
@@ -947,42 +1117,40 @@ impl Postgres {
                 values.push(text);
             }
         }
-        Ok(values)
+        Ok((column, values))
     }
 
-    /// What the statistics say each served table that has no notify trigger has seen:
-    /// inserted, updated and deleted rows, summed, by served name.
+    /// What the statistics say each served table has seen: inserted, updated and deleted
+    /// rows, summed (a partitioned table's over its partitions), by served name. Tables with
+    /// the notify trigger are polled too: their notifications are lost while the listening
+    /// connection is down, their counts are not.
     pub(crate) async fn activity(&self) -> Result<BTreeMap<String, i64>, Error> {
         let schema = self.schema().await?;
-        let polled: Vec<&Table> = schema
-            .tables
-            .iter()
-            .filter(|table| !table.notified)
-            .collect();
-        if polled.is_empty() {
+        if schema.tables.is_empty() {
             return Ok(BTreeMap::new());
         }
-        let relations = polled
-            .iter()
-            .map(|table| table.relation.clone())
-            .collect::<Vec<_>>()
-            .join(",");
         // `pg_stat_user_tables` counts a transaction's changes when it ends; each poll runs in
         // a transaction of its own, so it sees fresh figures.
         let rows = self
             .rows_of(
-                "SELECT r, n FROM (SELECT '\"' || replace(schemaname, '\"', '\"\"') || '\".\"' \
-                 || replace(relname, '\"', '\"\"') || '\"' AS r, \
-                 (n_tup_ins + n_tup_upd + n_tup_del)::int8 AS n FROM pg_stat_user_tables) s \
-                 WHERE r = ANY(string_to_array($1, ','))",
-                &[Bind::Text(relations)],
+                "SELECT rn.nspname::text, rc.relname::text, \
+                 sum(s.n_tup_ins + s.n_tup_upd + s.n_tup_del)::int8 FROM pg_stat_user_tables s \
+                 JOIN pg_class rc ON rc.oid = coalesce(pg_partition_root(s.relid), s.relid) \
+                 JOIN pg_namespace rn ON rn.oid = rc.relnamespace \
+                 WHERE rn.nspname = ANY($1::text[]) GROUP BY rn.nspname, rc.relname",
+                &[Bind::TextArray(self.schemas.clone())],
             )
             .await?;
         let mut activity = BTreeMap::new();
         for row in &rows {
-            let relation: String = row.try_get(0)?;
-            if let Some(table) = polled.iter().find(|table| table.relation == relation) {
-                activity.insert(table.name.clone(), row.try_get(1)?);
+            let (schema_name, table_name): (String, String) = (row.try_get(0)?, row.try_get(1)?);
+            let relation = format!("{}.{}", quote(&schema_name), quote(&table_name));
+            if let Some(table) = schema
+                .tables
+                .iter()
+                .find(|table| table.relation == relation)
+            {
+                activity.insert(table.name.clone(), row.try_get(2)?);
             }
         }
         Ok(activity)

@@ -21,20 +21,26 @@ use rusqlite::{Connection, OpenFlags, params};
 use crate::config::{ColumnAction, Rules};
 use crate::model::{Bind, Column, ForeignKey, Index, Key, QueryRows, Row, Schema, Table, Value};
 
-/// A value as SQLite gives it.
-fn value_of(value: ValueRef<'_>) -> Value {
+/// A value as SQLite gives it, a text or blob copied at most a few bytes past `limit`: enough
+/// for the rendering to know it is longer, and to cut it on a character boundary.
+fn value_of(value: ValueRef<'_>, limit: usize) -> Value {
     match value {
         ValueRef::Null => Value::Null,
         ValueRef::Integer(value) => Value::Integer(value),
         ValueRef::Real(value) => Value::Real(value),
-        ValueRef::Text(text) => Value::Text(String::from_utf8_lossy(text).into_owned()),
-        ValueRef::Blob(bytes) => Value::Blob(bytes.to_vec()),
+        ValueRef::Text(text) => {
+            let text = &text[..text.len().min(limit.saturating_add(4))];
+            Value::Text(String::from_utf8_lossy(text).into_owned())
+        }
+        ValueRef::Blob(bytes) => {
+            Value::Blob(bytes[..bytes.len().min(limit.saturating_add(1))].to_vec())
+        }
     }
 }
 
 /// A key value with its storage class (`i:7`, `r:2.5`, `t:abc`), a row's cursor: SQLite
 /// orders integers and reals before texts, so a page resumes after a typed value.
-fn cursor_of(value: &Value) -> Option<String> {
+pub(crate) fn cursor_of(value: &Value) -> Option<String> {
     match value {
         Value::Integer(value) => Some(format!("i:{value}")),
         Value::Real(value) => Some(format!("r:{value}")),
@@ -64,6 +70,7 @@ fn bound(value: &Bind) -> rusqlite::types::Value {
         Bind::Text(text) => text.clone().into(),
         Bind::Integer(value) => (*value).into(),
         Bind::Real(value) => (*value).into(),
+        Bind::TextArray(items) => items.join(",").into(),
     }
 }
 
@@ -185,6 +192,11 @@ impl Sqlite {
         Ok(value)
     }
 
+    /// The column rules.
+    pub(crate) fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
     /// SQLite's change counter for other connections' commits (`PRAGMA data_version`).
     pub(crate) fn data_version(&self) -> Result<i64, Error> {
         self.with(|connection| connection.query_row("PRAGMA data_version", [], |row| row.get(0)))
@@ -265,10 +277,12 @@ impl Sqlite {
         let mut key_parts: Vec<(String, i64, bool)> = Vec::new();
         // `table_xinfo` lists generated columns too (hidden 2 and 3); 1 is a virtual table's.
         let mut statement = connection.prepare(
-            "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_xinfo(?1) \
+            "SELECT name, type, \"notnull\", dflt_value, pk, hidden FROM pragma_table_xinfo(?1) \
              WHERE hidden IN (0, 2, 3) ORDER BY cid",
         )?;
         let mut rows = statement.query(params![name])?;
+        let mut generated = Vec::new();
+        let mut any_hidden = false;
         while let Some(row) = rows.next()? {
             let column: String = row.get(0)?;
             let decl_type: String = row.get::<_, Option<String>>(1)?.unwrap_or_default();
@@ -281,20 +295,30 @@ impl Sqlite {
                     matches!(action, Some(ColumnAction::Hide | ColumnAction::Mask(_))),
                 ));
             }
+            any_hidden |= matches!(action, Some(ColumnAction::Hide | ColumnAction::Mask(_)));
             if action == Some(ColumnAction::Hide) {
                 continue;
+            }
+            let is_generated = row.get::<_, i64>(5)? != 0;
+            if is_generated {
+                generated.push(column.clone());
             }
             columns.push(Column {
                 name: column,
                 decl_type,
                 base_type: String::new(),
                 not_null: row.get(2)?,
-                default: row.get(3)?,
+                default: if is_generated { None } else { row.get(3)? },
                 mask: match action {
                     Some(ColumnAction::Mask(style)) => Some(style),
                     _ => None,
                 },
             });
+        }
+        // A generated column of a table with hidden or masked columns may be computed from
+        // them (`upper(password)`): it is hidden too.
+        if any_hidden {
+            columns.retain(|column| !generated.contains(&column.name));
         }
         key_parts.sort_by_key(|part| part.1);
         // A hidden or masked key column is never the key, nor is `rowid` then: an `INTEGER
@@ -330,6 +354,7 @@ impl Sqlite {
         Ok(Table {
             name: name.to_owned(),
             relation: quote(name),
+            from: quote(name),
             notified: false,
             columns,
             primary_key,
@@ -430,43 +455,37 @@ impl Sqlite {
         }
     }
 
-    /// The served columns, texts and blobs read at most one past the value limit.
-    fn select_list(&self, table: &Table) -> String {
-        let limit = self.value_limit + 1;
+    /// The served columns.
+    fn select_list(table: &Table) -> String {
         table
             .columns
             .iter()
-            .map(|column| {
-                let name = quote(&column.name);
-                format!(
-                    ", CASE WHEN typeof({name}) IN ('text', 'blob') AND length({name}) > {limit} \
-                     THEN substr({name}, 1, {limit}) ELSE {name} END"
-                )
-            })
+            .map(|column| format!(", {}", quote(&column.name)))
             .collect()
     }
 
     /// Reads the rows of a result: the key, then the served columns.
-    fn collect_rows(rows: &mut rusqlite::Rows<'_>, width: usize) -> Result<Vec<Row>, Error> {
+    fn collect_rows(
+        rows: &mut rusqlite::Rows<'_>,
+        width: usize,
+        limit: usize,
+    ) -> Result<Vec<Row>, Error> {
         let mut found = Vec::new();
         while let Some(row) = rows.next()? {
-            let key = value_of(row.get_ref(0)?);
-            let (Some(text), Some(cursor)) = (key.key_text(), cursor_of(&key)) else {
+            let key = value_of(row.get_ref(0)?, usize::MAX);
+            if matches!(key, Value::Null | Value::Blob(_)) {
                 continue;
-            };
-            let values = (1..=width)
-                .map(|index| row.get_ref(index).map(value_of))
-                .collect::<Result<_, _>>()?;
-            found.push(Row {
-                key: text,
-                cursor,
-                values,
-            });
+            }
+            let mut values = Vec::with_capacity(width);
+            for index in 1..=width {
+                values.push(value_of(row.get_ref(index)?, limit));
+            }
+            found.push(Row { key, values });
         }
         Ok(found)
     }
 
-    /// Up to `limit` rows of `table` after the typed cursor `after` ([`Row::cursor`]), in key
+    /// Up to `limit` rows of `table` after the typed cursor `after` ([`cursor_of`]), in key
     /// order; rows whose key is NULL or a blob have no place in that order and are left out.
     /// `None` when `after` is no cursor, or the table has no key.
     pub(crate) fn rows(
@@ -495,7 +514,7 @@ impl Sqlite {
         let sql = format!(
             "SELECT {key}{} FROM {} WHERE {key} IS NOT NULL AND typeof({key}) <> 'blob' \
              {resume}ORDER BY {key} LIMIT {limit}",
-            self.select_list(table),
+            Self::select_list(table),
             table.relation
         );
         let width = table.columns.len();
@@ -505,7 +524,11 @@ impl Sqlite {
                 Some(after) => statement.query(params![after])?,
                 None => statement.query([])?,
             };
-            Ok(Some(Self::collect_rows(&mut rows, width)?))
+            Ok(Some(Self::collect_rows(
+                &mut rows,
+                width,
+                self.value_limit,
+            )?))
         })
     }
 
@@ -529,7 +552,7 @@ impl Sqlite {
         }
         let sql = format!(
             "SELECT {key_expr}{} FROM {} WHERE {key_expr} = ?1 AND typeof({key_expr}) = typeof(?1)",
-            self.select_list(table),
+            Self::select_list(table),
             table.relation
         );
         let width = table.columns.len();
@@ -537,7 +560,10 @@ impl Sqlite {
             let mut statement = connection.prepare_cached(&sql)?;
             for candidate in candidates {
                 let mut rows = statement.query(params![candidate])?;
-                if let Some(row) = Self::collect_rows(&mut rows, width)?.into_iter().next() {
+                if let Some(row) = Self::collect_rows(&mut rows, width, self.value_limit)?
+                    .into_iter()
+                    .next()
+                {
                     return Ok(Some(row));
                 }
             }
@@ -566,7 +592,7 @@ impl Sqlite {
             let mut statement = connection.prepare_cached(&sql)?;
             let keys = statement
                 .query_map(params![prefix, limit as i64], |row| {
-                    Ok(value_of(row.get_ref(0)?).key_text())
+                    Ok(value_of(row.get_ref(0)?, usize::MAX).key_text())
                 })?
                 .filter_map(Result::transpose)
                 .collect::<Result<_, _>>()?;
@@ -637,7 +663,10 @@ impl Sqlite {
                 }
                 let values = served
                     .iter()
-                    .map(|index| row.get_ref(*index).map(value_of))
+                    .map(|index| {
+                        row.get_ref(*index)
+                            .map(|value| value_of(value, self.value_limit))
+                    })
                     .collect::<Result<_, _>>()?;
                 found.push(values);
             }
@@ -648,26 +677,27 @@ impl Sqlite {
         })
     }
 
-    /// The first column of a completion query's rows, as text, at most `limit`.
+    /// The first column of a completion query's rows, as text, at most `limit`, and its name.
     pub(crate) fn complete_query(
         &self,
         sql: &str,
         params: &[Bind],
         limit: usize,
-    ) -> Result<Vec<String>, Error> {
+    ) -> Result<(String, Vec<String>), Error> {
         self.with(|connection| {
             let mut statement = connection.prepare_cached(sql)?;
+            let column = statement.column_name(0)?.to_owned();
             let mut rows = statement.query(rusqlite::params_from_iter(params.iter().map(bound)))?;
             let mut values = Vec::new();
             while let Some(row) = rows.next()? {
                 if values.len() == limit {
                     break;
                 }
-                if let Some(text) = value_of(row.get_ref(0)?).key_text() {
+                if let Some(text) = value_of(row.get_ref(0)?, usize::MAX).key_text() {
                     values.push(text);
                 }
             }
-            Ok(values)
+            Ok((column, values))
         })
     }
 }

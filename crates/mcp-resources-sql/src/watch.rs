@@ -201,7 +201,7 @@ async fn listen(
                 let driver_shared = Arc::clone(&shared);
                 // The connection's messages are read by a task of their own; the client
                 // lives here until it ends.
-                let driver = tokio::spawn(async move {
+                let mut driver = tokio::spawn(async move {
                     loop {
                         let message =
                             std::future::poll_fn(|context| connection.poll_message(context)).await;
@@ -223,22 +223,31 @@ async fn listen(
                         }
                     }
                 });
-                match client
-                    .batch_execute(&format!("LISTEN {}", crate::postgres::CHANNEL))
-                    .await
-                {
-                    Ok(()) => {
-                        tracing::debug!(database = %database.name, "listening for notifications");
-                        backoff = Duration::from_secs(1);
-                    }
-                    Err(error) => {
-                        tracing::warn!(database = %database.name, %error, "cannot LISTEN")
-                    }
-                }
+                let statement = format!("LISTEN {}", crate::postgres::CHANNEL);
+                let listen = client.batch_execute(&statement);
+                let listened = tokio::time::timeout(Duration::from_secs(10), listen).await;
                 if let Some(listening) = listening.take() {
                     let _ = listening.send(());
                 }
-                let _ = driver.await;
+                match listened {
+                    Ok(Ok(())) => {
+                        tracing::debug!(database = %database.name, "listening for notifications");
+                        backoff = Duration::from_secs(1);
+                        // Until the connection ends, or the watcher is dropped.
+                        tokio::select! {
+                            _ = &mut driver => {}
+                            () = sender.closed() => {}
+                        }
+                    }
+                    Ok(Err(error)) => {
+                        tracing::warn!(database = %database.name, %error, "cannot LISTEN");
+                    }
+                    Err(_) => {
+                        tracing::warn!(database = %database.name, "LISTEN got no answer");
+                    }
+                }
+                // The driver holds the connection: it ends here, whatever ended the wait.
+                driver.abort();
                 drop(client);
             }
             Err(error) => {
@@ -253,8 +262,11 @@ async fn listen(
     }
 }
 
-/// The changes a notification of the documented trigger names: `{"schema", "table", "key"}`
-/// (no key: the whole table, after a `TRUNCATE` or for a key too long to notify).
+/// The changes a notification of the documented trigger names: `{"schema", "table", "column",
+/// "key"}` (no key: the whole table, after a `TRUNCATE` or for a key too long to notify). A
+/// row's URI is told only when the column is the table's served key: a hidden or masked key
+/// never leaves in a URI. Any role that may connect can `NOTIFY` the channel too: a
+/// notification is taken as a hint to re-read, never as data.
 async fn notified(database: &Database, payload: &str) -> Vec<Change> {
     let Engine::Postgres(postgres) = &database.engine else {
         return Vec::new();
@@ -272,13 +284,31 @@ async fn notified(database: &Database, payload: &str) -> Vec<Change> {
     let Ok(schema) = database.engine.schema().await else {
         return Vec::new();
     };
-    if schema.table(&name).is_none() {
+    // The very relation named, not another whose served name reads the same.
+    let relation = format!(
+        "{}.{}",
+        crate::postgres::quote(schema_name),
+        crate::postgres::quote(table)
+    );
+    let Some(served) = schema
+        .table(&name)
+        .filter(|served| served.relation == relation)
+    else {
         return Vec::new();
-    }
+    };
     let mut uris = vec![table_uri(&database.name, &name, "rows")];
-    match note.get("key").and_then(serde_json::Value::as_str) {
-        Some(key) => uris.push(row_uri(&database.name, &name, key)),
-        None => uris.push(uri_of(&database.name, "schema")),
+    let column = note.get("column").and_then(serde_json::Value::as_str);
+    match (
+        note.get("key").and_then(serde_json::Value::as_str),
+        &served.key,
+    ) {
+        (Some(key), crate::model::Key::Column { name: key_column })
+            if column == Some(key_column.as_str()) =>
+        {
+            uris.push(row_uri(&database.name, &name, key));
+        }
+        (Some(_), _) => {}
+        (None, _) => uris.push(uri_of(&database.name, "schema")),
     }
     uris.iter()
         .filter_map(|uri| ResourceUri::parse(uri).ok())

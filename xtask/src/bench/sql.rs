@@ -106,6 +106,18 @@ pub(super) fn render(out: &mut String, figures: &SqlFigures, measured: &str) {
             "`SELECT … WHERE id > ?1 ORDER BY id LIMIT 100`",
         ),
     ];
+    let postgres = figures.side_by_side.contains_key("postgres_page_of_100");
+    let compared = compared.into_iter().chain(postgres.then(|| {
+        (
+            format!(
+                "PostgreSQL: the first page of 100 rows, {} rows (a `bigint` key; the client's \
+                 CPU only)",
+                count(figures.figure("postgres_page_of_100", "rows"))
+            ),
+            "postgres_page_of_100",
+            "`tokio-postgres`: `SELECT … ORDER BY id LIMIT $1`, prepared",
+        )
+    }));
     for (what, measurement, driver) in compared {
         let ours_cpu = figures.figure(measurement, "ours_cpu_us");
         let driver_cpu = figures.figure(measurement, "driver_cpu_us");
@@ -115,6 +127,22 @@ pub(super) fn render(out: &mut String, figures: &SqlFigures, measured: &str) {
             figures.figure(measurement, "ours_wall_us"),
             figures.figure(measurement, "driver_wall_us"),
             ratio(ours_cpu, driver_cpu),
+        );
+    }
+    if postgres {
+        let _ = writeln!(
+            out,
+            "\nOn PostgreSQL (the server `.ci/postgres` starts, on loopback), both sides run on one \
+             current-thread runtime, so the bench thread's CPU clock holds the client's whole \
+             work; the server's CPU is not counted on either side. Ours runs each page in a \
+             `READ ONLY` transaction, rolled back (two more round trips), and casts every value \
+             in the query (`left(col::text, N)`) so that the server cuts long values."
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "\nPostgreSQL was not measured: `MCP_TEST_POSTGRES` was not set (`eval \"$(.ci/postgres)\"` \
+             starts a server)."
         );
     }
     out.push('\n');

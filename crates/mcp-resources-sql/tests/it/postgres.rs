@@ -574,6 +574,44 @@ async fn postgres_changes_are_heard_by_polling_and_by_the_trigger_row_by_row() {
         unreachable!()
     };
     assert_eq!(created, [uri("db://app/table/fresh/schema")]);
+
+    // The listening connection dropped: orders (with its trigger) is still polled.
+    database
+        .owner
+        .batch_execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+        )
+        .await
+        .unwrap();
+    let writer = connect(&database.url, database.password.as_deref()).await;
+    writer
+        .batch_execute("UPDATE orders SET total = 2 WHERE id = 1001")
+        .await
+        .unwrap();
+    drop(writer);
+    heard(&mut watcher, updated("db://app/table/orders/rows")).await;
+
+    // Dropping the watcher ends its listening connection.
+    drop(watcher);
+    let mut listening = 1;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        listening = database
+            .owner
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity \
+                 WHERE datname = current_database() AND query LIKE 'LISTEN%'",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get::<_, i64>(0);
+        if listening == 0 {
+            break;
+        }
+    }
+    assert_eq!(listening, 0, "the LISTEN connection outlived its watcher");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -613,4 +651,159 @@ async fn postgres_connections_that_the_server_drops_are_opened_again() {
         }
         assert!(answered, "round {round}: no recovery");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_rows_never_reach_past_what_is_served() {
+    let Some(database) = database("hostile").await else {
+        return;
+    };
+    database
+        .owner
+        .batch_execute(
+            "CREATE TABLE log (id integer PRIMARY KEY, msg text);
+             CREATE TABLE log_denied () INHERITS (log);
+             INSERT INTO log VALUES (1, 'public');
+             INSERT INTO log_denied VALUES (2, 'denied child');
+             CREATE SCHEMA elsewhere;
+             CREATE TABLE parted (id integer PRIMARY KEY, v text) PARTITION BY RANGE (id);
+             CREATE TABLE elsewhere.parted_a PARTITION OF parted FOR VALUES FROM (0) TO (100);
+             CREATE TABLE parts (id integer PRIMARY KEY, v text) PARTITION BY RANGE (id);
+             CREATE TABLE parts_a PARTITION OF parts FOR VALUES FROM (0) TO (100);
+             INSERT INTO parts VALUES (1, 'in a partition');
+             CREATE TABLE codes (code varchar(3) PRIMARY KEY, v text);
+             INSERT INTO codes VALUES ('abc', 'three');
+             CREATE TABLE accounts (id bigint PRIMARY KEY, password_hash text,
+               pw_upper text GENERATED ALWAYS AS (upper(password_hash)) STORED);
+             INSERT INTO accounts (id, password_hash) VALUES (1, 'hunter2');
+             CREATE TABLE \"evil\nDROP TABLE codes; --\" (id integer PRIMARY KEY);
+             CREATE TABLE items (id integer PRIMARY KEY, a text, b text);
+             INSERT INTO items VALUES (1, 'x', 'y');",
+        )
+        .await
+        .unwrap();
+    let mut config = database.config();
+    config.deny_tables = vec!["log_denied".to_owned()];
+    config.queries = vec![
+        named(
+            "item",
+            "items://{id}",
+            "SELECT * FROM items WHERE id = $1",
+            &["id:integer"],
+        ),
+        NamedQuery {
+            one_row: false,
+            ..named(
+                "many",
+                "many://{n}",
+                "SELECT g AS n FROM generate_series(1, $1) g",
+                &["n:integer"],
+            )
+        },
+        NamedQuery {
+            complete: vec![(
+                "a".to_owned(),
+                "SELECT 'zhang@example.com' AS email WHERE $1::text IS NOT NULL".to_owned(),
+            )],
+            ..named(
+                "by_a",
+                "by-a://{a}",
+                "SELECT id FROM items WHERE a = $1",
+                &["a"],
+            )
+        },
+    ];
+    let mut sql = SqlConfig::new([config]);
+    sql.max_page_rows = 50;
+    sql.page_rows = 10;
+    let provider = SqlProvider::open(sql).await.unwrap();
+    let engine = engine(&provider);
+
+    // An inheriting child's rows are not the parent's; a partitioned table whose partition
+    // is in another schema is not served; one whose partitions are served is.
+    let log = read(&engine, "db://app/table/log/rows").await.unwrap();
+    assert_eq!(log["rows"].as_array().unwrap().len(), 1, "{log}");
+    assert!(read(&engine, "db://app/table/log/row/2").await.is_err());
+    assert!(read(&engine, "db://app/table/parted/schema").await.is_err());
+    let parts = read(&engine, "db://app/table/parts/row/1").await.unwrap();
+    assert_eq!(parts["values"]["v"], "in a partition");
+
+    // One row, one URI: a key that only casts to a row's key names nothing.
+    assert!(read(&engine, "db://app/table/parts/row/01").await.is_err());
+    assert!(
+        read(&engine, "db://app/table/parts/row/%2B1")
+            .await
+            .is_err()
+    );
+    assert!(read(&engine, "db://app/table/codes/row/abc").await.is_ok());
+    assert!(
+        read(&engine, "db://app/table/codes/row/abcZZZ")
+            .await
+            .is_err()
+    );
+
+    // A column computed from a hidden one is hidden, and so is its expression.
+    let accounts = format!(
+        "{} {}",
+        read(&engine, "db://app/table/accounts/schema")
+            .await
+            .unwrap(),
+        read(&engine, "db://app/table/accounts/row/1")
+            .await
+            .unwrap()
+    );
+    for leak in ["HUNTER2", "hunter2", "pw_upper", "password"] {
+        assert!(!accounts.contains(leak), "{leak}: {accounts}");
+    }
+
+    // A list query stops at the page's rows, said to be cut; completion candidates pass the
+    // column rules (an email is masked).
+    let many = read(&engine, "many://100000").await.unwrap();
+    assert_eq!(many["rows"].as_array().unwrap().len(), 50);
+    assert_eq!(many["cut"], true);
+    let candidates = engine
+        .complete(
+            &Principal::anonymous(),
+            "by-a://{a}",
+            "a",
+            "x",
+            &Variables::default(),
+        )
+        .await
+        .unwrap()
+        .values;
+    assert_eq!(candidates, ["z***@example.com"]);
+
+    // The schema follows column changes, and a named query survives them.
+    assert_eq!(
+        read(&engine, "items://1").await.unwrap()["values"],
+        json!({"id": 1, "a": "x", "b": "y"})
+    );
+    database
+        .owner
+        .batch_execute("ALTER TABLE items DROP COLUMN b; ALTER TABLE items RENAME COLUMN a TO a2; ALTER TABLE items ADD COLUMN c text DEFAULT 'z'")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let items = read(&engine, "db://app/table/items/row/1").await.unwrap();
+    assert_eq!(items["values"], json!({"id": 1, "a2": "x", "c": "z"}));
+    assert_eq!(
+        read(&engine, "items://1").await.unwrap()["values"],
+        json!({"id": 1, "a2": "x", "c": "z"})
+    );
+
+    // The trigger SQL names each table in a comment it cannot leave.
+    let triggers = provider.notify_trigger_sql().await.unwrap();
+    assert!(
+        triggers.contains("evil\\nDROP TABLE codes; --"),
+        "{triggers}"
+    );
+    database.owner.batch_execute(&triggers).await.unwrap();
+    let codes: i64 = database
+        .owner
+        .query_one("SELECT count(*) FROM codes", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(codes, 1, "the owner's script dropped nothing");
 }

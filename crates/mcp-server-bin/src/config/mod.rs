@@ -302,7 +302,7 @@ impl RawSql {
         if !self.is_postgres() {
             return Ok(mcp_resources_sql::Source::Sqlite(self.sqlite_path()?));
         }
-        if mcp_resources_sql::shown_url(&self.url) != self.url {
+        if mcp_resources_sql::holds_password(&self.url) {
             return Err(invalid(
                 "the URL holds a password: give it in PGPASSWORD, password_env or \
                  password_file, never in a URL that may be logged"

@@ -304,7 +304,7 @@ fn repositories_and_databases_are_named_and_checked() {
     let error = Config::from_raw(secret).unwrap_err().to_string();
     assert!(error.contains("holds a password"), "{error}");
     assert!(
-        !error.contains("hunter2") && error.contains("postgres://admin:***@db.example/app"),
+        !error.contains("hunter2") && error.contains("postgres://admin:***@db.example:5432/app"),
         "{error}"
     );
     let postgres = RawConfig::from_toml(
