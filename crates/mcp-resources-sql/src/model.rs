@@ -58,7 +58,7 @@ pub(crate) struct Table {
     /// tables that inherit from it).
     pub(crate) from: String,
     /// Whether changes to it are notified row by row (a PostgreSQL table with the documented
-    /// trigger), so that it need not be polled.
+    /// trigger already: `sql-trigger` leaves it out).
     pub(crate) notified: bool,
     /// Its served columns (hidden ones left out), in declaration order.
     pub(crate) columns: Vec<Column>,

@@ -54,9 +54,10 @@ pub(crate) const CHANNEL: &str = "mcp_resources";
 
 /// The documented trigger function, for PostgreSQL tables whose changes should be heard row
 /// by row: the server never installs it (its connections are read-only); a database owner
-/// runs this once, then [`notify_trigger`] for each table. A table with a trigger calling it
-/// is not polled: each notification names the row that changed (the key's text, as the
-/// server reads it), or, after a `TRUNCATE` or for a key longer than 7,000 bytes, the table.
+/// runs this once, then [`notify_trigger`] for each table. Each notification names the row
+/// that changed (the key's text, as the server reads it; a partition's change under its
+/// partitioned table), or, after a `TRUNCATE` or for a key longer than 7,000 bytes, the table.
+/// Such tables are polled too, so that a change made while nobody listened is still seen.
 pub const NOTIFY_TRIGGER_SQL: &str = r#"CREATE OR REPLACE FUNCTION mcp_resources_notify() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog AS $$
 DECLARE

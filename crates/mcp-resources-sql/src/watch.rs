@@ -4,10 +4,12 @@
 //! **Layer:** provider (`mcp-resources-sql`). A task of the runtime asks each database every
 //! [`SqlConfig::poll`](crate::SqlConfig::poll) what changed: SQLite's `PRAGMA data_version`
 //! (which moves when another connection commits, without saying which table), PostgreSQL's
-//! statistics (`pg_stat_user_tables`: rows inserted, updated and deleted, by table). Tables of
-//! PostgreSQL with the documented trigger ([`NOTIFY_TRIGGER_SQL`](crate::NOTIFY_TRIGGER_SQL))
-//! are not polled: a connection of its own `LISTEN`s, and each notification names the row.
-//! It never knows the subscription hub, the server or a protocol.
+//! statistics (`pg_stat_user_tables`: rows inserted, updated and deleted, by table, a
+//! partitioned table's summed). For PostgreSQL tables with the documented trigger
+//! ([`NOTIFY_TRIGGER_SQL`](crate::NOTIFY_TRIGGER_SQL)) a connection of its own `LISTEN`s too,
+//! and each notification names the row at once; they are polled all the same, so that a
+//! change made while that connection was down is not lost. It never knows the subscription
+//! hub, the server or a protocol.
 //!
 //! What is reported: [`Change::Updated`] for the database's schema and each changed table's
 //! `rows` and `schema` resources (on SQLite every table, as SQLite does not say which); for a
