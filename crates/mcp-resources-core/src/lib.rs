@@ -94,6 +94,7 @@ pub mod memory;
 pub mod pagination;
 pub mod policy;
 pub mod provider;
+pub mod redact;
 pub mod resource;
 pub mod secret;
 pub mod service;
