@@ -121,6 +121,15 @@ pub trait Provider: Send + Sync {
         let _ = uri;
         None
     }
+
+    /// When `uri` names a byte range of another resource of this provider
+    /// (`file:///a.txt?offset=10&length=5` of `file:///a.txt`), that resource and the range:
+    /// the engine's content rules then read a little past each edge of the range, so that a
+    /// secret crossing one is still found. Cheap and synchronous. The default: `None`.
+    fn range_of(&self, uri: &ResourceUri) -> Option<(ResourceUri, ByteRange)> {
+        let _ = uri;
+        None
+    }
 }
 
 /// The arguments of [`Provider::list`].

@@ -159,7 +159,7 @@ use mcp_resources_core::change::Change;
 use mcp_resources_core::provider::{
     CompletionRequest, DirectoryRequest, ListRequest, Provider, ProviderError, ReadRequest,
 };
-use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
+use mcp_resources_core::resource::{ByteRange, Contents, Resource, ResourceTemplate};
 use mcp_resources_core::template::{TemplateError, UriTemplate, Variables};
 use mcp_resources_core::uri::ResourceUri;
 
@@ -750,6 +750,23 @@ impl FilesystemProvider {
 
 #[async_trait]
 impl Provider for FilesystemProvider {
+    /// `file:///a.txt?offset=O&length=L` is the range `O..O+L` of `file:///a.txt` (to its end
+    /// without a length), for the engine's content rules.
+    fn range_of(&self, uri: &ResourceUri) -> Option<(ResourceUri, ByteRange)> {
+        let Ok(Some(read::Part::Range { offset, length })) = read::parse_query(uri.query()) else {
+            return None;
+        };
+        let (base, _) = uri.as_str().split_once('?')?;
+        let base = ResourceUri::parse(base).ok()?;
+        Some((
+            base,
+            ByteRange {
+                offset,
+                length: length.unwrap_or(u64::MAX - offset),
+            },
+        ))
+    }
+
     fn claims(&self, uri: &ResourceUri) -> bool {
         let path = uri.path();
         uri.scheme() == "file"

@@ -18,6 +18,7 @@ use mcp_resources_core::engine::{Engine, FunctionTemplate, Limits, StaticResourc
 use mcp_resources_core::pagination::CursorKey;
 use mcp_resources_core::policy::{Policy, Principal};
 use mcp_resources_core::provider::{Provider, ProviderError};
+use mcp_resources_core::redact::Redactor;
 use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
 use mcp_resources_core::service::{Offer, Service};
 use mcp_resources_core::subscription::SubscriptionLimits;
@@ -72,6 +73,7 @@ pub struct ServerBuilder {
     offer: Offer,
     subscription_limits: SubscriptionLimits,
     stdio_principal: Principal,
+    redactor: Option<Redactor>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -109,6 +111,7 @@ impl ServerBuilder {
             offer: Offer::default(),
             subscription_limits: SubscriptionLimits::default(),
             stdio_principal: Principal::anonymous(),
+            redactor: None,
         }
     }
 
@@ -145,6 +148,14 @@ impl ServerBuilder {
     #[must_use]
     pub fn page_size(mut self, page_size: NonZeroUsize) -> Self {
         self.limits.page_size = page_size;
+        self
+    }
+
+    /// Sets the content rules every text answer of a read passes through, in both eras and
+    /// on every transport (none by default; see [`Redactor::credentials`]).
+    #[must_use]
+    pub fn redactor(mut self, redactor: Redactor) -> Self {
+        self.redactor = Some(redactor);
         self
     }
 
@@ -260,6 +271,9 @@ impl ServerBuilder {
             }
         };
         let mut engine = Engine::builder(cursor_key).limits(self.limits);
+        if let Some(redactor) = self.redactor {
+            engine = engine.redactor(redactor);
+        }
         // Who asks decides what is listed and read: every modern result is private then, the
         // ones the engine's hints do not cover (discover) included.
         let per_principal = self

@@ -42,6 +42,7 @@ CONFIGURATION FILE (TOML):
         respect_ignore_files = true     # --no-ignore-files sets false
         refuse_hard_links = false       # --refuse-hard-links sets true
         watch = true                    # --no-watch sets false
+        redact_content = true           # --no-redact sets false: credentials served as they are
         server_name = \"mcp-resources\"
         instructions = \"Project documentation.\"
         http_threads = 1                # threads serving HTTP connections
@@ -50,6 +51,12 @@ CONFIGURATION FILE (TOML):
         path = \"./repo\"               # a work tree or a bare repository
         name = \"repo\"                 # git://repo/...; default: the directory's name
         refs = [\"HEAD\", \"refs/heads/*\", \"refs/tags/*\"]   # the refs served (default)
+    Content rules of your own, after the keys above (masked in every text answer):
+        [[redact]]
+        name = \"emails\"
+        kind = \"email\"                 # or regex = \"ticket=(?P<secret>[0-9]+)\"
+        mask = \"first:1\"               # full, first:N, last:N, ends:N
+        uris = [\"file:///**/*.csv\"]    # globs as grants use; default all
     Databases (the flag --sql [NAME=]URL, repeatable):
         [[sql]]
         url = \"sqlite:./app.db\"       # relative to the file's directory
@@ -230,6 +237,12 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     pub(crate) no_watch: bool,
 
+    /// Serve text as it is: no masking of credentials found by content (private keys, cloud
+    /// and forge tokens, JWTs, URL passwords, random-looking assigned secrets) nor of the
+    /// `[[redact]]` rules. On by default; the server warns when it is off.
+    #[arg(long)]
+    pub(crate) no_redact: bool,
+
     /// The server name given to clients [default: mcp-resources].
     #[arg(long, value_name = "NAME")]
     pub(crate) server_name: Option<String>,
@@ -274,6 +287,8 @@ impl ServeArgs {
             respect_ignore_files: self.no_ignore_files.then_some(false),
             refuse_hard_links: self.refuse_hard_links.then_some(true),
             watch: self.no_watch.then_some(false),
+            redact_content: self.no_redact.then_some(false),
+            redact: None,
             server_name: self.server_name.clone(),
             instructions: self.instructions.clone(),
             http_threads: self.http_threads,

@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
+use mcp_resources_core::redact::Redactor;
 use mcp_resources_fs::{FilesystemProvider, FsConfig, SkillsProvider};
 use mcp_resources_git::{GitConfig, GitProvider};
 use mcp_resources_server::{HttpOptions, Server};
@@ -280,7 +281,23 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         _ => None,
     };
 
+    // Content rules: on unless turned off; a rule that does not compile stops the start.
+    let redactor = if config.redact_content {
+        let redactor = Redactor::credentials().with_rules(&config.redact)?;
+        tracing::info!(
+            rules = config.redact.len(),
+            "text answers are scanned: credentials and the configured rules are masked"
+        );
+        redactor
+    } else {
+        tracing::warn!(
+            "content rules are off (--no-redact): credentials inside served files, diffs and \
+             rows reach clients as they are"
+        );
+        Redactor::none()
+    };
     let mut builder = Server::builder()
+        .redactor(redactor)
         .server_info(config.server_name.clone(), env!("CARGO_PKG_VERSION"))
         .page_size(config.page_size)
         .max_read_bytes(config.max_read_bytes);

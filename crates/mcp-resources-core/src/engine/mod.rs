@@ -44,6 +44,7 @@
 
 mod directory;
 mod lists;
+mod redaction;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -56,6 +57,7 @@ use crate::error::{BuildError, CompleteError, ListError, ReadError};
 use crate::pagination::{CursorCodec, CursorError, CursorKey, Page, Position};
 use crate::policy::{Action, AllowAll, Policy, Principal};
 use crate::provider::{BoxFuture, CompletionRequest, Provider, ProviderError, ReadRequest};
+use crate::redact::Redactor;
 use crate::resource::{ByteRange, Contents, Resource, ResourceTemplate};
 use crate::skill::Skill;
 use crate::template::{TemplateIndex, UriTemplate, Variables};
@@ -183,6 +185,7 @@ pub struct EngineBuilder {
     statics: Vec<StaticResource>,
     templates: Vec<TemplateSlot>,
     providers: Vec<Arc<dyn Provider>>,
+    redactor: Redactor,
 }
 
 impl std::fmt::Debug for EngineBuilder {
@@ -207,7 +210,16 @@ impl EngineBuilder {
             statics: Vec::new(),
             templates: Vec::new(),
             providers: Vec::new(),
+            redactor: Redactor::none(),
         }
+    }
+
+    /// Sets the content rules every text body of a read passes through (none by default; the
+    /// server binary sets [`Redactor::credentials`] and the configured rules).
+    #[must_use]
+    pub fn redactor(mut self, redactor: Redactor) -> EngineBuilder {
+        self.redactor = redactor;
+        self
     }
 
     /// Sets the limits.
@@ -395,6 +407,7 @@ impl EngineBuilder {
             list_cache: list_cache
                 .unwrap_or_else(|| CachePolicy::default().hint(default_ttl, policy_depends)),
             templates_cache,
+            redactor: self.redactor,
         })
     }
 }
@@ -436,6 +449,8 @@ pub struct Engine {
     read_templates: TemplateIndex<usize>,
     list_cache: CacheHint,
     templates_cache: CacheHint,
+    /// The content rules of reads.
+    redactor: Redactor,
 }
 
 impl std::fmt::Debug for Engine {
@@ -572,23 +587,33 @@ impl Engine {
         })
     }
 
-    /// Reads `uri` whole, in the routing order of the module documentation.
+    /// Reads `uri` whole, in the routing order of the module documentation, its text bodies
+    /// passed through the content rules ([`EngineBuilder::redactor`]; see the `redaction`
+    /// module).
     pub async fn read(
         &self,
         principal: &Principal,
         uri: &ResourceUri,
     ) -> Result<ReadOutput, ReadError> {
-        self.read_inner(principal, uri, None).await
+        if self.redactor.is_empty() {
+            return self.read_inner(principal, uri, None, 0).await;
+        }
+        self.read_redacted(principal, uri).await
     }
 
     /// Reads the byte range `range` of each body of `uri`; for resources too large for one read.
+    /// Text bodies pass the content rules as in [`Engine::read`], a secret that crosses an edge
+    /// of the range included.
     pub async fn read_range(
         &self,
         principal: &Principal,
         uri: &ResourceUri,
         range: ByteRange,
     ) -> Result<ReadOutput, ReadError> {
-        self.read_inner(principal, uri, Some(range)).await
+        if self.redactor.is_empty() {
+            return self.read_inner(principal, uri, Some(range), 0).await;
+        }
+        self.read_range_redacted(principal, uri, uri, range).await
     }
 
     /// The first steps of [`Engine::read_inner`], which never wait: the policy, then the
@@ -598,6 +623,7 @@ impl Engine {
         principal: &Principal,
         uri: &ResourceUri,
         range: Option<ByteRange>,
+        slack: u64,
     ) -> Option<Result<ReadOutput, ReadError>> {
         if !self.policy.allows(principal, Action::Read, uri) {
             let uri = uri.to_string();
@@ -608,7 +634,7 @@ impl Engine {
             }));
         }
         let &index = self.static_index.get(uri.as_str())?;
-        Some(self.read_static(&self.statics[index], uri, range))
+        Some(self.read_static(&self.statics[index], uri, range, slack))
     }
 
     /// A provider's contents of `uri` as a read's output, within the size limit.
@@ -617,8 +643,9 @@ impl Engine {
         slot: &ProviderSlot,
         uri: &ResourceUri,
         contents: Vec<Contents>,
+        slack: u64,
     ) -> Result<ReadOutput, ReadError> {
-        self.check_size(uri, total_size(&contents))?;
+        self.check_size(uri, total_size(&contents).saturating_sub(slack))?;
         Ok(ReadOutput {
             contents: contents.into(),
             cache: self.provider_cache(slot, uri),
@@ -643,6 +670,7 @@ impl Engine {
         slot: &StaticSlot,
         uri: &ResourceUri,
         range: Option<ByteRange>,
+        slack: u64,
     ) -> Result<ReadOutput, ReadError> {
         let contents = match range {
             None => {
@@ -652,7 +680,7 @@ impl Engine {
             Some(range) => {
                 let contents = slice_contents(&slot.contents, range)
                     .ok_or_else(|| splits_a_character(uri, range))?;
-                self.check_size(uri, total_size(&contents))?;
+                self.check_size(uri, total_size(&contents).saturating_sub(slack))?;
                 contents.into()
             }
         };
@@ -662,13 +690,17 @@ impl Engine {
         })
     }
 
-    async fn read_inner(
+    /// A read of `uri` (its part `range`, when given), in the routing order of the module
+    /// documentation, without content rules; `slack` bytes of the answer are not counted
+    /// against the size limit (a range widened by the content rules' margins).
+    pub(crate) async fn read_inner(
         &self,
         principal: &Principal,
         uri: &ResourceUri,
         range: Option<ByteRange>,
+        slack: u64,
     ) -> Result<ReadOutput, ReadError> {
-        if let Some(read) = self.read_at_once(principal, uri, range) {
+        if let Some(read) = self.read_at_once(principal, uri, range, slack) {
             return read;
         }
 
@@ -679,7 +711,7 @@ impl Engine {
             let matched = slot.matched(uri);
             let request = read_request(principal, uri, &matched, range);
             if let Some(contents) = slot.provider.read(request).await? {
-                return self.provider_output(slot, uri, contents);
+                return self.provider_output(slot, uri, contents, slack);
             }
         }
 
@@ -703,7 +735,7 @@ impl Engine {
                     contents = slice_contents(&contents, range)
                         .ok_or_else(|| splits_a_character(uri, range))?;
                 }
-                self.check_size(uri, total_size(&contents))?;
+                self.check_size(uri, total_size(&contents).saturating_sub(slack))?;
                 let cache = cache_policy.hint(
                     self.limits.default_ttl_ms,
                     self.policy.depends_on_principal(),

@@ -1351,3 +1351,88 @@ async fn backup_copies_of_secrets_are_hidden_in_any_case() {
     let listed = titles(&list_all(&provider, 100).await);
     assert_eq!(listed, BTreeSet::from(["notes.BAK".to_owned()]));
 }
+
+/// The engine's content rules over real files: secrets in ordinary files are masked in whole
+/// reads and in ranged reads that start or end inside them, the size kept; near-misses and
+/// binary files come back byte for byte.
+#[tokio::test]
+async fn content_rules_mask_secrets_across_the_edges_of_ranged_reads() {
+    use mcp_resources_core::redact::Redactor;
+    let fixture = Fixture::new();
+    let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nAAAAMwAAAAtzc2gtZWQyNTUxOQ\n-----END OPENSSH PRIVATE KEY-----\n";
+    let token = "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";
+    let near_miss = "commit 9fceb02d0ae598e95dc970b74767f19372d61af8, id 123e4567-e89b-12d3-a456-426614174000\n";
+    let readme =
+        format!("# Setup\n{near_miss}paste this:\n{key}then export GITHUB_TOKEN={token} and go.\n");
+    fs::write(fixture.path().join("README.md"), &readme).unwrap();
+    fs::write(
+        fixture.path().join("blob.bin"),
+        [b"\0".as_slice(), token.as_bytes()].concat(),
+    )
+    .unwrap();
+    let provider = fixture.provider();
+    let engine = Engine::builder(CursorKey::new([7; 32]))
+        .provider(Arc::new(provider.clone()))
+        .redactor(Redactor::credentials())
+        .build()
+        .unwrap();
+    let anyone = Principal::anonymous();
+    let read_text = |uri: String| {
+        let engine = &engine;
+        let anyone = &anyone;
+        async move {
+            let uri = ResourceUri::parse(&uri).unwrap();
+            match &engine.read(anyone, &uri).await.unwrap().contents[0].body {
+                Body::Text(text) => text.to_string(),
+                Body::Bytes(bytes) => panic!("{uri} is text: {bytes:?}"),
+            }
+        }
+    };
+    let whole = read_text(fixture.uri("README.md")).await;
+    assert_eq!(whole.len(), readme.len(), "the size is kept");
+    assert!(
+        !whole.contains("b3BlbnNz") && !whole.contains(token),
+        "{whole}"
+    );
+    assert!(whole.contains(near_miss), "{whole}");
+    // Every range, from every offset, shows masked bytes only: never a piece of a secret.
+    let secret_pieces = ["b3BlbnNz", "AAAAMwAAAAtz", "wWPw5k4a", "LO0pINUx"];
+    for offset in (0..readme.len()).step_by(7) {
+        for length in [5, 16, 64] {
+            let part =
+                read_text(fixture.uri(&format!("README.md?offset={offset}&length={length}"))).await;
+            assert_eq!(
+                part,
+                whole[offset..(offset + length).min(whole.len())],
+                "at {offset}+{length}"
+            );
+            for piece in secret_pieces {
+                assert!(
+                    !part.contains(piece),
+                    "{piece} at {offset}+{length}: {part}"
+                );
+            }
+        }
+    }
+    // The engine's own range, too.
+    let uri = ResourceUri::parse(&fixture.uri("README.md")).unwrap();
+    let start = readme.find(token).unwrap() + 10;
+    let part = engine
+        .read_range(
+            &anyone,
+            &uri,
+            ByteRange {
+                offset: start as u64,
+                length: 8,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(part.contents[0].body, Body::Text("********".into()));
+    // Binary files are not scanned.
+    let uri = ResourceUri::parse(&fixture.uri("blob.bin")).unwrap();
+    let blob = engine.read(&anyone, &uri).await.unwrap();
+    assert!(
+        matches!(&blob.contents[0].body, Body::Bytes(bytes) if bytes.ends_with(token.as_bytes()))
+    );
+}

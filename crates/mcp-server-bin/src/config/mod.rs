@@ -89,6 +89,16 @@ pub(crate) struct RawConfig {
     pub(crate) refuse_hard_links: Option<bool>,
     /// Whether to watch the directories and notify subscribers of changes. Default `true`.
     pub(crate) watch: Option<bool>,
+    /// Whether text answers pass the content rules: credentials found by content (private
+    /// keys, cloud and forge tokens, JWTs, URL passwords, random-looking assigned secrets) and
+    /// the `[[redact]]` rules, masked with their length kept. Default `true`; `--no-redact`
+    /// sets `false` (and the server warns).
+    pub(crate) redact_content: Option<bool>,
+    /// Content rules of your own (`[[redact]]` entries): a `regex` (a group named `secret`
+    /// masks only that group) or a `kind` (`email`, `phone`, `ipv4`, `national_id`, `card`),
+    /// a `mask` (`full`, `first:N`, `last:N`, `ends:N`; default `full`) and the `uris` it
+    /// applies to (globs as grants use; all by default).
+    pub(crate) redact: Option<Vec<RawRedact>>,
     /// The server name given to clients. Default `mcp-resources`.
     pub(crate) server_name: Option<String>,
     /// Guidance for the client's model, given in `initialize` and `server/discover`.
@@ -177,6 +187,77 @@ fn uri_name(text: &str, fallback: &str) -> String {
         fallback.to_owned()
     } else {
         name
+    }
+}
+
+/// One `[[redact]]` entry: a content rule of your own.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRedact {
+    /// Its name, in errors and logs. Default `redact[N]`, N its place among the entries.
+    pub(crate) name: Option<String>,
+    /// A regular expression (Rust's `regex` syntax; linear time, no look-around).
+    pub(crate) regex: Option<String>,
+    /// A built-in kind instead: `email`, `phone`, `ipv4`, `national_id` or `card` (Luhn
+    /// checked).
+    pub(crate) kind: Option<String>,
+    /// `full` (default), `first:N`, `last:N` or `ends:N`: the characters kept.
+    pub(crate) mask: Option<String>,
+    /// Globs of the URIs it applies to (as grants use). Default: all.
+    pub(crate) uris: Option<Vec<String>>,
+}
+
+impl RawRedact {
+    /// The rule, checked (its regex is compiled when the server starts).
+    fn rule(&self, index: usize) -> Result<mcp_resources_core::redact::RedactRule, ConfigError> {
+        use mcp_resources_core::redact::{Kind, Mask, Pattern, RedactRule};
+        let name = self
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("redact[{index}]"));
+        let invalid = |reason: String| ConfigError::Redact {
+            name: name.clone(),
+            reason,
+        };
+        let pattern = match (&self.regex, &self.kind) {
+            (Some(regex), None) => Pattern::Regex(regex.clone()),
+            (None, Some(kind)) => Pattern::Kind(match kind.as_str() {
+                "email" => Kind::Email,
+                "phone" => Kind::Phone,
+                "ipv4" => Kind::Ipv4,
+                "national_id" => Kind::NationalId,
+                "card" => Kind::Card,
+                other => {
+                    return Err(invalid(format!(
+                        "kind {other:?} is not email, phone, ipv4, national_id or card"
+                    )));
+                }
+            }),
+            _ => return Err(invalid("give a regex or a kind, one of them".to_owned())),
+        };
+        let number = |text: &str| {
+            text.parse::<usize>()
+                .map_err(|_| invalid(format!("mask {:?}: N is not a number", self.mask)))
+        };
+        let mask = match self.mask.as_deref() {
+            None | Some("full") => Mask::Full,
+            Some(other) => match other.split_once(':') {
+                Some(("first", n)) => Mask::KeepFirst(number(n)?),
+                Some(("last", n)) => Mask::KeepLast(number(n)?),
+                Some(("ends", n)) => Mask::KeepEnds(number(n)?),
+                _ => {
+                    return Err(invalid(format!(
+                        "mask {other:?} is not full, first:N, last:N or ends:N"
+                    )));
+                }
+            },
+        };
+        Ok(RedactRule {
+            name: name.clone(),
+            pattern,
+            mask,
+            uris: self.uris.clone().unwrap_or_default(),
+        })
     }
 }
 
@@ -774,6 +855,8 @@ impl RawConfig {
             respect_ignore_files: over.respect_ignore_files.or(self.respect_ignore_files),
             refuse_hard_links: over.refuse_hard_links.or(self.refuse_hard_links),
             watch: over.watch.or(self.watch),
+            redact_content: over.redact_content.or(self.redact_content),
+            redact: over.redact.or(self.redact),
             server_name: over.server_name.or(self.server_name),
             instructions: over.instructions.or(self.instructions),
             http_threads: over.http_threads.or(self.http_threads),
@@ -827,6 +910,10 @@ pub(crate) struct Config {
     pub(crate) refuse_hard_links: bool,
     /// Whether to watch the directories.
     pub(crate) watch: bool,
+    /// Whether text answers pass the content rules.
+    pub(crate) redact_content: bool,
+    /// The configured content rules.
+    pub(crate) redact: Vec<mcp_resources_core::redact::RedactRule>,
     /// The server name given to clients.
     pub(crate) server_name: String,
     /// Guidance for the client's model.
@@ -894,6 +981,14 @@ pub(crate) enum ConfigError {
     #[error("invalid [authorization]: {reason}")]
     Authorization {
         /// What is wrong.
+        reason: String,
+    },
+    /// A `[[redact]]` entry cannot work.
+    #[error("invalid [[redact]] entry {name:?}: {reason}")]
+    Redact {
+        /// The rule's name.
+        name: String,
+        /// Why.
         reason: String,
     },
     /// A `[[sql]]` entry cannot work.
@@ -1017,6 +1112,14 @@ impl Config {
             respect_ignore_files: raw.respect_ignore_files.unwrap_or(true),
             refuse_hard_links: raw.refuse_hard_links.unwrap_or(false),
             watch: raw.watch.unwrap_or(true),
+            redact_content: raw.redact_content.unwrap_or(true),
+            redact: raw
+                .redact
+                .iter()
+                .flatten()
+                .enumerate()
+                .map(|(index, rule)| rule.rule(index))
+                .collect::<Result<_, _>>()?,
             server_name,
             instructions: raw.instructions,
             http_threads: NonZeroUsize::new(raw.http_threads.unwrap_or(1))

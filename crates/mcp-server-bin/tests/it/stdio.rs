@@ -855,3 +855,94 @@ fn a_unix_socket_as_stdio_is_served_and_left_blocking() {
         started.elapsed()
     );
 }
+
+/// Credentials planted in ordinary files never reach a client of either era, whole or in
+/// ranges that cut them; near-misses come back byte for byte; `--no-redact` serves the text as
+/// it is.
+#[test]
+fn both_eras_read_files_with_their_credentials_masked() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let aws = "AKIAIOSFODNN7EXAMPLE";
+    let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+    let password = "Xk9#mQ2$vL7pW4zR";
+    let near_miss =
+        "see commit 9fceb02d0ae598e95dc970b74767f19372d61af8 and lorem ipsum dolor sit amet";
+    let config = format!(
+        "import os\nAWS_ACCESS_KEY_ID = \"{aws}\"\nheaders = {{\"Authorization\": \"Bearer {jwt}\"}}\n# {near_miss}\n"
+    );
+    std::fs::write(root.join("config.py"), &config).unwrap();
+    std::fs::write(
+        root.join("docker-compose.yml"),
+        format!("services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: \"{password}\"\n"),
+    )
+    .unwrap();
+    let secrets = [
+        aws,
+        &jwt[..20],
+        &jwt[40..60],
+        password,
+        "OSFODNN7",
+        "mQ2$vL7",
+    ];
+    let mut server = Spawned::start(&root, &[]);
+    initialize(&mut server);
+    let mut id = 500;
+    for modern in [false, true] {
+        let mut ask = |server: &mut Spawned, uri: String| {
+            id += 1;
+            let params = json!({"uri": uri});
+            let params = if modern { with_meta(params) } else { params };
+            server.request(json!(id), "resources/read", params)
+        };
+        let whole = ask(&mut server, uri(&root, "config.py"));
+        let text = whole["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert_eq!(text.len(), config.len(), "{whole}");
+        assert!(text.contains(near_miss), "{text}");
+        // Ranges that start or end inside a secret.
+        let at = config.find(jwt).unwrap();
+        for (offset, length) in [
+            (at + 5, 30),
+            (at - 10, 20),
+            (config.find(aws).unwrap() + 3, 6),
+        ] {
+            let part = ask(
+                &mut server,
+                format!(
+                    "{}?offset={offset}&length={length}",
+                    uri(&root, "config.py")
+                ),
+            );
+            assert_eq!(
+                part["result"]["contents"][0]["text"].as_str().unwrap(),
+                &text[offset..offset + length],
+                "{part}"
+            );
+        }
+        ask(&mut server, uri(&root, "docker-compose.yml"));
+    }
+    let transcript = format!(
+        "{:?}",
+        server.unclaimed_after(std::time::Duration::from_millis(10))
+    );
+    let all = format!("{transcript} {:?}", server.transcript);
+    for secret in secrets {
+        assert!(!all.contains(secret), "{secret} leaked");
+    }
+    server.close_stdin();
+    assert!(server.wait_exit().success());
+
+    let mut open = Spawned::start(&root, &["--no-redact"]);
+    initialize(&mut open);
+    let whole = open.request(
+        json!(1),
+        "resources/read",
+        json!({"uri": uri(&root, "config.py")}),
+    );
+    assert_eq!(whole["result"]["contents"][0]["text"], config);
+    open.close_stdin();
+    assert!(open.wait_exit().success());
+}

@@ -1,0 +1,188 @@
+//! Reads through the content rules: every text body of an answer passes the engine's
+//! [`Redactor`](crate::redact::Redactor) after the provider and before the caller (the
+//! protocol adapters) sees it, whatever the provider, transport or era.
+//!
+//! **Layer:** core, part of the engine. It never knows a provider's URI shapes (a provider says
+//! when a URI is a range of another, through [`Provider::range_of`](crate::provider::Provider::range_of)), a transport or an era.
+//!
+//! A whole read is masked in place. A ranged read (a provider's range URI, or
+//! [`Engine::read_range`]) reads [`MARGIN`] bytes more on each side, masks that, and answers
+//! the asked bytes of it: a secret that crosses an edge of the range is found and its bytes
+//! inside the range come back masked, with every offset and size still true (masks keep
+//! lengths). When the widened read fails (a provider that cannot cut its body there), the
+//! whole resource is read instead; when that fails too, the range alone is read and masked
+//! (a secret crossing its edge may then go unseen). Bodies the provider answers as bytes
+//! (binary files, sent as base64) are not scanned.
+
+use crate::error::ReadError;
+use crate::policy::{Action, Principal};
+use crate::resource::{Body, ByteRange, Contents};
+use crate::uri::ResourceUri;
+
+use super::{Engine, ReadOutput, splits_a_character};
+
+/// How many bytes a ranged read looks past each edge of its range: more than the longest
+/// secret a built-in rule finds whole (a PEM key block of a 4096-bit RSA key is about 3.3 KB).
+pub(crate) const MARGIN: u64 = 16 * 1024;
+
+impl Engine {
+    /// [`Engine::read`] with content rules.
+    pub(super) async fn read_redacted(
+        &self,
+        principal: &Principal,
+        uri: &ResourceUri,
+    ) -> Result<ReadOutput, ReadError> {
+        let ranged = self.providers.iter().find_map(|slot| {
+            if slot.provider.claims(uri) {
+                slot.provider.range_of(uri)
+            } else {
+                None
+            }
+        });
+        if let Some((base, range)) = ranged {
+            return self.read_range_redacted(principal, uri, &base, range).await;
+        }
+        let output = self.read_inner(principal, uri, None, 0).await?;
+        Ok(self.masked(uri, output))
+    }
+
+    /// The part `range` of `base`, answered as `uri` (the same, or the provider's URI of that
+    /// range), with content rules that see past its edges.
+    pub(super) async fn read_range_redacted(
+        &self,
+        principal: &Principal,
+        uri: &ResourceUri,
+        base: &ResourceUri,
+        range: ByteRange,
+    ) -> Result<ReadOutput, ReadError> {
+        // The URI asked for is the one the policy judges (`base` is judged again by the read).
+        if uri != base && !self.policy.allows(principal, Action::Read, uri) {
+            let uri = uri.to_string();
+            return Err(if self.limits.reveal_denied {
+                ReadError::Denied { uri }
+            } else {
+                ReadError::NotFound { uri }
+            });
+        }
+        let start = range.offset.saturating_sub(MARGIN);
+        let end = range
+            .offset
+            .saturating_add(range.length)
+            .saturating_add(MARGIN);
+        let wide = ByteRange {
+            offset: start,
+            length: end - start,
+        };
+        let (output, lead) = match self
+            .read_inner(principal, base, Some(wide), 2 * MARGIN)
+            .await
+        {
+            Ok(output) => (output, range.offset - start),
+            Err(_) => match self.read_inner(principal, base, None, 0).await {
+                Ok(output) => (output, range.offset),
+                // The range alone, masked as far as it shows.
+                Err(_) => {
+                    let output = if uri == base {
+                        self.read_inner(principal, uri, Some(range), 0).await?
+                    } else {
+                        self.read_inner(principal, uri, None, 0).await?
+                    };
+                    return Ok(self.masked(uri, output));
+                }
+            },
+        };
+        let mut contents = Vec::with_capacity(output.contents.len());
+        for part in output.contents.iter() {
+            contents.push(self.cut(uri, part, lead, range)?);
+        }
+        self.check_size(uri, contents.iter().map(|part| part.body.len()).sum())?;
+        Ok(ReadOutput {
+            contents: contents.into(),
+            cache: output.cache,
+        })
+    }
+
+    /// `output` with its text bodies masked, answered as `uri`.
+    fn masked(&self, uri: &ResourceUri, output: ReadOutput) -> ReadOutput {
+        let mut changed = false;
+        let contents: Vec<Contents> = output
+            .contents
+            .iter()
+            .map(|part| {
+                let mut part = part.clone();
+                if let Body::Text(text) = &part.body {
+                    let masked = self.redactor.redact(uri.as_str(), text);
+                    if matches!(masked.text, std::borrow::Cow::Owned(_)) {
+                        changed = true;
+                        part.body = Body::Text(masked.text.into_owned().into());
+                    }
+                }
+                part
+            })
+            .collect();
+        if !changed {
+            return output;
+        }
+        ReadOutput {
+            contents: contents.into(),
+            cache: output.cache,
+        }
+    }
+
+    /// The bytes `lead..lead + range.length` of `part` (cut at its end), answered as `uri`:
+    /// text, masked with the context around it, when the provider answered text, or when it
+    /// answered bytes (a widened range may cut a character at its edges) whose asked part is
+    /// text without NUL; bytes as they were otherwise.
+    fn cut(
+        &self,
+        uri: &ResourceUri,
+        part: &Contents,
+        lead: u64,
+        range: ByteRange,
+    ) -> Result<Contents, ReadError> {
+        let raw: &[u8] = match &part.body {
+            Body::Text(text) => text.as_bytes(),
+            Body::Bytes(bytes) => bytes,
+        };
+        let len = raw.len() as u64;
+        let from = lead.min(len) as usize;
+        let to = lead.saturating_add(range.length).min(len) as usize;
+        let asked = &raw[from..to];
+        let is_text = match &part.body {
+            Body::Text(_) => {
+                if std::str::from_utf8(asked).is_err() {
+                    return Err(splits_a_character(uri, range));
+                }
+                true
+            }
+            Body::Bytes(_) => std::str::from_utf8(asked).is_ok() && !asked.contains(&0),
+        };
+        let mut answer = part.clone();
+        answer.uri = uri.clone();
+        answer.body = if is_text {
+            let masked = self.mask_bytes(uri.as_str(), raw);
+            let text = std::str::from_utf8(&masked[from..to])
+                .expect("invariant: masks keep every character boundary");
+            Body::Text(text.into())
+        } else {
+            Body::Bytes(asked.into())
+        };
+        Ok(answer)
+    }
+
+    /// `bytes` with each run of valid UTF-8 in them masked in place (a widened range may cut
+    /// a character at either end, or the body hold stray bytes).
+    fn mask_bytes(&self, uri: &str, bytes: &[u8]) -> Vec<u8> {
+        let mut out = bytes.to_vec();
+        let mut at = 0;
+        for chunk in bytes.utf8_chunks() {
+            let valid = chunk.valid();
+            let masked = self.redactor.redact(uri, valid);
+            if matches!(masked.text, std::borrow::Cow::Owned(_)) {
+                out[at..at + valid.len()].copy_from_slice(masked.text.as_bytes());
+            }
+            at += valid.len() + chunk.invalid().len();
+        }
+        out
+    }
+}
