@@ -173,7 +173,9 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ),
     (
         "assigned-secret",
-        r#"(?i)\b[a-z0-9_.\-]{0,30}(?:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)[a-z0-9_.\-]{0,30}['"]?\s*(?::=|=>|=|:)\s*['"]?(?P<secret>[^\s'"`,;]{12,200})"#,
+        // ASCII only and led by its keywords, so that the regex engine finds candidates by
+        // their literals (a Unicode class in front made this rule 20 times slower).
+        r#"(?i-u)(?:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)[a-z0-9_.\-]{0,30}['"]?[ \t]*(?::=|=>|=|:)[ \t]*['"]?(?P<secret>[0-9a-z!#$%&()*+\-./<=>?@\[\]^_{|}~]{12,200})"#,
     ),
 ];
 

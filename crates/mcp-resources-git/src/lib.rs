@@ -753,6 +753,30 @@ impl Provider for GitProvider {
         }
     }
 
+    /// `git://NAME/tree/REV/PATH?offset=O&length=L` is the range `O..O+L` of the file's URI
+    /// without its query (to its end without a length), for the engine's content rules.
+    fn range_of(
+        &self,
+        uri: &ResourceUri,
+    ) -> Option<(ResourceUri, mcp_resources_core::resource::ByteRange)> {
+        let parsed = uri::parse(uri)?;
+        let Target::Tree {
+            range: Some((offset, length)),
+            ..
+        } = parsed.target
+        else {
+            return None;
+        };
+        let (base, _) = uri.as_str().split_once('?')?;
+        Some((
+            ResourceUri::parse(base).ok()?,
+            mcp_resources_core::resource::ByteRange {
+                offset,
+                length: length.unwrap_or(u64::MAX - offset),
+            },
+        ))
+    }
+
     fn cache_policy_of(&self, uri: &ResourceUri) -> Option<CachePolicy> {
         let parsed = uri::parse(uri)?;
         let immutable = match &parsed.target {

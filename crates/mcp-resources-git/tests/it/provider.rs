@@ -673,3 +673,54 @@ async fn one_unreadable_repository_does_not_hide_the_others_from_the_list() {
         .unwrap_err();
     assert!(error.to_string().contains("could not be read"), "{error}");
 }
+
+/// The engine's content rules over git: a token committed into an ordinary file is masked in
+/// the file at every revision, in ranges of it that cut the token, and in the diff that added
+/// it; the rest of the diff comes back as it was.
+#[tokio::test]
+async fn content_rules_mask_committed_tokens_in_files_ranges_and_diffs() {
+    use crate::fixture::{git, write};
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    write(&repo, "app.py", "print('hello')\n");
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "first"]);
+    let base = git(&repo, &["rev-parse", "HEAD"]).trim().to_owned();
+    let token = "glpat-Ab3dEf6hIj9kLm2nOp5q";
+    let body = format!("print('hello')\nGITLAB_TOKEN = '{token}'\n");
+    write(&repo, "app.py", &body);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "oops"]);
+    let provider = provider(&[("repo", &repo)]);
+    let engine = mcp_resources_core::engine::Engine::builder(
+        mcp_resources_core::pagination::CursorKey::new([3; 32]),
+    )
+    .provider(std::sync::Arc::new(provider.clone()))
+    .redactor(mcp_resources_core::redact::Redactor::credentials())
+    .build()
+    .unwrap();
+    let file = read(&engine, "git://repo/tree/main/app.py").await.unwrap();
+    assert_eq!(file.len(), body.len());
+    assert!(
+        !file.contains(token) && file.starts_with("print('hello')\n"),
+        "{file}"
+    );
+    let at = body.find(token).unwrap();
+    for (offset, length) in [(at + 4, 6), (at - 3, 8), (at + 20, 10)] {
+        let part = read(
+            &engine,
+            &format!("git://repo/tree/main/app.py?offset={offset}&length={length}"),
+        )
+        .await
+        .unwrap();
+        assert_eq!(part, file[offset..(offset + length).min(file.len())]);
+        assert!(!part.contains("Ab3d") && !part.contains("Op5q"), "{part}");
+    }
+    let diff = read(&engine, &format!("git://repo/diff/{base}..main"))
+        .await
+        .unwrap();
+    assert!(!diff.contains("Ab3dEf6h"), "{diff}");
+    assert!(diff.contains("+GITLAB_TOKEN = '"), "{diff}");
+}
