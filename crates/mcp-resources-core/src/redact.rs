@@ -134,7 +134,10 @@ struct Compiled {
 pub const BUILT_IN: &[(&str, &str)] = &[
     (
         "private-key",
-        r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY( BLOCK)?-----(?P<secret>(?s:.*?))(-----END[ A-Z0-9]{0,40}PRIVATE KEY( BLOCK)?-----|\z)",
+        // The block ends at its END line, at a `"` (a key inside a JSON or code string: the
+        // string's end is never masked, so JSON stays JSON), or at the end of the text (a
+        // range or a cut value may end inside it).
+        r#"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY( BLOCK)?-----(?P<secret>[^"]*?)(-----END[ A-Z0-9]{0,40}PRIVATE KEY( BLOCK)?-----|"|\z)"#,
     ),
     (
         "aws-access-key-id",
@@ -169,7 +172,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ),
     (
         "url-password",
-        r"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@]{1,100}:(?P<secret>[^\s@/]{1,200})@",
+        r#"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@"'\\]{1,100}:(?P<secret>[^\s@/"'\\]{1,200})@"#,
     ),
     (
         "assigned-secret",
@@ -707,6 +710,26 @@ mod tests {
         let masked = redactor.redact("x:y", "名字: 张三丰.");
         assert_eq!(masked.text, "名字: 张******.");
         assert_eq!(masked.text.len(), "名字: 张三丰.".len());
+    }
+
+    /// Masks never touch the quotes of a JSON string, so a JSON answer (a SQL row, a git
+    /// commit) stays JSON even when a key block in it is cut short.
+    #[test]
+    fn json_answers_stay_json() {
+        let row = serde_json::json!({
+            "key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+            "url": "postgres://app:S3cr3t-P4ss@db/shop",
+            "quoted": "mysql://u:p\"x@h",
+            "after": "kept"
+        })
+        .to_string();
+        let masked = credentials(&row);
+        let parsed: serde_json::Value = serde_json::from_str(&masked).expect("still JSON");
+        assert_eq!(parsed["after"], "kept");
+        assert!(
+            !masked.contains("MIIEvQ") && !masked.contains("S3cr3t"),
+            "{masked}"
+        );
     }
 
     /// Built once: compiling the rules is the slow part.
