@@ -114,6 +114,8 @@ enum Check {
     Octets,
     /// 7 to 15 digits, whatever their grouping (a longer run is something else).
     PhoneDigits,
+    /// A key block without its END line is at most 8 KiB.
+    KeyBlock,
 }
 
 /// One compiled rule.
@@ -134,10 +136,12 @@ struct Compiled {
 pub const BUILT_IN: &[(&str, &str)] = &[
     (
         "private-key",
-        // The block ends at its END line, at a `"` (a key inside a JSON or code string: the
-        // string's end is never masked, so JSON stays JSON), or at the end of the text (a
-        // range or a cut value may end inside it).
-        r#"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY( BLOCK)?-----(?P<secret>[^"]*?)(-----END[ A-Z0-9]{0,40}PRIVATE KEY( BLOCK)?-----|"|\z)"#,
+        // The block ends at its END line; at the end of a JSON string (a `"` before `,`, `}`
+        // or `]`: the string's end is never masked, so JSON stays JSON — but a key written as
+        // concatenated string literals goes on); or at the end of the text (a range or a cut
+        // value may end inside it; without an END, at most 8 KiB: a mere mention of the
+        // header in prose masks nothing).
+        r#"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY( BLOCK)?-----(?P<secret>(?s:.*?))(-----END[ A-Z0-9]{0,40}PRIVATE KEY( BLOCK)?-----|"[ \t\r\n]*[,}\]]|\z)"#,
     ),
     (
         "aws-access-key-id",
@@ -145,7 +149,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ),
     (
         "aws-secret-access-key",
-        r#"(?i)aws.{0,20}?(?:secret|private).{0,20}?['"]?\s*[:=]\s*['"]?(?P<secret>[A-Za-z0-9/+=]{40})\b"#,
+        r#"(?i-u)aws[ -~]{0,20}?(?:secret|private)[ -~]{0,20}?\\?['"]?[ \t]*[:=][ \t]*\\?['"]?(?P<secret>[A-Za-z0-9/+=]{40})\b"#,
     ),
     ("gcp-api-key", r"\bAIza[0-9A-Za-z_\-]{35}\b"),
     (
@@ -178,7 +182,10 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         "assigned-secret",
         // ASCII only and led by its keywords, so that the regex engine finds candidates by
         // their literals (a Unicode class in front made this rule 20 times slower).
-        r#"(?i-u)(?:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)[a-z0-9_.\-]{0,30}['"]?[ \t]*(?::=|=>|=|:)[ \t]*['"]?(?P<secret>[0-9a-z!#$%&()*+\-./<=>?@\[\]^_{|}~]{12,200})"#,
+        // A key and its value may be quoted, and the quotes escaped (JSON inside JSON: a SQL
+        // column holding settings). The value excludes brackets: `Option<Password>` and
+        // `f(x)` are code, not secrets.
+        r#"(?i-u)(?:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|credential)[a-z0-9_.\-]{0,30}\\?['"]?[ \t]*(?::=|=>|=|:)[ \t]*\\?['"]?(?P<secret>[0-9a-z!#$%&*+\-./=?@^_{|}~]{12,400})"#,
     ),
 ];
 
@@ -250,10 +257,10 @@ impl Redactor {
                     regex,
                     group,
                     mask: Mask::Full,
-                    check: if *name == "assigned-secret" {
-                        Check::Random
-                    } else {
-                        Check::None
+                    check: match *name {
+                        "assigned-secret" => Check::Random,
+                        "private-key" => Check::KeyBlock,
+                        _ => Check::None,
                     },
                     keep_line_breaks: *name == "private-key",
                     uris: Vec::new(),
@@ -329,7 +336,9 @@ impl Redactor {
                         }
                     }
                 };
-                if start == end || !passes(rule, &text[start..end]) {
+                if start == end
+                    || !passes(rule, &text[start..end], &text[found.start()..found.end()])
+                {
                     continue;
                 }
                 spans.push((start, end, index));
@@ -365,9 +374,10 @@ impl Redactor {
     }
 }
 
-/// Whether a match passes its rule's check.
-fn passes(rule: &Compiled, found: &str) -> bool {
+/// Whether a match (`found`, the part to mask, within `whole`) passes its rule's check.
+fn passes(rule: &Compiled, found: &str, whole: &str) -> bool {
     match rule.check {
+        Check::KeyBlock => whole.ends_with("-----") || found.len() <= 8 * 1024,
         Check::None => true,
         Check::PhoneDigits => (7..=15).contains(&found.bytes().filter(u8::is_ascii_digit).count()),
         Check::Random => looks_random(found),
@@ -385,6 +395,19 @@ fn looks_random(value: &str) -> bool {
         return false;
     }
     if value.starts_with('$') || value.starts_with('%') || value.contains("{{") {
+        return false;
+    }
+    // A path or a dotted name (`/run/secrets/db`, `self.config.token`): not a secret.
+    if value.starts_with('/') || value.starts_with("./") {
+        return false;
+    }
+    if value.contains('.')
+        && value.split('.').all(|part| {
+            !part.is_empty()
+                && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && !part.as_bytes()[0].is_ascii_digit()
+        })
+    {
         return false;
     }
     // An identifier, not a secret: a UUID.
@@ -730,6 +753,36 @@ mod tests {
             !masked.contains("MIIEvQ") && !masked.contains("S3cr3t"),
             "{masked}"
         );
+    }
+
+    /// Secrets in escaped JSON (a settings column, a JSON string holding JSON) and in keys
+    /// written as concatenated literals; code and prose that only look like them stay.
+    #[test]
+    fn escaped_and_concatenated_secrets_and_code_near_misses() {
+        let settings = serde_json::json!({
+            "settings": "{\"smtp\":{\"password\":\"Xk9#mQ2$vL7pW4zR\"},\"aws_secret_access_key\":\"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\"}"
+        })
+        .to_string();
+        let masked = credentials(&settings);
+        assert!(
+            !masked.contains("Xk9#") && !masked.contains("wJalrX"),
+            "{masked}"
+        );
+        serde_json::from_str::<serde_json::Value>(&masked).expect("still JSON");
+        let concatenated = "KEY = (\"-----BEGIN RSA PRIVATE KEY-----\\n\"\n       \"MIIEowIBAAKCAQEA7bq98\\n\"\n       \"-----END RSA PRIVATE KEY-----\\n\")\n";
+        assert!(!credentials(concatenated).contains("MIIEow"));
+        for code in [
+            "    password: Option<Password>,\n",
+            "let token = self.shared.shutdown.clone();\n",
+            "password_file: /run/secrets/db-password\n",
+            "The header -----BEGIN OPENSSH PRIVATE KEY----- starts a key file; ",
+        ] {
+            let mut text = code.to_owned();
+            if code.starts_with("The header") {
+                text.push_str(&"and so on. ".repeat(1000));
+            }
+            assert_eq!(credentials(&text), text, "{code}");
+        }
     }
 
     /// Built once: compiling the rules is the slow part.

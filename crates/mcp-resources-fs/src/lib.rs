@@ -753,18 +753,7 @@ impl Provider for FilesystemProvider {
     /// `file:///a.txt?offset=O&length=L` is the range `O..O+L` of `file:///a.txt` (to its end
     /// without a length), for the engine's content rules.
     fn range_of(&self, uri: &ResourceUri) -> Option<(ResourceUri, ByteRange)> {
-        let Ok(Some(read::Part::Range { offset, length })) = read::parse_query(uri.query()) else {
-            return None;
-        };
-        let (base, _) = uri.as_str().split_once('?')?;
-        let base = ResourceUri::parse(base).ok()?;
-        Some((
-            base,
-            ByteRange {
-                offset,
-                length: length.unwrap_or(u64::MAX - offset),
-            },
-        ))
+        read::range_of(uri)
     }
 
     fn claims(&self, uri: &ResourceUri) -> bool {

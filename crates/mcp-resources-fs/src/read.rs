@@ -41,6 +41,27 @@ pub(crate) enum Part {
     Range { offset: u64, length: Option<u64> },
 }
 
+/// When `uri`'s query asks for a range (`?offset=O&length=L`), the URI without its query and
+/// that range (to the end without a length): what [`Provider::range_of`] answers for files
+/// and skill files.
+///
+/// [`Provider::range_of`]: mcp_resources_core::provider::Provider::range_of
+pub(crate) fn range_of(
+    uri: &mcp_resources_core::uri::ResourceUri,
+) -> Option<(mcp_resources_core::uri::ResourceUri, ByteRange)> {
+    let Ok(Some(Part::Range { offset, length })) = parse_query(uri.query()) else {
+        return None;
+    };
+    let (base, _) = uri.as_str().split_once('?')?;
+    Some((
+        mcp_resources_core::uri::ResourceUri::parse(base).ok()?,
+        ByteRange {
+            offset,
+            length: length.unwrap_or(u64::MAX - offset),
+        },
+    ))
+}
+
 /// Reads the query of a request: `Ok(None)` when it holds anything but `offset` and `length`
 /// (each at most once), an error a client may see when one of those is not a number.
 pub(crate) fn parse_query(query: Option<&str>) -> Result<Option<Part>, ProviderError> {

@@ -216,7 +216,9 @@ impl Sources {
             secret_exceptions: config.secret_exceptions.clone(),
             respect_ignore_files: config.respect_ignore_files,
             refuse_hard_links: config.refuse_hard_links,
-            max_read_bytes: config.max_read_bytes,
+            // Content rules read ranges a margin past each edge: providers allow it, the
+            // engine holds every answer to the limit.
+            max_read_bytes: provider_read_limit(config),
             read_cache_bytes: config.read_cache_bytes,
             watch: config.watch,
             ..FsConfig::new(roots)
@@ -238,7 +240,9 @@ impl Sources {
             let git_config = GitConfig {
                 secret_patterns: config.secret_patterns.clone(),
                 secret_exceptions: config.secret_exceptions.clone(),
-                max_read_bytes: config.max_read_bytes,
+                // Content rules read ranges a margin past each edge: providers allow it, the
+                // engine holds every answer to the limit.
+                max_read_bytes: provider_read_limit(config),
                 watch: config.watch,
                 ..GitConfig::new(config.git.clone())
             };
@@ -258,6 +262,18 @@ impl Sources {
             git,
             skills,
         })
+    }
+}
+
+/// The read limit given to providers: the configured one, plus the margins a ranged read
+/// reads past its edges when content rules are on (the engine holds answers to the limit).
+fn provider_read_limit(config: &Config) -> u64 {
+    if config.redact_content {
+        config
+            .max_read_bytes
+            .saturating_add(2 * mcp_resources_core::engine::REDACT_MARGIN)
+    } else {
+        config.max_read_bytes
     }
 }
 

@@ -46,6 +46,11 @@ mod directory;
 mod lists;
 mod redaction;
 
+/// How many bytes a ranged read looks past each edge of its range when content rules are on:
+/// more than the longest secret a built-in rule finds whole (a PEM key block of a 4096-bit
+/// RSA key is about 3.3 KB). See the `redaction` module.
+pub const REDACT_MARGIN: u64 = 16 * 1024;
+
 use std::collections::HashMap;
 use std::future::Future;
 use std::num::NonZeroUsize;
@@ -813,6 +818,21 @@ impl Engine {
             Owner::Provider(provider) => {
                 self.providers[*provider].provider.complete(request).await?
             }
+        };
+        // Candidates are values leaving too: one the content rules would mask is dropped
+        // (masked, it would complete to nothing).
+        let candidates = if self.redactor.is_empty() {
+            candidates
+        } else {
+            candidates
+                .into_iter()
+                .filter(|candidate| {
+                    matches!(
+                        self.redactor.redact(template, candidate).text,
+                        std::borrow::Cow::Borrowed(_)
+                    )
+                })
+                .collect()
         };
         Ok(filter_candidates(
             candidates,

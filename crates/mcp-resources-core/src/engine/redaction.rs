@@ -6,24 +6,23 @@
 //! when a URI is a range of another, through [`Provider::range_of`](crate::provider::Provider::range_of)), a transport or an era.
 //!
 //! A whole read is masked in place. A ranged read (a provider's range URI, or
-//! [`Engine::read_range`]) reads [`MARGIN`] bytes more on each side, masks that, and answers
+//! [`Engine::read_range`]) reads [`REDACT_MARGIN`](super::REDACT_MARGIN) bytes more on each side, masks that, and answers
 //! the asked bytes of it: a secret that crosses an edge of the range is found and its bytes
 //! inside the range come back masked, with every offset and size still true (masks keep
-//! lengths). When the widened read fails (a provider that cannot cut its body there), the
-//! whole resource is read instead; when that fails too, the range alone is read and masked
-//! (a secret crossing its edge may then go unseen). Bodies the provider answers as bytes
-//! (binary files, sent as base64) are not scanned.
+//! lengths). Providers must allow reads of their limit plus twice the margin (the binary
+//! configures them so; the engine still holds answers to its own limit). When the widened
+//! read fails (a provider that cannot cut its body there), the whole resource is read
+//! instead; when that fails too, the read fails: the range alone is never answered, as a
+//! secret it cuts would leak. Bodies answered as bytes are scanned too, run of UTF-8 by run
+//! (a file that is text but for one Latin-1 byte is no less full of secrets); their bytes
+//! that match a rule are masked like text.
 
 use crate::error::ReadError;
 use crate::policy::{Action, Principal};
 use crate::resource::{Body, ByteRange, Contents};
 use crate::uri::ResourceUri;
 
-use super::{Engine, ReadOutput, splits_a_character};
-
-/// How many bytes a ranged read looks past each edge of its range: more than the longest
-/// secret a built-in rule finds whole (a PEM key block of a 4096-bit RSA key is about 3.3 KB).
-pub(crate) const MARGIN: u64 = 16 * 1024;
+use super::{Engine, REDACT_MARGIN as MARGIN, ReadOutput, splits_a_character};
 
 impl Engine {
     /// [`Engine::read`] with content rules.
@@ -78,22 +77,16 @@ impl Engine {
             .await
         {
             Ok(output) => (output, range.offset - start),
-            Err(_) => match self.read_inner(principal, base, None, 0).await {
-                Ok(output) => (output, range.offset),
-                // The range alone, masked as far as it shows.
-                Err(_) => {
-                    let output = if uri == base {
-                        self.read_inner(principal, uri, Some(range), 0).await?
-                    } else {
-                        self.read_inner(principal, uri, None, 0).await?
-                    };
-                    return Ok(self.masked(uri, output));
-                }
-            },
+            // A provider that cannot cut its body there (a character at the edge): the whole
+            // resource, when it fits. Never the range alone: a secret it cuts would leak.
+            Err(_) => (
+                self.read_inner(principal, base, None, 0).await?,
+                range.offset,
+            ),
         };
         let mut contents = Vec::with_capacity(output.contents.len());
         for part in output.contents.iter() {
-            contents.push(self.cut(uri, part, lead, range)?);
+            contents.push(self.cut(uri, base, part, lead, range)?);
         }
         self.check_size(uri, contents.iter().map(|part| part.body.len()).sum())?;
         Ok(ReadOutput {
@@ -102,7 +95,9 @@ impl Engine {
         })
     }
 
-    /// `output` with its text bodies masked, answered as `uri`.
+    /// `output` with its bodies masked: texts, and the runs of UTF-8 text inside bytes (a
+    /// file that is text but for one Latin-1 byte or a NUL is answered as bytes, and is no
+    /// less full of secrets).
     fn masked(&self, uri: &ResourceUri, output: ReadOutput) -> ReadOutput {
         let mut changed = false;
         let contents: Vec<Contents> = output
@@ -110,11 +105,19 @@ impl Engine {
             .iter()
             .map(|part| {
                 let mut part = part.clone();
-                if let Body::Text(text) = &part.body {
-                    let masked = self.redactor.redact(uri.as_str(), text);
-                    if matches!(masked.text, std::borrow::Cow::Owned(_)) {
-                        changed = true;
-                        part.body = Body::Text(masked.text.into_owned().into());
+                match &part.body {
+                    Body::Text(text) => {
+                        let masked = self.redactor.redact(uri.as_str(), text);
+                        if matches!(masked.text, std::borrow::Cow::Owned(_)) {
+                            changed = true;
+                            part.body = Body::Text(masked.text.into_owned().into());
+                        }
+                    }
+                    Body::Bytes(bytes) => {
+                        if let Some(masked) = self.mask_bytes(uri.as_str(), bytes) {
+                            changed = true;
+                            part.body = Body::Bytes(masked.into());
+                        }
                     }
                 }
                 part
@@ -129,13 +132,15 @@ impl Engine {
         }
     }
 
-    /// The bytes `lead..lead + range.length` of `part` (cut at its end), answered as `uri`:
-    /// text, masked with the context around it, when the provider answered text, or when it
-    /// answered bytes (a widened range may cut a character at its edges) whose asked part is
-    /// text without NUL; bytes as they were otherwise.
+    /// The bytes `lead..lead + range.length` of `part` (cut at its end), masked with the
+    /// context around them (rules scoped by `base`, the resource the range is of), answered
+    /// as `uri`: text when the provider answered text (an error when the range cuts a
+    /// character, as without rules), or when it answered bytes (a widened range may cut a
+    /// character at its edges) whose asked part is text without NUL; bytes otherwise.
     fn cut(
         &self,
         uri: &ResourceUri,
+        base: &ResourceUri,
         part: &Contents,
         lead: u64,
         range: ByteRange,
@@ -147,7 +152,8 @@ impl Engine {
         let len = raw.len() as u64;
         let from = lead.min(len) as usize;
         let to = lead.saturating_add(range.length).min(len) as usize;
-        let asked = &raw[from..to];
+        let masked = self.mask_bytes(base.as_str(), raw);
+        let asked = &masked.as_deref().unwrap_or(raw)[from..to];
         let is_text = match &part.body {
             Body::Text(_) => {
                 if std::str::from_utf8(asked).is_err() {
@@ -160,9 +166,7 @@ impl Engine {
         let mut answer = part.clone();
         answer.uri = uri.clone();
         answer.body = if is_text {
-            let masked = self.mask_bytes(uri.as_str(), raw);
-            let text = std::str::from_utf8(&masked[from..to])
-                .expect("invariant: masks keep every character boundary");
+            let text = std::str::from_utf8(asked).expect("invariant: checked above");
             Body::Text(text.into())
         } else {
             Body::Bytes(asked.into())
@@ -171,15 +175,16 @@ impl Engine {
     }
 
     /// `bytes` with each run of valid UTF-8 in them masked in place (a widened range may cut
-    /// a character at either end, or the body hold stray bytes).
-    fn mask_bytes(&self, uri: &str, bytes: &[u8]) -> Vec<u8> {
-        let mut out = bytes.to_vec();
+    /// a character at either end, or the body hold stray bytes); `None` when nothing was.
+    fn mask_bytes(&self, uri: &str, bytes: &[u8]) -> Option<Vec<u8>> {
+        let mut out: Option<Vec<u8>> = None;
         let mut at = 0;
         for chunk in bytes.utf8_chunks() {
             let valid = chunk.valid();
             let masked = self.redactor.redact(uri, valid);
             if matches!(masked.text, std::borrow::Cow::Owned(_)) {
-                out[at..at + valid.len()].copy_from_slice(masked.text.as_bytes());
+                out.get_or_insert_with(|| bytes.to_vec())[at..at + valid.len()]
+                    .copy_from_slice(masked.text.as_bytes());
             }
             at += valid.len() + chunk.invalid().len();
         }

@@ -184,6 +184,15 @@ impl Provider for SkillsProvider {
         uri.scheme() == SKILL_SCHEME
     }
 
+    /// `skill://NAME/FILE?offset=O&length=L` is the range `O..O+L` of the skill file's URI
+    /// without its query, for the engine's content rules (as for `file://`).
+    fn range_of(
+        &self,
+        uri: &ResourceUri,
+    ) -> Option<(ResourceUri, mcp_resources_core::resource::ByteRange)> {
+        crate::read::range_of(uri)
+    }
+
     /// Each skill's `SKILL.md`, with the skill's name and description.
     async fn list(&self, request: ListRequest<'_>) -> Result<Vec<Resource>, ProviderError> {
         Ok(self

@@ -1429,10 +1429,82 @@ async fn content_rules_mask_secrets_across_the_edges_of_ranged_reads() {
         .await
         .unwrap();
     assert_eq!(part.contents[0].body, Body::Text("********".into()));
-    // Binary files are not scanned.
+    // Bytes bodies are scanned too, run of text by run, the NUL kept.
     let uri = ResourceUri::parse(&fixture.uri("blob.bin")).unwrap();
     let blob = engine.read(&anyone, &uri).await.unwrap();
+    let Body::Bytes(bytes) = &blob.contents[0].body else {
+        panic!("bytes");
+    };
+    assert_eq!(bytes.len(), token.len() + 1);
+    assert_eq!(bytes[0], 0);
+    assert!(bytes[1..].iter().all(|byte| *byte == b'*'), "{bytes:?}");
+}
+
+/// The content rules where the review found the edges: a file that is text but for one
+/// Latin-1 byte (answered as bytes), a range that starts inside a multibyte character, and a
+/// configured rule scoped to `*.csv` read through a range URI.
+#[tokio::test]
+async fn content_rules_hold_for_bytes_bodies_cut_characters_and_scoped_rules() {
+    use mcp_resources_core::redact::{Kind, Mask, Pattern, RedactRule, Redactor};
+    let fixture = Fixture::new();
+    let password = "Xk9#mQ2$vL7pW4zR";
+    let mut latin1 = b"# caf\xe9\npassword = ".to_vec();
+    latin1.extend_from_slice(password.as_bytes());
+    latin1.push(b'\n');
+    fs::write(fixture.path().join("latin1.conf"), &latin1).unwrap();
+    let multi = format!(
+        "{}\npassword = {password}\n{}",
+        "\u{e9}".repeat(100),
+        "\u{e9}".repeat(100)
+    );
+    fs::write(fixture.path().join("multi.txt"), &multi).unwrap();
+    fs::write(
+        fixture.path().join("people.csv"),
+        "name,email\nZhang,zhang@example.com\n",
+    )
+    .unwrap();
+    let provider = fixture.provider();
+    let redactor = Redactor::credentials()
+        .with_rules(&[RedactRule {
+            name: "emails".to_owned(),
+            pattern: Pattern::Kind(Kind::Email),
+            mask: Mask::KeepFirst(1),
+            uris: vec![format!("{}/**.csv", fixture.prefix)],
+        }])
+        .unwrap();
+    let engine = Engine::builder(CursorKey::new([7; 32]))
+        .provider(Arc::new(provider.clone()))
+        .redactor(redactor)
+        .build()
+        .unwrap();
+    let anyone = Principal::anonymous();
+    let body = |uri: String| {
+        let engine = &engine;
+        let anyone = &anyone;
+        async move {
+            let uri = ResourceUri::parse(&uri).unwrap();
+            let output = engine.read(anyone, &uri).await.unwrap();
+            match &output.contents[0].body {
+                Body::Text(text) => text.as_bytes().to_vec(),
+                Body::Bytes(bytes) => bytes.to_vec(),
+            }
+        }
+    };
+    let whole = body(fixture.uri("latin1.conf")).await;
+    assert_eq!(whole.len(), latin1.len());
     assert!(
-        matches!(&blob.contents[0].body, Body::Bytes(bytes) if bytes.ends_with(token.as_bytes()))
+        !whole.windows(6).any(|window| window == b"Xk9#mQ"),
+        "{whole:?}"
+    );
+    assert!(whole.starts_with(b"# caf\xe9\n"));
+    // 201 bytes into the text is the middle of an `é`; the range ends inside the password.
+    let at = multi.find(password).unwrap();
+    let part = body(fixture.uri(&format!("multi.txt?offset=201&length={}", at + 6 - 201))).await;
+    assert!(!part.windows(4).any(|window| window == b"Xk9#"), "{part:?}");
+    assert_eq!(part.len(), at + 6 - 201);
+    let ranged = body(fixture.uri("people.csv?offset=0&length=39")).await;
+    assert_eq!(
+        String::from_utf8(ranged).unwrap(),
+        "name,email\nZhang,z****************\n"
     );
 }
