@@ -81,7 +81,11 @@ impl Engine {
             after,
         });
         Ok(Page {
-            items: filled.items,
+            items: filled
+                .items
+                .into_iter()
+                .map(|resource| self.masked_resource(resource))
+                .collect(),
             next_cursor,
             cache: self.provider_cache(slot, uri),
         })

@@ -73,7 +73,11 @@ impl Engine {
             after,
         });
         Ok(Page {
-            items: filled.items,
+            items: filled
+                .items
+                .into_iter()
+                .map(|resource| self.masked_resource(resource))
+                .collect(),
             next_cursor,
             cache: self.list_cache,
         })
@@ -132,7 +136,11 @@ impl Engine {
         let next_cursor =
             self.next_cursor(&filled, |source, after| Position::Skills { source, after });
         Ok(Page {
-            items: filled.items,
+            items: filled
+                .items
+                .into_iter()
+                .map(|skill| self.masked_skill(skill))
+                .collect(),
             next_cursor,
             cache: self.list_cache,
         })
@@ -161,7 +169,7 @@ impl Engine {
             if let Some(skill) = found {
                 if self.skill_visible(principal, &skill) {
                     return Ok(SkillOutput {
-                        skill,
+                        skill: self.masked_skill(skill),
                         cache: slot.cache,
                     });
                 }

@@ -19,7 +19,8 @@
 
 use crate::error::ReadError;
 use crate::policy::{Action, Principal};
-use crate::resource::{Body, ByteRange, Contents};
+use crate::resource::{Body, ByteRange, Contents, Resource};
+use crate::skill::{FrontmatterValue, Skill};
 use crate::uri::ResourceUri;
 
 use super::{Engine, REDACT_MARGIN as MARGIN, ReadOutput, splits_a_character};
@@ -189,5 +190,60 @@ impl Engine {
             at += valid.len() + chunk.invalid().len();
         }
         out
+    }
+
+    /// `resource` with its title and description masked (a skill's description comes from
+    /// its author, and may quote anything).
+    pub(super) fn masked_resource(&self, mut resource: Resource) -> Resource {
+        if self.redactor.is_empty() {
+            return resource;
+        }
+        for text in [&mut resource.title, &mut resource.description]
+            .into_iter()
+            .flatten()
+        {
+            self.mask_string(resource.uri.as_str(), text);
+        }
+        resource
+    }
+
+    /// `skill` with every string of its frontmatter masked. (Its manifest's digests are of
+    /// the files as written: a file the rules mask reads differently from its digest.)
+    pub(super) fn masked_skill(&self, mut skill: Skill) -> Skill {
+        if self.redactor.is_empty() {
+            return skill;
+        }
+        let uri = skill.uri.as_str().to_owned();
+        for (_, value) in &mut skill.frontmatter.0 {
+            self.mask_value(&uri, value);
+        }
+        skill
+    }
+
+    fn mask_value(&self, uri: &str, value: &mut FrontmatterValue) {
+        match value {
+            FrontmatterValue::String(text) => self.mask_string(uri, text),
+            FrontmatterValue::List(items) => {
+                for item in items {
+                    self.mask_value(uri, item);
+                }
+            }
+            FrontmatterValue::Map(entries) => {
+                for (_, item) in entries {
+                    self.mask_value(uri, item);
+                }
+            }
+            FrontmatterValue::Null
+            | FrontmatterValue::Bool(_)
+            | FrontmatterValue::Integer(_)
+            | FrontmatterValue::Float(_) => {}
+        }
+    }
+
+    fn mask_string(&self, uri: &str, text: &mut String) {
+        let masked = self.redactor.redact(uri, text);
+        if let std::borrow::Cow::Owned(masked) = masked.text {
+            *text = masked;
+        }
     }
 }

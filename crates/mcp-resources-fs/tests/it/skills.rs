@@ -376,3 +376,64 @@ async fn wait_for(watcher: &mut mcp_resources_fs::SkillsWatcher, wanted: impl Fn
     }
     panic!("the change never came");
 }
+
+/// The content rules reach what a skill's author wrote in its frontmatter: a token in a
+/// description or a metadata value is masked in skills/list, skills/get and the resource list,
+/// and in a ranged read of a skill file that cuts it.
+#[tokio::test]
+async fn content_rules_mask_frontmatter_and_skill_file_ranges() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = "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";
+    fs::create_dir_all(dir.path().join("deploy")).unwrap();
+    fs::write(
+        dir.path().join("deploy/SKILL.md"),
+        format!(
+            "---\nname: deploy\ndescription: Deploys with {token}\nmetadata:\n  api_key: AKIAIOSFODNN7EXAMPLE\n---\n# deploy\n"
+        ),
+    )
+    .unwrap();
+    let body = format!("export GITHUB_TOKEN={token}\n");
+    fs::write(dir.path().join("deploy/notes.txt"), &body).unwrap();
+    let provider = provider(dir.path(), false);
+    let engine = Engine::builder(CursorKey::new([3; 32]))
+        .provider(Arc::new(provider.clone()))
+        .redactor(mcp_resources_core::redact::Redactor::credentials())
+        .build()
+        .unwrap();
+    let anyone = Principal::anonymous();
+    let listed = format!(
+        "{:?}",
+        engine.list_skills(&anyone, None).await.unwrap().items
+    );
+    let got = format!(
+        "{:?}",
+        engine
+            .get_skill(&anyone, &uri("skill://deploy/SKILL.md"))
+            .await
+            .unwrap()
+            .skill
+    );
+    let resources = format!(
+        "{:?}",
+        engine.list_resources(&anyone, None).await.unwrap().items
+    );
+    for text in [&listed, &got, &resources] {
+        assert!(text.contains("Deploys with"), "{text}");
+        assert!(
+            !text.contains("wWPw5k4a") && !text.contains("AKIAIOSF"),
+            "{text}"
+        );
+    }
+    let at = body.find(token).unwrap();
+    let part = engine
+        .read(
+            &anyone,
+            &uri(&format!(
+                "skill://deploy/notes.txt?offset={}&length=10",
+                at + 10
+            )),
+        )
+        .await
+        .unwrap();
+    assert_eq!(part.contents[0].body, Body::Text("**********".into()));
+}
