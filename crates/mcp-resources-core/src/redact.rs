@@ -15,10 +15,13 @@
 //! The built-in credential rules (see [`BUILT_IN`]): private key blocks (PEM, and the same
 //! block inside a JSON string such as a GCP service-account key), AWS access key ids and secret
 //! keys (the latter by its assignment), GCP API keys and service-account `private_key_id`s, Azure
-//! storage `AccountKey`s, GitHub, GitLab and Slack tokens, Slack webhooks, JWTs, the password of a
-//! `scheme://user:password@host` URL, and generic `password|secret|token|api_key… = "value"`
-//! assignments whose value looks random (at least 12 characters, of at least three character
-//! classes or a high per-character entropy). Each has a test with a true positive and a
+//! storage `AccountKey`s, GitHub, GitLab, OpenAI and Slack tokens (bot, user and app), Slack
+//! webhooks, JWTs, `Authorization: Basic|Bearer …` values, the password of a
+//! `scheme://user:password@host` URL, XML `<password>` elements, `password VALUE` as `.netrc`
+//! and command lines write it, and generic `password|secret|token|api_key… = "value"`
+//! assignments (quoted, unquoted or JSON-escaped) whose value looks random (at least 12
+//! characters, of at least three character classes or a high per-character entropy; not a
+//! UUID, a path, a dotted name or a `${VAR}`). Each has a test with a true positive and a
 //! near-miss that stays untouched.
 
 use std::borrow::Cow;
@@ -165,7 +168,14 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{82})\b",
     ),
     ("gitlab-token", r"\bglpat-[A-Za-z0-9_\-]{20,}\b"),
-    ("slack-token", r"\bxox[abposr]-[A-Za-z0-9\-]{10,250}\b"),
+    (
+        "openai-key",
+        r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,}",
+    ),
+    (
+        "slack-token",
+        r"\b(?:xox[abposr]|xapp)-[A-Za-z0-9\-]{10,250}\b",
+    ),
     (
         "slack-webhook",
         r"https://hooks\.slack\.com/services/(?P<secret>T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,})",
@@ -173,6 +183,18 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     (
         "jwt",
         r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    ),
+    (
+        "http-authorization",
+        r"(?i-u)authorization[ \t]*[:=][ \t]*\\?['\x22]?(?:basic|bearer|token)[ \t]+(?P<secret>[A-Za-z0-9+/=._~\-]{16,})",
+    ),
+    (
+        "spaced-password",
+        r"(?i-u)(?:password|passwd)[ \t]+(?P<secret>[0-9a-z!#$%&*+\-./=?@^_{|}~]{12,200})",
+    ),
+    (
+        "xml-password",
+        r"(?i-u)<[a-z_:\-]{0,30}(?:password|passwd|secret|token|api_?key)>(?u:(?P<secret>[^<]{1,400}))</",
     ),
     (
         "url-password",
@@ -258,7 +280,7 @@ impl Redactor {
                     group,
                     mask: Mask::Full,
                     check: match *name {
-                        "assigned-secret" => Check::Random,
+                        "assigned-secret" | "spaced-password" => Check::Random,
                         "private-key" => Check::KeyBlock,
                         _ => Check::None,
                     },
@@ -585,6 +607,30 @@ mod tests {
                 "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U\n",
                 "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
                 "background: url(data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==);\n",
+            ),
+            (
+                "openai-key",
+                "OPENAI_API_KEY=sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd\n",
+                "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd",
+                "the sk-learn package and a task-force meeting\n",
+            ),
+            (
+                "http-authorization",
+                "curl -H 'Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1lMTIz' https://api\n",
+                "YWxhZGRpbjpvcGVuc2VzYW1lMTIz",
+                "Authorization: Bearer <token> goes in the header\n",
+            ),
+            (
+                "spaced-password",
+                "machine api.example.com login ada password Xk9mQ2vL7pW4zRt\n",
+                "Xk9mQ2vL7pW4zRt",
+                "the password authentication flow is described below\n",
+            ),
+            (
+                "xml-password",
+                "<datasource><password>hunter2hunter2</password></datasource>\n",
+                "hunter2hunter2",
+                "<passwordPolicy>strict</passwordPolicy>\n",
             ),
             (
                 "url-password",
