@@ -119,6 +119,8 @@ enum Check {
     PhoneDigits,
     /// A key block without its END line is at most 8 KiB.
     KeyBlock,
+    /// Upper and lower case letters and digits, all three (a generated key, not a word).
+    Mixed,
 }
 
 /// One compiled rule.
@@ -130,9 +132,33 @@ struct Compiled {
     group: Option<usize>,
     mask: Mask,
     check: Check,
-    /// Line breaks inside the match stay (a key block keeps its lines).
-    keep_line_breaks: bool,
+    /// What a mask leaves in place inside the match.
+    keep: Keep,
+    /// Text the rule can only match in: a text without it is not searched (the key-lines
+    /// rules have no literal of their own to start from).
+    requires: Option<&'static str>,
     uris: Vec<UriPattern>,
+}
+
+/// What a mask leaves in place inside its span, besides what [`Mask`] keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Keep {
+    Nothing,
+    /// Line breaks (a key block keeps its lines).
+    LineBreaks,
+    /// Line breaks, blanks, quotes and commas (a key's lines written as strings keep their
+    /// syntax: a JSON array stays JSON).
+    Punctuation,
+}
+
+impl Keep {
+    fn keeps(self, character: char) -> bool {
+        match self {
+            Keep::Nothing => false,
+            Keep::LineBreaks => matches!(character, '\n' | '\r'),
+            Keep::Punctuation => matches!(character, '\n' | '\r' | ' ' | '\t' | '"' | '\'' | ','),
+        }
+    }
 }
 
 /// The built-in credential rules: name and regex (a `secret` group is what is masked).
@@ -144,7 +170,21 @@ pub const BUILT_IN: &[(&str, &str)] = &[
         // concatenated string literals goes on); or at the end of the text (a range or a cut
         // value may end inside it; without an END, at most 8 KiB: a mere mention of the
         // header in prose masks nothing).
-        r#"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY( BLOCK)?-----(?P<secret>(?s:.*?))(-----END[ A-Z0-9]{0,40}PRIVATE KEY( BLOCK)?-----|"[ \t\r\n]*[,}\]]|\z)"#,
+        r#"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY( BLOCK)?-----(?P<secret>[^\x00]*?)(-----END[ A-Z0-9]{0,40}PRIVATE KEY( BLOCK)?-----|"[ \t\r\n]*[,}\]]|\z)"#,
+    ),
+    (
+        // A key's lines after its BEGIN line, however they are written: a PEM file, a diff's
+        // context or added lines, an array of strings, concatenated literals (the block rule
+        // above stops at the first string's end). Only the base64 is masked: quotes, commas
+        // and line breaks stay.
+        "key-lines-after-begin",
+        r#"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:\\n)?["']?[ \t]*[,+]?[ \t]*\r?\n(?P<secret>(?m:(?:^[ \t+\-]*["']?[A-Za-z0-9+/=]{16,80}(?:\\n)?["']?[ \t]*[,+]?[ \t]*(?:\r?\n|\z))+))"#,
+    ),
+    (
+        // A key's lines before its END line: what a range or a diff hunk shows of a key whose
+        // BEGIN line it does not hold.
+        "key-lines-before-end",
+        r#"(?m)(?P<secret>(?:^[ \t+\-]*["']?[A-Za-z0-9+/=]{16,80}(?:\\n)?["']?[ \t]*[,+]?[ \t]*\r?\n)+)[ \t+\-]*["']?-----END[ A-Z0-9]{0,40}PRIVATE KEY"#,
     ),
     (
         "aws-access-key-id",
@@ -186,7 +226,7 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ),
     (
         "http-authorization",
-        r"(?i-u)authorization[ \t]*[:=][ \t]*\\?['\x22]?(?:basic|bearer|token)[ \t]+(?P<secret>[A-Za-z0-9+/=._~\-]{16,})",
+        r"(?i-u)authorization\\?['\x22]?[ \t]*[:=][ \t]*\\?['\x22]?(?:basic|bearer|token)[ \t]+(?P<secret>[A-Za-z0-9+/=._~\-]{8,})",
     ),
     (
         "spaced-password",
@@ -198,7 +238,9 @@ pub const BUILT_IN: &[(&str, &str)] = &[
     ),
     (
         "url-password",
-        r#"\b[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@"'\\]{1,100}:(?P<secret>[^\s@/"'\\]{1,200})@"#,
+        // `(?-u:\b)`: a Unicode word boundary before non-ASCII text made this rule 10 times
+        // slower on ordinary source.
+        r#"(?-u:\b)[a-zA-Z][a-zA-Z0-9+.\-]{1,20}://[^\s:/@"'\\]{1,100}:(?P<secret>[^\s@/"'\\]{1,200})@"#,
     ),
     (
         "assigned-secret",
@@ -280,11 +322,17 @@ impl Redactor {
                     group,
                     mask: Mask::Full,
                     check: match *name {
-                        "assigned-secret" | "spaced-password" => Check::Random,
+                        "assigned-secret" | "spaced-password" | "xml-password" => Check::Random,
+                        "openai-key" => Check::Mixed,
                         "private-key" => Check::KeyBlock,
                         _ => Check::None,
                     },
-                    keep_line_breaks: *name == "private-key",
+                    requires: name.starts_with("key-lines").then_some("PRIVATE KEY"),
+                    keep: match *name {
+                        "private-key" => Keep::LineBreaks,
+                        "key-lines-after-begin" | "key-lines-before-end" => Keep::Punctuation,
+                        _ => Keep::Nothing,
+                    },
                     uris: Vec::new(),
                 }
             })
@@ -321,7 +369,8 @@ impl Redactor {
                 group,
                 mask: rule.mask,
                 check,
-                keep_line_breaks: false,
+                keep: Keep::Nothing,
+                requires: None,
                 uris,
             });
         }
@@ -340,6 +389,12 @@ impl Redactor {
         let mut counts = Vec::new();
         for (index, rule) in self.rules.iter().enumerate() {
             if !rule.uris.is_empty() && !rule.uris.iter().any(|pattern| pattern.matches(uri)) {
+                continue;
+            }
+            if rule
+                .requires
+                .is_some_and(|required| !text.contains(required))
+            {
                 continue;
             }
             let before = spans.len();
@@ -378,14 +433,7 @@ impl Redactor {
         let mut bytes = text.as_bytes().to_vec();
         for (start, end, index) in spans {
             let rule = &self.rules[index];
-            mask_span(
-                &mut bytes,
-                text,
-                start,
-                end,
-                rule.mask,
-                rule.keep_line_breaks,
-            );
+            mask_span(&mut bytes, text, start, end, rule.mask, rule.keep);
         }
         let masked =
             String::from_utf8(bytes).expect("invariant: masks replace whole characters by ASCII");
@@ -400,6 +448,11 @@ impl Redactor {
 fn passes(rule: &Compiled, found: &str, whole: &str) -> bool {
     match rule.check {
         Check::KeyBlock => whole.ends_with("-----") || found.len() <= 8 * 1024,
+        Check::Mixed => {
+            found.bytes().any(|b| b.is_ascii_uppercase())
+                && found.bytes().any(|b| b.is_ascii_lowercase())
+                && found.bytes().any(|b| b.is_ascii_digit())
+        }
         Check::None => true,
         Check::PhoneDigits => (7..=15).contains(&found.bytes().filter(u8::is_ascii_digit).count()),
         Check::Random => looks_random(found),
@@ -419,16 +472,15 @@ fn looks_random(value: &str) -> bool {
     if value.starts_with('$') || value.starts_with('%') || value.contains("{{") {
         return false;
     }
-    // A path or a dotted name (`/run/secrets/db`, `self.config.token`): not a secret.
-    if value.starts_with('/') || value.starts_with("./") {
+    // A lowercase path, a dotted name of lowercase identifiers or snake_case words
+    // (`/run/secrets/db`, `self.config.token`, `requirements_document`): not a secret.
+    let lowercase = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_';
+    if value.starts_with('/') && value.bytes().all(|b| lowercase(b) || b"/.-".contains(&b)) {
         return false;
     }
-    if value.contains('.')
-        && value.split('.').all(|part| {
-            !part.is_empty()
-                && part.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-                && !part.as_bytes()[0].is_ascii_digit()
-        })
+    if value.split('.').all(|part| {
+        !part.is_empty() && part.bytes().all(lowercase) && !part.as_bytes()[0].is_ascii_digit()
+    }) && (value.contains('.') || value.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
     {
         return false;
     }
@@ -489,15 +541,8 @@ fn luhn(value: &str) -> bool {
 }
 
 /// Masks `text[start..end]` in `bytes` (a copy of `text`): every byte of the masked characters
-/// becomes `*`, but the characters `mask` keeps (and line breaks, with `keep_line_breaks`).
-fn mask_span(
-    bytes: &mut [u8],
-    text: &str,
-    start: usize,
-    end: usize,
-    mask: Mask,
-    keep_line_breaks: bool,
-) {
+/// becomes `*`, but the characters `mask` keeps and those `keep` keeps.
+fn mask_span(bytes: &mut [u8], text: &str, start: usize, end: usize, mask: Mask, keep: Keep) {
     let span = &text[start..end];
     let count = span.chars().count();
     let (first, last) = match mask {
@@ -516,7 +561,7 @@ fn mask_span(
         if index < first || index >= count - last {
             continue;
         }
-        if keep_line_breaks && (character == '\n' || character == '\r') {
+        if keep.keeps(character) {
             continue;
         }
         let at = start + offset;
@@ -628,8 +673,8 @@ mod tests {
             ),
             (
                 "xml-password",
-                "<datasource><password>hunter2hunter2</password></datasource>\n",
-                "hunter2hunter2",
+                "<datasource><password>Xk9#mQ2$vL7pW4zR</password></datasource>\n",
+                "Xk9#mQ2$vL7pW4zR",
                 "<passwordPolicy>strict</passwordPolicy>\n",
             ),
             (
@@ -828,6 +873,51 @@ mod tests {
                 text.push_str(&"and so on. ".repeat(1000));
             }
             assert_eq!(credentials(&text), text, "{code}");
+        }
+    }
+
+    /// What the second review found: keys written as arrays of lines, a diff's context lines
+    /// of a key whose BEGIN line the hunk does not hold, dotted tokens, quoted header keys;
+    /// and a binary body's NULs stop a key block.
+    #[test]
+    fn keys_in_arrays_and_diffs_dotted_tokens_and_quoted_headers() {
+        let array = "KEY = [\n  \"-----BEGIN PRIVATE KEY-----\",\n  \"MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQ\",\n  \"C7VJTUt9Us8cKjMzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dV\",\n  \"-----END PRIVATE KEY-----\"\n]\n";
+        let masked = credentials(array);
+        assert!(
+            !masked.contains("MIIEvQ") && !masked.contains("C7VJTU"),
+            "{masked}"
+        );
+        assert_eq!(
+            masked.matches('"').count(),
+            array.matches('"').count(),
+            "quotes stay"
+        );
+        let diff = "@@ -3,4 +3,5 @@\n jvjUEFGc2SsVK9HcF+0xmxs9Qz1RbWdA\n Qz1RbWdAjvjUEFGc2SsVK9HcF+0xmxs=\n -----END RSA PRIVATE KEY-----\n+more\n";
+        let masked = credentials(diff);
+        assert!(
+            !masked.contains("jvjUEF") && masked.contains("+more"),
+            "{masked}"
+        );
+        for (text, secret) in [
+            (
+                "token = \"MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs\"\n",
+                "ZnCjm1XVW7",
+            ),
+            ("DB_PASSWORD = \"Xk9mQ2vL.pW4zRt8\"\n", "Xk9mQ2vL"),
+            (
+                "{\"Authorization\": \"Basic dXNlcjpwYXNz\"}",
+                "dXNlcjpwYXNz",
+            ),
+        ] {
+            assert!(!credentials(text).contains(secret), "{text}");
+        }
+        let binary = "-----BEGIN PRIVATE KEY-----\0\0padding\0-----END PRIVATE KEY-----";
+        assert_eq!(credentials(binary), binary, "a NUL is no key's");
+        for near_miss in [
+            "the password requirements_document is long\n",
+            "class=\"sk-nav-menu-item-with-a-very-long-kebab-name\"\n",
+        ] {
+            assert_eq!(credentials(near_miss), near_miss);
         }
     }
 
