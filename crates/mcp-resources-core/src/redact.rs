@@ -124,7 +124,7 @@ enum Check {
 }
 
 /// One compiled rule.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Compiled {
     name: String,
     regex: Regex,
@@ -273,8 +273,8 @@ fn kind_regex(kind: Kind) -> (&'static str, Check) {
     }
 }
 
-/// The compiled rules.
-#[derive(Debug, Default)]
+/// The compiled rules. Cheap to clone (the regexes are shared).
+#[derive(Clone, Debug, Default)]
 pub struct Redactor {
     rules: Vec<Compiled>,
 }
@@ -380,6 +380,24 @@ impl Redactor {
     /// Whether there is no rule at all.
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
+    }
+
+    /// `bytes`, a body of the resource `uri` answered as bytes, with each run of valid UTF-8
+    /// in it masked in place (a body may hold stray bytes, or a range cut a character at an
+    /// edge); `None` when nothing was.
+    pub fn redact_bytes(&self, uri: &str, bytes: &[u8]) -> Option<Vec<u8>> {
+        let mut out: Option<Vec<u8>> = None;
+        let mut at = 0;
+        for chunk in bytes.utf8_chunks() {
+            let valid = chunk.valid();
+            let masked = self.redact(uri, valid);
+            if let Cow::Owned(masked) = masked.text {
+                out.get_or_insert_with(|| bytes.to_vec())[at..at + valid.len()]
+                    .copy_from_slice(masked.as_bytes());
+            }
+            at += valid.len() + chunk.invalid().len();
+        }
+        out
     }
 
     /// `text`, a body of the resource `uri`, with every span a rule finds masked.

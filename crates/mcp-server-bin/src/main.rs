@@ -199,6 +199,8 @@ struct Sources {
     git: Option<GitProvider>,
     /// The skills, when a skills directory is configured.
     skills: Option<SkillsProvider>,
+    /// The content rules every read passes (none with `--no-redact`).
+    rules: Redactor,
 }
 
 impl Sources {
@@ -248,9 +250,28 @@ impl Sources {
             };
             Some(GitProvider::new(git_config)?)
         };
+        // Content rules: on unless turned off; a rule that does not compile stops the start.
+        let rules = if config.redact_content {
+            let rules = Redactor::credentials().with_rules(&config.redact)?;
+            tracing::info!(
+                rules = config.redact.len(),
+                "text answers are scanned: credentials and the configured rules are masked"
+            );
+            rules
+        } else {
+            tracing::warn!(
+                "content rules are off (--no-redact): credentials inside served files, diffs \
+                 and rows reach clients as they are"
+            );
+            Redactor::none()
+        };
         let skills = match &config.skills {
             Some(directory) => {
-                let skills = SkillsProvider::new(fs_config(vec![directory.clone()]))?;
+                // Manifest digests are of what reads serve: the files as the rules mask them.
+                let skills = SkillsProvider::with_content_rules(
+                    fs_config(vec![directory.clone()]),
+                    rules.clone(),
+                )?;
                 tracing::info!(directory = %directory.display(), skills = skills.len(), "serving skills");
                 Some(skills)
             }
@@ -261,6 +282,7 @@ impl Sources {
             provider,
             git,
             skills,
+            rules,
         })
     }
 }
@@ -284,6 +306,7 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         provider,
         git,
         skills,
+        rules,
     } = sources;
     // Databases are opened on the runtime: PostgreSQL's connections are tasks of it.
     let sql = if config.sql.is_empty() {
@@ -297,23 +320,8 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         _ => None,
     };
 
-    // Content rules: on unless turned off; a rule that does not compile stops the start.
-    let redactor = if config.redact_content {
-        let redactor = Redactor::credentials().with_rules(&config.redact)?;
-        tracing::info!(
-            rules = config.redact.len(),
-            "text answers are scanned: credentials and the configured rules are masked"
-        );
-        redactor
-    } else {
-        tracing::warn!(
-            "content rules are off (--no-redact): credentials inside served files, diffs and \
-             rows reach clients as they are"
-        );
-        Redactor::none()
-    };
     let mut builder = Server::builder()
-        .redactor(redactor)
+        .redactor(rules)
         .server_info(config.server_name.clone(), env!("CARGO_PKG_VERSION"))
         .page_size(config.page_size)
         .max_read_bytes(config.max_read_bytes);

@@ -175,21 +175,9 @@ impl Engine {
         Ok(answer)
     }
 
-    /// `bytes` with each run of valid UTF-8 in them masked in place (a widened range may cut
-    /// a character at either end, or the body hold stray bytes); `None` when nothing was.
+    /// `bytes` with each run of valid UTF-8 in them masked in place; `None` when nothing was.
     fn mask_bytes(&self, uri: &str, bytes: &[u8]) -> Option<Vec<u8>> {
-        let mut out: Option<Vec<u8>> = None;
-        let mut at = 0;
-        for chunk in bytes.utf8_chunks() {
-            let valid = chunk.valid();
-            let masked = self.redactor.redact(uri, valid);
-            if matches!(masked.text, std::borrow::Cow::Owned(_)) {
-                out.get_or_insert_with(|| bytes.to_vec())[at..at + valid.len()]
-                    .copy_from_slice(masked.text.as_bytes());
-            }
-            at += valid.len() + chunk.invalid().len();
-        }
-        out
+        self.redactor.redact_bytes(uri, bytes)
     }
 
     /// `resource` with its title and description masked (a skill's description comes from

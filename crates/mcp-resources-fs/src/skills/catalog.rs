@@ -16,6 +16,7 @@ use std::sync::Mutex;
 use std::time::SystemTime;
 
 use mcp_resources_core::change::Change;
+use mcp_resources_core::redact::Redactor;
 use mcp_resources_core::resource::{Body, Resource};
 use mcp_resources_core::skill::{
     MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_FILE, Skill, SkillFile, SkillFiles, is_valid_name,
@@ -58,8 +59,10 @@ pub(super) struct Entry {
 #[derive(Debug, Default)]
 pub(super) struct Digests(Mutex<HashMap<String, Kept>>);
 
-/// A kept digest: the file's size and modification time, and its SHA-256.
-type Kept = (u64, Option<SystemTime>, [u8; 32]);
+/// A kept digest: the file's size and modification time, the SHA-256 of the file as written
+/// (to notice a change at read time) and of what a read serves (the manifest's: the file with
+/// the content rules' masks, when rules are given).
+type Kept = (u64, Option<SystemTime>, [u8; 32], [u8; 32]);
 
 /// A file below a candidate skill, as the index lists it.
 struct Member {
@@ -71,13 +74,26 @@ struct Member {
 impl Catalog {
     /// Builds the catalog of the skills below `prefix` (the skills directory's `file://` URI
     /// and a slash) from `files`' index, reading what it must (blocking).
-    pub(super) fn build(files: &FilesystemProvider, prefix: &str, digests: &Digests) -> Catalog {
+    pub(super) fn build(
+        files: &FilesystemProvider,
+        prefix: &str,
+        digests: &Digests,
+        rules: Option<&Redactor>,
+    ) -> Catalog {
         let candidates = candidates(files, prefix);
         let mut catalog = Catalog::default();
         // The digest of every file hashed or kept in this build, by `file://` URI.
         let mut seen = HashMap::new();
         for (skill_file, members) in candidates {
-            match entry(files, prefix, digests, &skill_file, &members, &mut seen) {
+            match entry(
+                files,
+                prefix,
+                digests,
+                rules,
+                &skill_file,
+                &members,
+                &mut seen,
+            ) {
                 Ok(entry) => {
                     let root = skill_file.as_str().trim_end_matches(SKILL_FILE);
                     catalog.roots.insert(root.trim_end_matches('/').to_owned());
@@ -201,6 +217,7 @@ fn entry(
     files: &FilesystemProvider,
     prefix: &str,
     digests: &Digests,
+    rules: Option<&Redactor>,
     skill_file: &ResourceUri,
     members: &[Member],
     seen: &mut HashMap<String, [u8; 32]>,
@@ -255,10 +272,10 @@ fn entry(
     };
     let mut manifest = Vec::with_capacity(members.len());
     for member in members {
-        let (sha256, size) = digest(files, digests, member)?;
-        seen.insert(member.uri.as_str().to_owned(), sha256);
         let file_uri = skill_uri(prefix, member.uri.as_str())
             .ok_or_else(|| format!("{} has no canonical skill:// URI", member.uri))?;
+        let (written, sha256, size) = digest(files, digests, member, rules, &file_uri)?;
+        seen.insert(member.uri.as_str().to_owned(), written);
         manifest.push(SkillFile {
             uri: file_uri,
             sha256,
@@ -279,26 +296,36 @@ fn entry(
     })
 }
 
-/// The SHA-256 and length of what a read of `member` returns: kept from an earlier build when
-/// its size and modification time are the same, else read now.
+/// The SHA-256 of `member` as written, the SHA-256 of what a read of it (as `served`, its
+/// `skill://` URI) returns once `rules` masked it, and its length: kept from an earlier build
+/// when its size and modification time are the same, else read now. A manifest that gave the
+/// digest of the unmasked file would let anyone guess a short masked secret against it.
 fn digest(
     files: &FilesystemProvider,
     digests: &Digests,
     member: &Member,
-) -> Result<([u8; 32], u64), String> {
-    if let Some((size, modified, sha256)) = digests.lock().get(member.uri.as_str()) {
+    rules: Option<&Redactor>,
+    served: &ResourceUri,
+) -> Result<([u8; 32], [u8; 32], u64), String> {
+    if let Some((size, modified, written, read)) = digests.lock().get(member.uri.as_str()) {
         if *size == member.size && *modified == member.modified {
-            return Ok((*sha256, *size));
+            return Ok((*written, *read, *size));
         }
     }
     let body = read(files, &member.uri)?;
-    let sha256 = sha256(&body);
+    let written = sha256(&body);
+    let bytes: &[u8] = match &body {
+        Body::Text(text) => text.as_bytes(),
+        Body::Bytes(bytes) => bytes,
+    };
+    let masked = rules.and_then(|rules| rules.redact_bytes(served.as_str(), bytes));
+    let read_sha = masked.map_or(written, |masked| Sha256::digest(&masked).into());
     let size = body.len();
     digests.lock().insert(
         member.uri.as_str().to_owned(),
-        (size, member.modified, sha256),
+        (size, member.modified, written, read_sha),
     );
-    Ok((sha256, size))
+    Ok((written, read_sha, size))
 }
 
 /// The SHA-256 of the bytes of `body` (UTF-8 for text).

@@ -27,6 +27,7 @@ use mcp_resources_core::change::{Change, ChangeSource};
 use mcp_resources_core::provider::{
     DirectoryRequest, ListRequest, Provider, ProviderError, ReadRequest, SkillRequest,
 };
+use mcp_resources_core::redact::Redactor;
 use mcp_resources_core::resource::{Contents, Resource};
 use mcp_resources_core::skill::Skill;
 use mcp_resources_core::uri::ResourceUri;
@@ -58,6 +59,8 @@ struct Shared {
     file_prefix: String,
     catalog: RwLock<Arc<Catalog>>,
     digests: catalog::Digests,
+    /// The engine's content rules, for the manifests' digests.
+    rules: Option<Redactor>,
 }
 
 impl SkillsProvider {
@@ -70,6 +73,24 @@ impl SkillsProvider {
     /// An [`FsError`] for a root that is not one directory, as [`FilesystemProvider::new`]
     /// gives.
     pub fn new(config: FsConfig) -> Result<SkillsProvider, FsError> {
+        SkillsProvider::open(config, None)
+    }
+
+    /// [`SkillsProvider::new`] for an engine whose content rules are `rules`: each manifest
+    /// digest is then of the file as a read serves it, masked (a digest of the file as written
+    /// would let anyone guess a short masked secret against it, and would not match the read).
+    ///
+    /// # Errors
+    ///
+    /// As [`SkillsProvider::new`].
+    pub fn with_content_rules(
+        config: FsConfig,
+        rules: Redactor,
+    ) -> Result<SkillsProvider, FsError> {
+        SkillsProvider::open(config, Some(rules))
+    }
+
+    fn open(config: FsConfig, rules: Option<Redactor>) -> Result<SkillsProvider, FsError> {
         let files = FilesystemProvider::new(config)?;
         let [root] = files.shared.roots.as_slice() else {
             return Err(FsError::NotOneRoot);
@@ -78,6 +99,7 @@ impl SkillsProvider {
             file_prefix: root.uri_prefix.clone(),
             catalog: RwLock::new(Arc::new(Catalog::default())),
             digests: catalog::Digests::default(),
+            rules,
         });
         let provider = SkillsProvider { files, shared };
         provider.rebuild();
@@ -126,6 +148,7 @@ impl SkillsProvider {
             &self.files,
             &self.shared.file_prefix,
             &self.shared.digests,
+            self.shared.rules.as_ref(),
         ));
         tracing::info!(skills = built.len(), "skills catalog built");
         std::mem::replace(

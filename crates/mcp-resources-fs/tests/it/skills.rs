@@ -394,10 +394,13 @@ async fn content_rules_mask_frontmatter_and_skill_file_ranges() {
     .unwrap();
     let body = format!("export GITHUB_TOKEN={token}\n");
     fs::write(dir.path().join("deploy/notes.txt"), &body).unwrap();
-    let provider = provider(dir.path(), false);
+    let mut config = FsConfig::new([dir.path()]);
+    config.watch = false;
+    let rules = mcp_resources_core::redact::Redactor::credentials();
+    let provider = SkillsProvider::with_content_rules(config, rules.clone()).unwrap();
     let engine = Engine::builder(CursorKey::new([3; 32]))
         .provider(Arc::new(provider.clone()))
-        .redactor(mcp_resources_core::redact::Redactor::credentials())
+        .redactor(rules)
         .build()
         .unwrap();
     let anyone = Principal::anonymous();
@@ -436,4 +439,30 @@ async fn content_rules_mask_frontmatter_and_skill_file_ranges() {
         .await
         .unwrap();
     assert_eq!(part.contents[0].body, Body::Text("**********".into()));
+    // The manifest's digest is of the file as a read serves it, masked: a digest of the
+    // file as written would let anyone guess a short secret against it.
+    let whole = engine
+        .read(&anyone, &uri("skill://deploy/notes.txt"))
+        .await
+        .unwrap();
+    let Body::Text(served) = &whole.contents[0].body else {
+        panic!("text");
+    };
+    assert!(!served.contains("wWPw5k4a"), "{served}");
+    let skill = engine
+        .get_skill(&anyone, &uri("skill://deploy/SKILL.md"))
+        .await
+        .unwrap()
+        .skill;
+    let SkillFiles::Manifest(files) = &skill.files else {
+        panic!("a manifest");
+    };
+    let notes = files
+        .iter()
+        .find(|file| file.uri.as_str() == "skill://deploy/notes.txt")
+        .unwrap();
+    assert_eq!(
+        notes.sha256,
+        <[u8; 32]>::from(Sha256::digest(served.as_bytes()))
+    );
 }
