@@ -338,7 +338,24 @@ impl Shared {
                 let Some(Entry::File(blob)) = entry else {
                     return Ok(None);
                 };
-                self.read_blob(&git, repo, uri, &path, blob, part)?
+                // The engine's range of a whole file is read as its part (a blob over the read
+                // limit can be read in parts either way; a length past any file is "to the
+                // end"). Within a URI's part, it is cut below.
+                match (part, range) {
+                    (None, Some(engine)) => {
+                        let length = (engine.length < u64::MAX / 2).then_some(engine.length);
+                        let contents = self.read_blob(
+                            &git,
+                            repo,
+                            uri,
+                            &path,
+                            blob,
+                            Some((engine.offset, length)),
+                        )?;
+                        return Ok(Some(vec![contents]));
+                    }
+                    _ => self.read_blob(&git, repo, uri, &path, blob, part)?,
+                }
             }
             Target::Commit { rev } => {
                 let Some(commit) = repo.resolve(&git, &rev)? else {

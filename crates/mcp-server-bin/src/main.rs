@@ -288,12 +288,17 @@ impl Sources {
 }
 
 /// The read limit given to providers: the configured one, plus the margins a ranged read
-/// reads past its edges when content rules are on (the engine holds answers to the limit).
+/// reads past its edges when content rules are on, counted as base64 (a window whose edge cuts
+/// a character goes out as bytes); the engine holds every answer to the configured limit,
+/// counted as sent.
 fn provider_read_limit(config: &Config) -> u64 {
     if config.redact_content {
         config
             .max_read_bytes
             .saturating_add(2 * mcp_resources_core::engine::REDACT_MARGIN)
+            .saturating_mul(4)
+            / 3
+            + 4
     } else {
         config.max_read_bytes
     }

@@ -43,7 +43,19 @@ impl Engine {
             return self.read_range_redacted(principal, uri, &base, range).await;
         }
         let output = self.read_inner(principal, uri, None, 0).await?;
-        Ok(self.masked(uri, output))
+        let output = self.masked(uri, output);
+        self.check_wire_size(uri, &output.contents)?;
+        Ok(output)
+    }
+
+    /// Holds an answer to the read limit counted as sent (base64 for bytes, escaped text):
+    /// providers may be allowed more, for the margins of ranged reads.
+    fn check_wire_size(&self, uri: &ResourceUri, contents: &[Contents]) -> Result<(), ReadError> {
+        let limit = self.limits.max_read_bytes;
+        self.check_size(
+            uri,
+            contents.iter().map(|part| part.body.wire_len(limit)).sum(),
+        )
     }
 
     /// The part `range` of `base`, answered as `uri` (the same, or the provider's URI of that
@@ -89,7 +101,7 @@ impl Engine {
         for part in output.contents.iter() {
             contents.push(self.cut(uri, base, part, lead, range)?);
         }
-        self.check_size(uri, contents.iter().map(|part| part.body.len()).sum())?;
+        self.check_wire_size(uri, &contents)?;
         Ok(ReadOutput {
             contents: contents.into(),
             cache: output.cache,

@@ -724,3 +724,45 @@ async fn content_rules_mask_committed_tokens_in_files_ranges_and_diffs() {
     assert!(!diff.contains("Ab3dEf6h"), "{diff}");
     assert!(diff.contains("+GITLAB_TOKEN = '"), "{diff}");
 }
+
+/// With content rules on, a range of a blob larger than the read limit is still served (the
+/// engine's widened range is read as the blob's part, not as a whole read over the limit).
+#[tokio::test]
+async fn content_rules_read_ranges_of_blobs_over_the_limit() {
+    use crate::fixture::{git, write};
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    let big: String = (0..4000).map(|line| format!("line {line:05}\n")).collect();
+    write(&repo, "big.txt", &big);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "big"]);
+    let mut config =
+        mcp_resources_git::GitConfig::new([mcp_resources_git::RepoConfig::new("repo", &repo)]);
+    config.watch = false;
+    config.max_read_bytes = 2_000 + 4 * mcp_resources_core::engine::REDACT_MARGIN;
+    let provider = mcp_resources_git::GitProvider::new(config).unwrap();
+    let engine = mcp_resources_core::engine::Engine::builder(
+        mcp_resources_core::pagination::CursorKey::new([3; 32]),
+    )
+    .limits(mcp_resources_core::engine::Limits {
+        max_read_bytes: 2_000,
+        ..Default::default()
+    })
+    .provider(std::sync::Arc::new(provider))
+    .redactor(mcp_resources_core::redact::Redactor::credentials())
+    .build()
+    .unwrap();
+    let part = read(
+        &engine,
+        "git://repo/tree/main/big.txt?offset=30000&length=22",
+    )
+    .await
+    .unwrap();
+    assert_eq!(part, big[30000..30022]);
+    assert!(
+        read(&engine, "git://repo/tree/main/big.txt").await.is_err(),
+        "over the limit"
+    );
+}
