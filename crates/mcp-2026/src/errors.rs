@@ -16,9 +16,8 @@
 //! [`mcp_types::error::echo`], in the message and in `data` alike: whole when it is short, else
 //! cut and marked, so that no error grows with what the client sent.
 //!
-//! `-32021` is mapped even though no resources method needs a client capability today: the
-//! variant exists so that a future method (for example a read answered with an
-//! `InputRequiredResult` that needs elicitation) has its error ready.
+//! `-32021` answers a read that needs input (an `InputRequiredResult`) through a client
+//! capability the request did not declare: the spec forbids asking through it.
 
 use mcp_resources_core::error::{CompleteError, DirectoryError, ListError, ReadError, SkillError};
 use mcp_resources_core::pagination::CursorError;
@@ -224,6 +223,7 @@ impl RequestError {
         match error {
             ListError::InvalidCursor(cursor) => RequestError::InvalidCursor(cursor),
             ListError::Provider { error, .. } => provider(&error, None),
+            ListError::Audit(_) => audit_failed(),
         }
     }
 
@@ -253,6 +253,19 @@ impl RequestError {
                 uri: Some(uri),
             },
             ReadError::Provider(error) => provider(&error, Some(uri)),
+            ReadError::Audit(_) => audit_failed(),
+            ReadError::NotConfirmed { .. } => RequestError::Rejected {
+                message: format!("the user did not confirm the read of {uri}"),
+                uri: Some(uri),
+            },
+            ReadError::InvalidInput { reason, .. } => RequestError::Rejected {
+                message: format!("the answers to the read of {uri} are refused: {reason}"),
+                uri: Some(uri),
+            },
+            // The exchange answers it with an `InputRequiredResult`; never reached.
+            ReadError::InputRequired { .. } => RequestError::Internal {
+                public_message: "the read needs input from the client".to_owned(),
+            },
         }
     }
 
@@ -265,6 +278,7 @@ impl RequestError {
             DirectoryError::Denied { .. } => RequestError::ResourceDenied { uri },
             DirectoryError::InvalidCursor(cursor) => RequestError::InvalidCursor(cursor),
             DirectoryError::Provider { error, .. } => provider(&error, Some(uri)),
+            DirectoryError::Audit(_) => audit_failed(),
         }
     }
 
@@ -292,7 +306,18 @@ impl RequestError {
                 ))
             }
             CompleteError::Provider(error) => provider(&error, None),
+            CompleteError::Audit(_) => audit_failed(),
         }
+    }
+}
+
+/// The audit log could not record a request about a sensitive resource: it is not served.
+/// The log's own error (a path, an errno) stays in the server's logs.
+fn audit_failed() -> RequestError {
+    RequestError::Internal {
+        public_message: "the audit log could not record this request about a sensitive \
+                         resource, so it was not served"
+            .to_owned(),
     }
 }
 

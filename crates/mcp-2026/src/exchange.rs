@@ -11,12 +11,16 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use mcp_resources_core::error::ReadError;
+use mcp_resources_core::input::InputRequired;
 use mcp_resources_core::pagination::Page;
 use mcp_resources_core::resource::Resource;
 use mcp_resources_core::service::Answer;
 use mcp_resources_core::subscription::Change;
+use mcp_resources_wire::input;
 use mcp_resources_wire::output::{Outgoing, Output, Ticket};
 use mcp_resources_wire::{self as to_wire, Shape};
+use mcp_types::capabilities::ClientCapabilities;
 use mcp_types::jsonrpc::{self, Notification, RequestId, Response};
 use mcp_types::lifecycle::server_info_meta;
 use mcp_types::meta::{self, Meta, ProgressToken};
@@ -31,7 +35,7 @@ use crate::convert;
 use crate::errors::RequestError;
 
 /// What the answer of the query in flight will be turned into.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Pending {
     /// A `resources/list` page.
     ListResources,
@@ -41,6 +45,9 @@ pub(crate) enum Pending {
     Read {
         /// The URI as the client sent it (named in a not-found error).
         uri: String,
+        /// The client capabilities the request declared: a read that needs input asks only
+        /// through these.
+        declared: Box<ClientCapabilities>,
     },
     /// A `resources/directory/read` page of `uri`, as the client sent it.
     ListDirectory {
@@ -63,7 +70,7 @@ pub(crate) enum Pending {
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 enum State {
     Awaiting { ticket: Ticket, pending: Pending },
     Listening { updates: bool, list_changes: bool },
@@ -227,7 +234,7 @@ impl Exchange {
                 }
                 Err(error) => self.finish_with_error(&RequestError::from_list(error)),
             },
-            (Pending::Read { uri }, Answer::Read(read)) => match read {
+            (Pending::Read { uri, declared }, Answer::Read(read)) => match read {
                 // The engine never answers an existing resource with no contents; should a
                 // provider do so, the client still gets "not found", never empty contents.
                 Ok(output) if output.contents.is_empty() => {
@@ -245,6 +252,7 @@ impl Exchange {
                     };
                     self.finish_with(&result);
                 }
+                Err(ReadError::InputRequired { input, .. }) => self.ask_input(&input, &declared),
                 Err(error) => self.finish_with_error(&RequestError::from_read(error, &uri)),
             },
             (Pending::ListSkills, Answer::Skills(page)) => match page {
@@ -298,6 +306,25 @@ impl Exchange {
                 public_message: "the service gave an answer of the wrong kind".to_owned(),
             }),
         }
+    }
+
+    /// Finishes with an `InputRequiredResult` asking for `input`, or with `-32021` when it
+    /// needs a capability the request did not declare (the spec forbids asking through one).
+    /// It carries no cache hints.
+    fn ask_input(&mut self, input: &InputRequired, declared: &ClientCapabilities) {
+        if let Some(required) = input::missing_capabilities(&input.requests, declared) {
+            self.finish_with_error(&RequestError::MissingClientCapability {
+                required: Box::new(required),
+            });
+            return;
+        }
+        let result = wire::InputRequiredResult {
+            result_type: wire::ResultType::INPUT_REQUIRED,
+            input_requests: Some(input::requests(&input.requests)),
+            request_state: input.state.clone(),
+            meta: Some(self.result_meta()),
+        };
+        self.finish_with(&result);
     }
 
     /// Finishes with a page of resources: `resources/list` and `resources/directory/read`.

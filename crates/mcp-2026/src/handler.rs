@@ -10,6 +10,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use mcp_resources_core::input::Inputs;
 use mcp_resources_core::service::Query;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
@@ -184,7 +185,7 @@ impl Handler {
                 let cursor = params.cursor;
                 (Query::ListTemplates { cursor }, Pending::ListTemplates)
             }
-            method::RESOURCES_READ => read_query(params(request)?)?,
+            method::RESOURCES_READ => read_query(params(request)?, &meta)?,
             method::RESOURCES_DIRECTORY_READ if self.shared.config.offer.directories => {
                 directory_query(params(request)?)?
             }
@@ -233,18 +234,32 @@ struct ReadParams {
     _meta: IgnoredAny,
     uri: String,
     #[serde(default, rename = "inputResponses")]
-    _input_responses: Option<Meta>,
+    input_responses: Option<Meta>,
     #[serde(default, rename = "requestState")]
-    _request_state: Option<String>,
+    request_state: Option<String>,
 }
 
-/// The query and what its answer becomes, for a read with these params.
-fn read_query(params: ReadParams) -> Result<(Query, Pending), RequestError> {
+/// The query and what its answer becomes, for a read with these params and `_meta`. The
+/// answers and the state of a retry go to the core as they came: whoever asked for them
+/// checks them (the engine's confirmations verify their state).
+fn read_query(params: ReadParams, meta: &RequestMeta) -> Result<(Query, Pending), RequestError> {
     let uri = ResourceUri::parse(&params.uri).map_err(|error| RequestError::InvalidUri {
         uri: params.uri.clone(),
         reason: error.to_string(),
     })?;
-    Ok((Query::Read { uri }, Pending::Read { uri: params.uri }))
+    let inputs = Inputs {
+        responses: params
+            .input_responses
+            .as_ref()
+            .map(mcp_resources_wire::input::responses)
+            .unwrap_or_default(),
+        state: params.request_state,
+    };
+    let pending = Pending::Read {
+        uri: params.uri,
+        declared: Box::new(meta.client_capabilities.clone()),
+    };
+    Ok((Query::Read { uri, inputs }, pending))
 }
 
 /// The query and what its answer becomes, for a directory read with these params.

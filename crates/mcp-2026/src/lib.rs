@@ -44,9 +44,18 @@
 //! result's `_meta`; integer `ttlMs` and `cacheScope` on discover, list, templates list and
 //! read (from the core's caching hint, which is the same on every page of one list and private
 //! whenever the principal shaped the answer; every one of them private, discover included,
-//! when [`ModernConfig::private_results`] says so). Blobs are base64-encoded here. This adapter never
-//! answers `resultType: "input_required"` (no resource needs client input today), so the
-//! `inputResponses` and `requestState` of a read are ignored, never trusted.
+//! when [`ModernConfig::private_results`] says so). Blobs are base64-encoded here.
+//!
+//! # Multi round-trip reads
+//!
+//! A read the core answers with `ReadError::InputRequired` (a sensitive resource the user must
+//! confirm, or a provider's question) becomes an `InputRequiredResult` (`resultType:
+//! "input_required"`, the requests under `inputRequests`, the core's `requestState`, no cache
+//! hints), or `-32021` (HTTP 400) naming the capabilities the request did not declare: a
+//! request is never asked through one it did not declare. A retry's `inputResponses` (read by
+//! shape, at most 64) and `requestState` go to the core as they came, where whoever asked
+//! checks them (the confirmation's state is HMAC-bound to principal, URI and expiry, and good
+//! once).
 //!
 //! # Request-scoped notifications
 //!

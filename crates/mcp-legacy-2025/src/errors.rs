@@ -24,6 +24,7 @@
 //! with what the client sent. It must never know the session's state or how messages are framed.
 
 use mcp_resources_core::error::{CompleteError, DirectoryError, ListError, ReadError, SkillError};
+use mcp_resources_core::input::InputRequest;
 use mcp_resources_core::provider::ProviderError;
 use mcp_resources_core::service::SubscriptionError;
 use mcp_resources_core::uri::UriError;
@@ -114,6 +115,7 @@ pub(crate) fn list(error: &ListError) -> ErrorObject {
     match error {
         ListError::InvalidCursor(cursor) => ErrorObject::invalid_params(cursor.to_string()),
         ListError::Provider { error, .. } => provider(error),
+        ListError::Audit(_) => audit_failed(),
     }
 }
 
@@ -133,6 +135,7 @@ pub(crate) fn directory(error: &DirectoryError, uri: &str) -> ErrorObject {
         .with_data(uri_data(uri)),
         DirectoryError::InvalidCursor(cursor) => ErrorObject::invalid_params(cursor.to_string()),
         DirectoryError::Provider { error, .. } => provider(error),
+        DirectoryError::Audit(_) => audit_failed(),
     }
 }
 
@@ -177,7 +180,90 @@ pub(crate) fn read(error: &ReadError, uri: &str) -> ErrorObject {
             provider(error).with_data(uri_data(uri))
         }
         ReadError::Provider(error) => provider(error),
+        ReadError::Audit(_) => audit_failed(),
+        ReadError::NotConfirmed { .. } => ErrorObject::invalid_params(format!(
+            "the user did not confirm the read of {}",
+            echo(uri)
+        ))
+        .with_data(uri_data(uri)),
+        ReadError::InvalidInput { reason, .. } => ErrorObject::invalid_params(format!(
+            "the answers to the read of {} are refused: {reason}",
+            echo(uri)
+        ))
+        .with_data(uri_data(uri)),
+        ReadError::InputRequired { input, .. } => {
+            let needed: Vec<&str> = input
+                .requests
+                .values()
+                .map(InputRequest::capability)
+                .collect();
+            input_unsupported(uri, &needed)
+        }
     }
+}
+
+/// A read of `uri` needs input through client capabilities (`needed`) this session's client
+/// did not declare, or under a version that has none of them: `-32600`, naming them in the
+/// message and in `data.requiredCapabilities`. The contents are never served instead.
+pub(crate) fn input_unsupported(uri: &str, needed: &[&str]) -> ErrorObject {
+    let mut names: Vec<&str> = needed.to_vec();
+    names.sort_unstable();
+    names.dedup();
+    let required: serde_json::Map<String, serde_json::Value> = names
+        .iter()
+        .map(|name| ((*name).to_owned(), json!({})))
+        .collect();
+    ErrorObject::new(
+        mcp_types::error::INVALID_REQUEST,
+        format!(
+            "reading {} needs the user's answer through {}, which this client did not declare \
+             (or its protocol version does not have); the contents are not served without it",
+            echo(uri),
+            names.join(" and ")
+        ),
+    )
+    .with_data(json!({ "uri": echo(uri), "requiredCapabilities": required }))
+}
+
+/// The client did not answer the server's requests for the read of `uri` in time: `-32603`.
+pub(crate) fn input_timed_out(uri: &str) -> ErrorObject {
+    ErrorObject::internal_error(format!(
+        "the client did not answer the server's request for input to the read of {} within \
+         {} seconds; the contents are not served without it",
+        echo(uri),
+        crate::asking::ASK_TICKS
+    ))
+    .with_data(uri_data(uri))
+}
+
+/// The server's requests for the read of `uri` cannot reach the client: `-32603`.
+pub(crate) fn input_undeliverable(uri: &str) -> ErrorObject {
+    ErrorObject::internal_error(format!(
+        "reading {} needs the user's answer, and the server cannot send its request to this \
+         client (over Streamable HTTP, open the session's GET stream first); the contents are \
+         not served without it",
+        echo(uri)
+    ))
+    .with_data(uri_data(uri))
+}
+
+/// Too many reads of the session wait for the client already: `-32603`.
+pub(crate) fn too_many_asks(uri: &str) -> ErrorObject {
+    ErrorObject::internal_error(format!(
+        "{} reads of this session wait for the client's input already; {} is not read",
+        crate::asking::MAX_ASKING,
+        echo(uri)
+    ))
+    .with_data(uri_data(uri))
+}
+
+/// The audit log could not record a request about a sensitive resource: it is not served.
+/// The log's own error (a path, an errno) stays in the server's logs.
+fn audit_failed() -> ErrorObject {
+    ErrorObject::internal_error(
+        "the audit log could not record this request about a sensitive resource, so it was \
+         not served",
+    )
 }
 
 /// `data: {uri}`, the URI as the client sent it, echoed.
@@ -200,6 +286,7 @@ pub(crate) fn complete(error: &CompleteError) -> ErrorObject {
             ))
         }
         CompleteError::Provider(error) => provider(error),
+        CompleteError::Audit(_) => audit_failed(),
     }
 }
 
@@ -213,6 +300,7 @@ pub(crate) fn subscription(error: &SubscriptionError, uri: &str) -> ErrorObject 
         SubscriptionError::NoSubscriber | SubscriptionError::Hub(_) => {
             ErrorObject::internal_error(error.to_string())
         }
+        SubscriptionError::Audit(_) => audit_failed(),
     }
 }
 

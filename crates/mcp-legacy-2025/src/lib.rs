@@ -71,10 +71,23 @@
 //!   `id` member, as [`mcp_types::jsonrpc::Response`] writes it (valid in 2025-11-25's schema;
 //!   the older schemas have no valid shape for such an error).
 //! - Only requests are answered. A notification is never answered, even one that does not
-//!   decode (a `method` without an `id`, with bad params or a bad `jsonrpc`); nor is a response
-//!   (this server sends no requests, so every one is unsolicited and dropped), even a malformed
-//!   one ([`mcp_types::jsonrpc::DecodeError::is_answered`]). Inside a batch, such elements are
-//!   left out of the responses.
+//!   decode (a `method` without an `id`, with bad params or a bad `jsonrpc`); nor is a response,
+//!   even a malformed one ([`mcp_types::jsonrpc::DecodeError::is_answered`]): a response to one
+//!   of the server's own requests (below) is taken, any other dropped. Inside a batch, such
+//!   elements are left out of the responses.
+//!
+//! # Reads that need the client's input
+//!
+//! A read the core answers with `ReadError::InputRequired` (a sensitive resource the user must
+//! confirm, or a provider's question) makes the session send its own requests
+//! (`elicitation/create`, `sampling/createMessage`, `roots/list`, ids `mcp-resources/ask/N`,
+//! unrelated to the read so that over HTTP they go on the GET stream) and read again with the
+//! answers once all have come. A client that did not declare a capability a request needs (or
+//! a version without elicitation, before 2025-06-18) gets `-32600` naming them in
+//! `data.requiredCapabilities`; a client error instead of an answer counts as no; a read waits
+//! at most [`ASK_TICKS`] calls of [`Session::tick`] (the driver ticks once a second while
+//! [`Session::is_asking`]), and at most 16 reads of a session wait at once. See the `asking`
+//! module.
 //!
 //! # Batches
 //!
@@ -122,9 +135,11 @@
 //! assert!(matches!(session.poll_output(), Some(Output::Query { .. })));
 //! ```
 
+mod asking;
 mod errors;
 mod session;
 mod wire;
 
+pub use crate::asking::ASK_TICKS;
 pub use crate::session::{DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Session};
 pub use mcp_resources_wire::output::{Outgoing, Output, Ticket};

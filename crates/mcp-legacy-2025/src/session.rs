@@ -10,12 +10,15 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
+use mcp_resources_core::error::ReadError;
+use mcp_resources_core::input::{InputRequired, Inputs};
 use mcp_resources_core::service::{Answer, Offer, Query};
 use mcp_resources_core::subscription::Change;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
-use mcp_resources_wire::Shape;
 use mcp_resources_wire::output::{Outgoing, Output, Ticket};
+use mcp_resources_wire::{Shape, input};
+use mcp_types::capabilities::ClientCapabilities;
 use mcp_types::completion::{CompleteParams, CompletionReference};
 use mcp_types::jsonrpc::{
     self, DecodeError, ErrorObject, Incoming, Message, Notification, Outcome, RawValue, Request,
@@ -34,6 +37,7 @@ use mcp_types::skills::{
 use mcp_types::{Era, ProtocolVersion, RequestId};
 use serde::Serialize;
 
+use crate::asking::Asks;
 use crate::errors::{self, RequestError};
 use crate::wire;
 
@@ -198,6 +202,10 @@ pub struct Session {
     /// Changes fed while `Initializing`, delivered once `Ready`. Already coalesced by the hub,
     /// and kept without duplicates, so bounded by what the session subscribed to.
     held_changes: Vec<Change>,
+    /// What the client declared in `initialize`.
+    client: ClientCapabilities,
+    /// Reads waiting for the client's answers to the server's own requests.
+    asks: Asks<Origin>,
 }
 
 /// The level below which log messages are not sent until the client calls `logging/setLevel`.
@@ -220,6 +228,24 @@ impl Session {
             batches: FastMap::default(),
             outputs: VecDeque::new(),
             held_changes: Vec::new(),
+            client: ClientCapabilities::default(),
+            asks: Asks::default(),
+        }
+    }
+
+    /// Whether a read waits for the client's answers to the server's own requests: while it
+    /// does, the driver calls [`Session::tick`] about once a second.
+    pub fn is_asking(&self) -> bool {
+        !self.asks.is_empty()
+    }
+
+    /// About one second passed: a read that has waited [`ASK_TICKS`](crate::ASK_TICKS) ticks
+    /// for the client's answers fails (the contents are never served without them).
+    pub fn tick(&mut self) {
+        for ask in self.asks.tick() {
+            self.in_flight.remove(&ask.origin.id);
+            let error = errors::input_timed_out(&ask.uri);
+            self.respond(ask.origin.id, ask.origin.batch, Err::<(), _>(error));
         }
     }
 
@@ -288,6 +314,13 @@ impl Session {
             self.finish_without_response(origin.batch);
             return;
         }
+        let answer = match (&pending.purpose, answer) {
+            (Purpose::Read { uri }, Answer::Read(Err(ReadError::InputRequired { input, .. }))) => {
+                self.ask_client(origin, uri.clone(), *input);
+                return;
+            }
+            (_, answer) => answer,
+        };
         let Origin {
             id,
             batch,
@@ -325,6 +358,81 @@ impl Session {
                 self.respond(id, batch, outcome);
             }
         }
+    }
+
+    /// The server's requests cannot reach the client (over HTTP: the session has no GET
+    /// stream): every read waiting for answers fails now, rather than when it times out.
+    pub fn give_up_asking(&mut self) {
+        for ask in self.asks.take_all() {
+            self.in_flight.remove(&ask.origin.id);
+            let error = errors::input_undeliverable(&ask.uri);
+            self.respond(ask.origin.id, ask.origin.batch, Err::<(), _>(error));
+        }
+    }
+
+    /// Sends the client the requests that the read `origin` of `uri` needs answered, or
+    /// answers it with an error when the client cannot be asked: it did not declare a
+    /// capability the requests need (elicitation needs 2025-06-18 or later too), or too many
+    /// of its reads wait already.
+    fn ask_client(&mut self, origin: Origin, uri: String, needed: InputRequired) {
+        let elicits = self
+            .version
+            .as_ref()
+            .is_some_and(ProtocolVersion::has_titles);
+        let mut client = self.client.clone();
+        if !elicits {
+            client.elicitation = None;
+        }
+        if let Some(missing) = input::missing_capabilities(&needed.requests, &client) {
+            let names: Vec<&str> = [
+                missing.elicitation.is_some().then_some("elicitation"),
+                missing.sampling.is_some().then_some("sampling"),
+                missing.roots.is_some().then_some("roots"),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            let error = errors::input_unsupported(&uri, &names);
+            self.respond(origin.id, origin.batch, Err::<(), _>(error));
+            return;
+        }
+        if !self.asks.has_room() {
+            let error = errors::too_many_asks(&uri);
+            self.respond(origin.id, origin.batch, Err::<(), _>(error));
+            return;
+        }
+        // Still in flight: a request reusing its id is refused, a cancellation reaches it.
+        let placeholder = Ticket::new(self.next_ticket);
+        self.next_ticket += 1;
+        self.in_flight.insert(origin.id.clone(), placeholder);
+        let with_mode = self
+            .version
+            .as_ref()
+            .is_some_and(ProtocolVersion::has_icons);
+        let id = origin.id.clone();
+        for bytes in self.asks.start(id, origin, uri, needed, with_mode) {
+            // Not related to the read: over HTTP it goes on the GET stream, since the read's
+            // own response stream is answered whole, once the read is done.
+            self.push_unsolicited(bytes);
+        }
+    }
+
+    /// The client answered one of the server's own requests: once a read has every answer,
+    /// it is read again with them.
+    fn input_answered(&mut self, response: &Response<Box<RawValue>>) {
+        let Some((ask, inputs)) = self.asks.answer(response) else {
+            return;
+        };
+        let Ok(uri) = ResourceUri::parse(&ask.uri) else {
+            return;
+        };
+        let Origin {
+            id,
+            batch,
+            progress,
+        } = ask.origin;
+        let purpose = Purpose::Read { uri: ask.uri };
+        self.ask(&id, batch, progress, purpose, Query::Read { uri, inputs });
     }
 
     /// Feeds the pending subscription changes of this session's subscriber (from
@@ -446,8 +554,8 @@ impl Session {
         match message {
             Message::Request(request) => self.handle_request(request, batch),
             Message::Notification(notification) => self.handle_notification(&notification),
-            // The server sends no requests, so no response is expected; it is ignored.
-            Message::Response(_) => {}
+            // Answers to the server's own requests; any other response is ignored.
+            Message::Response(response) => self.input_answered(&response),
         }
     }
 
@@ -654,6 +762,7 @@ impl Session {
         }
         let params: InitializeParams = request.params()?;
         let version = self.config.negotiate(&params.protocol_version);
+        self.client = params.capabilities;
         let result = wire::initialize(
             &version,
             self.config.offer,
@@ -682,7 +791,8 @@ impl Session {
     ) -> Result<Reply, RequestError> {
         let uri = parse_uri(&text)?;
         let purpose = Purpose::Read { uri: text };
-        Ok(self.ask(id, batch, progress, purpose, Query::Read { uri }))
+        let inputs = Inputs::default();
+        Ok(self.ask(id, batch, progress, purpose, Query::Read { uri, inputs }))
     }
 
     /// Asks the query of request `id`, whose final progress notification, when it carried a
@@ -732,6 +842,10 @@ impl Session {
         let Some(ticket) = self.in_flight.remove(id) else {
             return;
         };
+        if let Some(ask) = self.asks.cancel(id) {
+            self.finish_without_response(ask.origin.batch);
+            return;
+        }
         let Some(pending) = self.pending.get_mut(&ticket) else {
             return;
         };

@@ -5,8 +5,11 @@
 //! their era's JSON-RPC errors (not found is `-32002` in the legacy era and `-32602` in the
 //! modern one; an invalid cursor is `-32602` in both); this module never knows those codes.
 
+use crate::input::InputRequired;
 use crate::pagination::CursorError;
 use crate::provider::ProviderError;
+use crate::sensitive::AuditError;
+use crate::uri::ResourceUri;
 
 /// Why an engine could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -41,6 +44,10 @@ pub enum ListError {
         #[source]
         error: ProviderError,
     },
+    /// The audit log could not record this request about a sensitive resource, so it was not
+    /// answered (adapters: internal error).
+    #[error(transparent)]
+    Audit(#[from] AuditError),
 }
 
 /// Why a page of a directory's children could not be produced.
@@ -72,6 +79,10 @@ pub enum DirectoryError {
         #[source]
         error: ProviderError,
     },
+    /// The audit log could not record this request about a sensitive resource, so it was not
+    /// answered (adapters: internal error).
+    #[error(transparent)]
+    Audit(#[from] AuditError),
 }
 
 /// Why `skills/get` found no skill.
@@ -144,9 +155,52 @@ pub enum ReadError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// Not a failure: the read needs input from the client first (a provider's, or the
+    /// confirmation a [sensitive](crate::sensitive) resource asks for). The adapters ask the
+    /// client in their era's way and read again with the answers.
+    #[error("reading {uri} needs input from the client")]
+    InputRequired {
+        /// The URI asked for.
+        uri: String,
+        /// What is needed.
+        input: Box<InputRequired>,
+    },
+    /// The user declined (or dismissed) the confirmation of this read.
+    #[error("the user did not confirm the read of {uri}")]
+    NotConfirmed {
+        /// The URI asked for.
+        uri: String,
+    },
+    /// The input echoed with a retried read is not good: a forged, foreign, expired or
+    /// replayed confirmation state.
+    #[error("the input to the read of {uri} is refused: {reason}")]
+    InvalidInput {
+        /// The URI asked for.
+        uri: String,
+        /// Why.
+        reason: &'static str,
+    },
     /// A provider or a template function failed.
     #[error("reading failed: {0}")]
-    Provider(#[from] ProviderError),
+    Provider(ProviderError),
+    /// The audit log could not record this request about a sensitive resource, so it was not
+    /// answered (adapters: internal error).
+    #[error(transparent)]
+    Audit(#[from] AuditError),
+}
+
+impl ReadError {
+    /// A provider's error on reading `uri`: [`ReadError::InputRequired`] when it asks for
+    /// input, else [`ReadError::Provider`].
+    pub fn from_provider(uri: &ResourceUri, error: ProviderError) -> ReadError {
+        match error.into_input_required() {
+            Ok(input) => ReadError::InputRequired {
+                uri: uri.to_string(),
+                input,
+            },
+            Err(error) => ReadError::Provider(error),
+        }
+    }
 }
 
 /// Why a completion could not be computed.
@@ -169,4 +223,8 @@ pub enum CompleteError {
     /// A provider or a template completer failed.
     #[error("completion failed: {0}")]
     Provider(#[from] ProviderError),
+    /// The audit log could not record this request about a sensitive resource, so it was not
+    /// answered (adapters: internal error).
+    #[error(transparent)]
+    Audit(#[from] AuditError),
 }

@@ -20,6 +20,8 @@
 //!   operations adapters call per request: list resources, list templates, read, complete.
 //! - [`pagination`]: pages and tamper-evident cursors; [`policy`]: principals and access
 //!   control; [`completion`]; [`cache`]: caching hints; [`error`]: one error enum per operation.
+//! - [`input`]: what a read may need from the client first (elicitation, sampling, roots);
+//!   [`sensitive`]: audited resources and reads the user confirms; [`redact`]: content rules.
 //!
 //! # What is not here
 //!
@@ -90,6 +92,7 @@ pub mod change;
 pub mod completion;
 pub mod engine;
 pub mod error;
+pub mod input;
 pub mod memory;
 pub mod pagination;
 pub mod policy;
@@ -97,6 +100,7 @@ pub mod provider;
 pub mod redact;
 pub mod resource;
 pub mod secret;
+pub mod sensitive;
 pub mod service;
 pub mod skill;
 pub mod subscription;

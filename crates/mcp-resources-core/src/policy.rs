@@ -158,6 +158,27 @@ impl Policy for AllowAll {
     }
 }
 
+/// Everything allowed to everyone but the URIs matching `denied`, which no one may touch:
+/// a server without grants serving resources that need one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AllowAllBut {
+    /// The URIs no one may touch.
+    pub denied: Vec<UriPattern>,
+}
+
+impl Policy for AllowAllBut {
+    fn allows(&self, _principal: &Principal, _action: Action, uri: &ResourceUri) -> bool {
+        !self
+            .denied
+            .iter()
+            .any(|pattern| pattern.matches(uri.as_str()))
+    }
+
+    fn depends_on_principal(&self) -> bool {
+        false
+    }
+}
+
 /// To whom a [`Grant`] applies.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Grantee {

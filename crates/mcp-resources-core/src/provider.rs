@@ -31,6 +31,7 @@ use std::pin::Pin;
 use async_trait::async_trait;
 
 use crate::cache::CachePolicy;
+use crate::input::{InputRequired, Inputs};
 use crate::policy::Principal;
 use crate::resource::{ByteRange, Contents, Resource, ResourceTemplate};
 use crate::skill::Skill;
@@ -179,6 +180,9 @@ pub struct ReadRequest<'a> {
     pub variables: Option<&'a Variables>,
     /// Read only this byte range of each body.
     pub range: Option<ByteRange>,
+    /// The client's answers to the input this read asked for before (see
+    /// [`ProviderError::input_required`]); empty on a first read.
+    pub inputs: &'a Inputs,
 }
 
 /// The arguments of a completion: of [`Provider::complete`] and of template completers.
@@ -205,6 +209,7 @@ pub struct CompletionRequest<'a> {
 pub struct ProviderError {
     message: String,
     kind: ProviderErrorKind,
+    input: Option<Box<InputRequired>>,
     #[source]
     source: Option<Box<dyn Error + Send + Sync>>,
 }
@@ -222,6 +227,9 @@ pub enum ProviderErrorKind {
     /// argument in the URI that is not a number, a range over the read limit, a whole read of
     /// a resource too large for one. The client's mistake; the message is shown to it.
     InvalidParams,
+    /// Not a failure: the read needs input from the client first
+    /// ([`ProviderError::input_required`]).
+    InputRequired,
 }
 
 impl ProviderError {
@@ -241,10 +249,34 @@ impl ProviderError {
         ProviderError::of_kind(ProviderErrorKind::InvalidParams, message)
     }
 
+    /// Not a failure: the read needs `input` from the client (the user's answer to a form,
+    /// a message of the client's model, the client's roots) before it can be answered. The
+    /// engine answers [`ReadError::InputRequired`](crate::error::ReadError::InputRequired);
+    /// the server asks the client in its era's way and reads again with the answers in
+    /// [`ReadRequest::inputs`]. Only reads may ask; elsewhere this is an internal error.
+    pub fn input_required(input: InputRequired) -> ProviderError {
+        let mut error = ProviderError::of_kind(ProviderErrorKind::InputRequired, "input required");
+        error.input = Some(Box::new(input));
+        error
+    }
+
+    /// The input asked for, when this is [`ProviderError::input_required`]; else `self`.
+    ///
+    /// # Errors
+    ///
+    /// `self`, when it is a failure.
+    pub fn into_input_required(self) -> Result<Box<InputRequired>, ProviderError> {
+        match self.input {
+            Some(input) => Ok(input),
+            None => Err(self),
+        }
+    }
+
     fn of_kind(kind: ProviderErrorKind, message: impl Into<String>) -> ProviderError {
         ProviderError {
             message: message.into(),
             kind,
+            input: None,
             source: None,
         }
     }

@@ -388,6 +388,16 @@ impl Redactor {
     /// a NUL (one byte for one byte, so offsets hold, and no key block runs across it), where
     /// one pass per run made a random binary cost 50 times more.
     pub fn redact_bytes(&self, uri: &str, bytes: &[u8]) -> Option<Vec<u8>> {
+        self.redact_bytes_counted(uri, bytes).0
+    }
+
+    /// [`Redactor::redact_bytes`], with how many spans each rule masked (as
+    /// [`Redaction::counts`]).
+    pub fn redact_bytes_counted(
+        &self,
+        uri: &str,
+        bytes: &[u8],
+    ) -> (Option<Vec<u8>>, Vec<(String, usize)>) {
         let stand_in: Cow<'_, str> = match std::str::from_utf8(bytes) {
             Ok(text) => Cow::Borrowed(text),
             Err(_) => {
@@ -399,8 +409,9 @@ impl Redactor {
                 Cow::Owned(text)
             }
         };
-        let Cow::Owned(masked) = self.redact(uri, &stand_in).text else {
-            return None;
+        let Redaction { text, counts } = self.redact(uri, &stand_in);
+        let Cow::Owned(masked) = text else {
+            return (None, counts);
         };
         let mut out = bytes.to_vec();
         for ((byte, before), after) in out.iter_mut().zip(stand_in.bytes()).zip(masked.bytes()) {
@@ -408,7 +419,7 @@ impl Redactor {
                 *byte = after;
             }
         }
-        Some(out)
+        (Some(out), counts)
     }
 
     /// `text`, a body of the resource `uri`, with every span a rule finds masked.

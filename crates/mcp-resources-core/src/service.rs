@@ -15,9 +15,11 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use crate::completion::Completion;
 use crate::engine::{Engine, ReadOutput, SkillOutput};
 use crate::error::{CompleteError, DirectoryError, ListError, ReadError, SkillError};
+use crate::input::Inputs;
 use crate::pagination::Page;
 use crate::policy::{Action, Principal};
 use crate::resource::{Resource, ResourceTemplate};
+use crate::sensitive::AuditError;
 use crate::skill::Skill;
 use crate::subscription::{
     Change, SubscribeError, SubscriberId, SubscriptionHub, SubscriptionLimits,
@@ -70,6 +72,9 @@ pub enum Query {
     Read {
         /// The resource.
         uri: ResourceUri,
+        /// The client's answers to input an earlier read of it asked for; empty on a first
+        /// read.
+        inputs: Inputs,
     },
     /// A page of the direct children of a directory resource.
     ReadDirectory {
@@ -175,6 +180,10 @@ pub enum SubscriptionError {
     /// The hub refused.
     #[error(transparent)]
     Hub(#[from] SubscribeError),
+    /// The audit log could not record the subscription to a sensitive resource, so it was not
+    /// made.
+    #[error(transparent)]
+    Audit(#[from] AuditError),
 }
 
 /// Who asks: the principal of the session or request, and its subscriber when it has one.
@@ -247,7 +256,9 @@ impl Service {
                     .list_templates(principal, cursor.as_deref())
                     .await,
             ),
-            Query::Read { uri } => Answer::Read(self.engine.read(principal, &uri).await),
+            Query::Read { uri, inputs } => {
+                Answer::Read(self.engine.read_with(principal, &uri, &inputs).await)
+            }
             Query::ListSkills { cursor } => {
                 Answer::Skills(self.engine.list_skills(principal, cursor.as_deref()).await)
             }
@@ -267,7 +278,22 @@ impl Service {
                     .complete(principal, &template, &variable, &prefix, &variables)
                     .await,
             ),
-            Query::Subscribe { uri } => Answer::Subscribed(self.subscribe(context, &uri)),
+            Query::Subscribe { uri } => {
+                let subscribed = self.subscribe(context, &uri);
+                let audited = self
+                    .engine
+                    .audit_subscription(principal, uri.as_str(), subscribed.is_ok())
+                    .await;
+                if let Err(error) = audited {
+                    if subscribed.is_ok() {
+                        if let Some(subscriber) = context.subscriber {
+                            self.hub().unsubscribe(subscriber, uri.as_str());
+                        }
+                    }
+                    return Answer::Subscribed(Err(SubscriptionError::Audit(error)));
+                }
+                Answer::Subscribed(subscribed)
+            }
             Query::Unsubscribe { uri } => {
                 if let Some(subscriber) = context.subscriber {
                     self.hub().unsubscribe(subscriber, uri.as_str());
@@ -277,7 +303,10 @@ impl Service {
             Query::WatchListChanges { enabled } => {
                 Answer::WatchingListChanges(self.watch_list_changes(context, enabled))
             }
-            Query::Listen { uris, list_changes } => self.listen(context, uris, list_changes),
+            Query::Listen { uris, list_changes } => {
+                let answer = self.listen(context, uris, list_changes);
+                self.audit_listen(context, answer).await
+            }
         }
     }
 
@@ -359,6 +388,35 @@ impl Service {
         }
         Answer::Listening {
             uris: accepted,
+            list_changes,
+        }
+    }
+
+    /// Records the sensitive URIs a listen stream subscribed to; one that cannot be recorded is
+    /// unsubscribed and left out of the acknowledgment.
+    async fn audit_listen(&self, context: QueryContext<'_>, answer: Answer) -> Answer {
+        let Answer::Listening { uris, list_changes } = answer else {
+            return answer;
+        };
+        let mut kept = Vec::with_capacity(uris.len());
+        for text in uris {
+            let uri = ResourceUri::parse(&text).map(|uri| uri.as_str().to_owned());
+            let canonical = uri.as_deref().unwrap_or(&text);
+            match self
+                .engine
+                .audit_subscription(context.principal, canonical, true)
+                .await
+            {
+                Ok(()) => kept.push(text),
+                Err(_) => {
+                    if let Some(subscriber) = context.subscriber {
+                        self.hub().unsubscribe(subscriber, canonical);
+                    }
+                }
+            }
+        }
+        Answer::Listening {
+            uris: kept,
             list_changes,
         }
     }

@@ -902,6 +902,7 @@ mod tests {
         let uri = ResourceUri::parse(&format!("file://{root}/{relative}")).unwrap();
         let principal = Principal::anonymous();
         let request = ReadRequest {
+            inputs: mcp_resources_core::input::Inputs::none(),
             principal: &principal,
             uri: &uri,
             template: None,

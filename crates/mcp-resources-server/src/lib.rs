@@ -54,6 +54,7 @@
 //!   `HttpOptions`; `guard`, the `Origin` and `Host` checks, public so that they can be fuzzed and
 //!   reused on their own; `auth`, bearer tokens.
 
+pub mod audit;
 mod driver;
 pub mod era;
 #[cfg(feature = "http")]

@@ -20,6 +20,7 @@ use mcp_resources_core::policy::{Policy, Principal};
 use mcp_resources_core::provider::{Provider, ProviderError};
 use mcp_resources_core::redact::Redactor;
 use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
+use mcp_resources_core::sensitive::{AuditSink, Clock, SensitiveRule, Sensitivity};
 use mcp_resources_core::service::{Offer, Service};
 use mcp_resources_core::subscription::SubscriptionLimits;
 use mcp_resources_core::template::Variables;
@@ -74,6 +75,8 @@ pub struct ServerBuilder {
     subscription_limits: SubscriptionLimits,
     stdio_principal: Principal,
     redactor: Option<Redactor>,
+    sensitive: Vec<SensitiveRule>,
+    audit: Option<Arc<dyn AuditSink>>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -112,7 +115,28 @@ impl ServerBuilder {
             subscription_limits: SubscriptionLimits::default(),
             stdio_principal: Principal::anonymous(),
             redactor: None,
+            sensitive: Vec::new(),
+            audit: None,
         }
+    }
+
+    /// Marks resources sensitive: every list, read, subscription and completion of them is
+    /// recorded by the audit sink ([`ServerBuilder::audit`]), and a rule with `confirm` makes
+    /// each read wait for the user's yes (an elicitation in either era; see
+    /// [`mcp_resources_core::sensitive`]). Confirmation states are signed with a key drawn at
+    /// build time and timed by the system clock.
+    #[must_use]
+    pub fn sensitive(mut self, rule: SensitiveRule) -> Self {
+        self.sensitive.push(rule);
+        self
+    }
+
+    /// Where the records of sensitive resources go (for example an
+    /// [`AuditLog`](crate::audit::AuditLog)); without one, sensitive rules only confirm.
+    #[must_use]
+    pub fn audit(mut self, sink: Arc<dyn AuditSink>) -> Self {
+        self.audit = Some(sink);
+        self
     }
 
     /// Sets the name and version the server gives in `initialize` and `server/discover`.
@@ -273,6 +297,23 @@ impl ServerBuilder {
         let mut engine = Engine::builder(cursor_key).limits(self.limits);
         if let Some(redactor) = self.redactor {
             engine = engine.redactor(redactor);
+        }
+        if !self.sensitive.is_empty() {
+            let mut key = [0_u8; 32];
+            getrandom::fill(&mut key).map_err(BuildError::Random)?;
+            let clock: Clock = Arc::new(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |elapsed| elapsed.as_secs())
+            });
+            let mut sensitivity = Sensitivity::new(key, clock);
+            for rule in self.sensitive {
+                sensitivity = sensitivity.rule(rule);
+            }
+            if let Some(sink) = self.audit {
+                sensitivity = sensitivity.audit(sink);
+            }
+            engine = engine.sensitivity(sensitivity);
         }
         // Who asks decides what is listed and read: every modern result is private then, the
         // ones the engine's hints do not cover (discover) included.

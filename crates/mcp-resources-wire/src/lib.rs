@@ -11,6 +11,7 @@
 //! read ([`listed`], [`contents`]); they serialize exactly as the owned wire types of the same
 //! shape do (the tests compare both). [`output`] holds what both adapters hand to their driver.
 
+pub mod input;
 pub mod output;
 pub mod text;
 

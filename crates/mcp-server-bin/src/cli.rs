@@ -43,6 +43,7 @@ CONFIGURATION FILE (TOML):
         refuse_hard_links = false       # --refuse-hard-links sets true
         watch = true                    # --no-watch sets false
         redact_content = true           # --no-redact sets false: credentials served as they are
+        audit_log = \"audit.jsonl\"        # --audit-log; \"-\" or unset: stderr
         server_name = \"mcp-resources\"
         instructions = \"Project documentation.\"
         http_threads = 1                # threads serving HTTP connections
@@ -57,6 +58,14 @@ CONFIGURATION FILE (TOML):
         kind = \"email\"                 # or regex = \"ticket=(?P<secret>[0-9]+)\"
         mask = \"first:1\"               # full, first:N, last:N, ends:N
         uris = [\"file:///**/*.csv\"]    # globs as grants use; default all
+    Sensitive resources, after the keys above (audited: one JSON line per list, read,
+    subscription or completion of them):
+        [[sensitive]]
+        name = \"hr\"
+        uris = [\"file:///**/hr/**\"]    # globs as grants use
+        confirm = true                  # each read waits for the user's yes (elicitation)
+        reason = \"Salaries and reviews.\" # shown when asking
+        grant = true                    # served only to principals a [[grants]] entry covers
     Databases (the flag --sql [NAME=]URL, repeatable):
         [[sql]]
         url = \"sqlite:./app.db\"       # relative to the file's directory
@@ -243,6 +252,12 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     pub(crate) no_redact: bool,
 
+    /// Where audit lines of `[[sensitive]]` resources go: a file, appended to, or `-` for
+    /// stderr [default: stderr]. One JSON object per line: time, subject and issuer, action,
+    /// URI, rule, bytes, outcome, spans masked; never contents or tokens.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) audit_log: Option<std::path::PathBuf>,
+
     /// The server name given to clients [default: mcp-resources].
     #[arg(long, value_name = "NAME")]
     pub(crate) server_name: Option<String>,
@@ -289,6 +304,8 @@ impl ServeArgs {
             watch: self.no_watch.then_some(false),
             redact_content: self.no_redact.then_some(false),
             redact: None,
+            sensitive: None,
+            audit_log: self.audit_log.clone(),
             server_name: self.server_name.clone(),
             instructions: self.instructions.clone(),
             http_threads: self.http_threads,

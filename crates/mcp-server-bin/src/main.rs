@@ -17,9 +17,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
+use mcp_resources_core::policy::{AllowAllBut, UriPattern};
 use mcp_resources_core::redact::Redactor;
 use mcp_resources_fs::{FilesystemProvider, FsConfig, SkillsProvider};
 use mcp_resources_git::{GitConfig, GitProvider};
+use mcp_resources_server::audit::AuditLog;
 use mcp_resources_server::{HttpOptions, Server};
 use mcp_resources_sql::{SqlConfig, SqlProvider};
 use tracing_subscriber::EnvFilter;
@@ -348,12 +350,44 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
     if let Some(instructions) = &config.instructions {
         builder = builder.instructions(instructions.clone());
     }
-    if let Some(policy) = &config.policy {
-        tracing::info!(
-            grants = policy.grants.len(),
-            "access is limited to the configured grants"
-        );
-        builder = builder.policy(Arc::new(policy.clone()));
+    match &config.policy {
+        Some(config::Policy::Grants(policy)) => {
+            tracing::info!(
+                grants = policy.grants.len(),
+                "access is limited to the configured grants"
+            );
+            builder = builder.policy(Arc::new(policy.clone()));
+        }
+        Some(config::Policy::AllBut(denied)) => {
+            tracing::info!(
+                patterns = ?denied.iter().map(UriPattern::as_str).collect::<Vec<_>>(),
+                "no grants: sensitive resources that need one are served to no one"
+            );
+            builder = builder.policy(Arc::new(AllowAllBut {
+                denied: denied.clone(),
+            }));
+        }
+        None => {}
+    }
+    if !config.sensitive.is_empty() {
+        let log = match &config.audit_log {
+            Some(path) => AuditLog::file(path).map_err(|error| {
+                format!("cannot open the audit log {}: {error}", path.display())
+            })?,
+            None => AuditLog::stderr(),
+        };
+        for rule in &config.sensitive {
+            tracing::info!(
+                rule = %rule.name,
+                uris = ?rule.uris.iter().map(UriPattern::as_str).collect::<Vec<_>>(),
+                confirm = rule.confirm,
+                audit_log = %log.target().display(),
+                "sensitive resources: audited{}",
+                if rule.confirm { ", each read confirmed by the user" } else { "" }
+            );
+            builder = builder.sensitive(rule.clone());
+        }
+        builder = builder.audit(Arc::new(log));
     }
     let server = builder.build()?;
 

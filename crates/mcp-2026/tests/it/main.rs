@@ -3,6 +3,7 @@
 mod examples;
 mod exchange;
 mod headers;
+mod mrtr;
 mod properties;
 mod support;
 mod transcripts;

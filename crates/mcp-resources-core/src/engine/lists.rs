@@ -72,12 +72,14 @@ impl Engine {
             source,
             after,
         });
+        let items: Vec<Resource> = filled
+            .items
+            .into_iter()
+            .map(|resource| self.masked_resource(resource))
+            .collect();
+        self.audit_listed(principal, &items).await?;
         Ok(Page {
-            items: filled
-                .items
-                .into_iter()
-                .map(|resource| self.masked_resource(resource))
-                .collect(),
+            items,
             next_cursor,
             cache: self.list_cache,
         })

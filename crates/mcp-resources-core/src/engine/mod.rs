@@ -45,6 +45,7 @@
 mod directory;
 mod lists;
 mod redaction;
+mod sensitive;
 
 /// How many bytes a ranged read looks past each edge of its range when content rules are on:
 /// more than the longest secret a built-in rule finds whole (a PEM key block of a 4096-bit
@@ -59,19 +60,26 @@ use std::sync::Arc;
 use crate::cache::{CacheHint, CachePolicy, CacheScope};
 use crate::completion::{Completion, filter_candidates};
 use crate::error::{BuildError, CompleteError, ListError, ReadError};
+use crate::input::Inputs;
 use crate::pagination::{CursorCodec, CursorError, CursorKey, Page, Position};
 use crate::policy::{Action, AllowAll, Policy, Principal};
 use crate::provider::{BoxFuture, CompletionRequest, Provider, ProviderError, ReadRequest};
 use crate::redact::Redactor;
 use crate::resource::{ByteRange, Contents, Resource, ResourceTemplate};
+use crate::sensitive::Sensitivity;
 use crate::skill::Skill;
 use crate::template::{TemplateIndex, UriTemplate, Variables};
 use crate::uri::ResourceUri;
 
-/// The function behind a template: produces the contents of a URI from its variables. Returning
-/// no contents means "not found".
+/// The function behind a template: produces the contents of a URI from its variables and the
+/// client's answers to the input it asked for before (see
+/// [`ProviderError::input_required`]). Returning no contents means "not found".
 pub type TemplateReader = Box<
-    dyn Fn(&ResourceUri, &Variables) -> BoxFuture<'static, Result<Vec<Contents>, ProviderError>>
+    dyn Fn(
+            &ResourceUri,
+            &Variables,
+            &Inputs,
+        ) -> BoxFuture<'static, Result<Vec<Contents>, ProviderError>>
         + Send
         + Sync,
 >;
@@ -125,7 +133,26 @@ impl FunctionTemplate {
     {
         FunctionTemplate {
             descriptor,
-            reader: Box::new(move |uri, variables| Box::pin(reader(uri, variables))),
+            reader: Box::new(move |uri, variables, _| Box::pin(reader(uri, variables))),
+            completer: None,
+            cache_policy: CachePolicy::default(),
+        }
+    }
+
+    /// A template whose reads call `reader` with the matched URI, the variables and the
+    /// client's answers to input asked for before: a reader that needs the user's answer, a
+    /// message of the client's model or its roots fails with
+    /// [`ProviderError::input_required`], and is called again with the answers.
+    pub fn with_inputs<F, Fut>(descriptor: ResourceTemplate, reader: F) -> FunctionTemplate
+    where
+        F: Fn(&ResourceUri, &Variables, &Inputs) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Vec<Contents>, ProviderError>> + Send + 'static,
+    {
+        FunctionTemplate {
+            descriptor,
+            reader: Box::new(move |uri, variables, inputs| {
+                Box::pin(reader(uri, variables, inputs))
+            }),
             completer: None,
             cache_policy: CachePolicy::default(),
         }
@@ -191,6 +218,7 @@ pub struct EngineBuilder {
     templates: Vec<TemplateSlot>,
     providers: Vec<Arc<dyn Provider>>,
     redactor: Redactor,
+    sensitivity: Option<Sensitivity>,
 }
 
 impl std::fmt::Debug for EngineBuilder {
@@ -216,7 +244,16 @@ impl EngineBuilder {
             templates: Vec::new(),
             providers: Vec::new(),
             redactor: Redactor::none(),
+            sensitivity: None,
         }
+    }
+
+    /// Sets the sensitive resources: audited, and read only once the user confirms where a
+    /// rule says so (none by default; see [`sensitive`](crate::sensitive)).
+    #[must_use]
+    pub fn sensitivity(mut self, sensitivity: Sensitivity) -> EngineBuilder {
+        self.sensitivity = (!sensitivity.is_empty()).then_some(sensitivity);
+        self
     }
 
     /// Sets the content rules every text body of a read passes through (none by default; the
@@ -413,6 +450,7 @@ impl EngineBuilder {
                 .unwrap_or_else(|| CachePolicy::default().hint(default_ttl, policy_depends)),
             templates_cache,
             redactor: self.redactor,
+            sensitivity: self.sensitivity,
         })
     }
 }
@@ -434,6 +472,9 @@ pub struct ReadOutput {
     pub contents: Arc<[Contents]>,
     /// The caching hint.
     pub cache: CacheHint,
+    /// How many spans each content rule masked in what was read (margins of a range
+    /// included), for the audit log; empty when nothing was masked.
+    pub masked: Vec<(String, usize)>,
 }
 
 /// The resource engine: routes reads, pages lists, filters by policy and completes template
@@ -456,6 +497,8 @@ pub struct Engine {
     templates_cache: CacheHint,
     /// The content rules of reads.
     redactor: Redactor,
+    /// The sensitive resources; `None` when there is none.
+    sensitivity: Option<Sensitivity>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -503,6 +546,7 @@ fn read_request<'a>(
     uri: &'a ResourceUri,
     matched: &'a Option<(&'a UriTemplate, Variables)>,
     range: Option<ByteRange>,
+    inputs: &'a Inputs,
 ) -> ReadRequest<'a> {
     ReadRequest {
         principal,
@@ -510,6 +554,7 @@ fn read_request<'a>(
         template: matched.as_ref().map(|(template, _)| *template),
         variables: matched.as_ref().map(|(_, variables)| variables),
         range,
+        inputs,
     }
 }
 
@@ -600,10 +645,44 @@ impl Engine {
         principal: &Principal,
         uri: &ResourceUri,
     ) -> Result<ReadOutput, ReadError> {
-        if self.redactor.is_empty() {
-            return self.read_inner(principal, uri, None, 0).await;
+        self.read_with(principal, uri, Inputs::none()).await
+    }
+
+    /// [`Engine::read`] retried with the client's answers to the input an earlier read asked
+    /// for ([`ReadError::InputRequired`]): a provider's, or the confirmation of a sensitive
+    /// resource (see [`sensitive`](crate::sensitive)).
+    pub async fn read_with(
+        &self,
+        principal: &Principal,
+        uri: &ResourceUri,
+        inputs: &Inputs,
+    ) -> Result<ReadOutput, ReadError> {
+        if self.sensitivity.is_some() {
+            return self.read_sensitive(principal, uri, None, inputs).await;
         }
-        self.read_redacted(principal, uri).await
+        self.read_unaudited(principal, uri, None, inputs).await
+    }
+
+    /// A read (of `range`, when given) past the sensitive rules.
+    async fn read_unaudited(
+        &self,
+        principal: &Principal,
+        uri: &ResourceUri,
+        range: Option<ByteRange>,
+        inputs: &Inputs,
+    ) -> Result<ReadOutput, ReadError> {
+        match (range, self.redactor.is_empty()) {
+            (None, true) => self.read_inner(principal, uri, None, 0, inputs).await,
+            (None, false) => self.read_redacted(principal, uri, inputs).await,
+            (Some(range), true) => {
+                self.read_inner(principal, uri, Some(range), 0, inputs)
+                    .await
+            }
+            (Some(range), false) => {
+                self.read_range_redacted(principal, uri, uri, range, inputs)
+                    .await
+            }
+        }
     }
 
     /// Reads the byte range `range` of each body of `uri`; for resources too large for one read.
@@ -615,10 +694,13 @@ impl Engine {
         uri: &ResourceUri,
         range: ByteRange,
     ) -> Result<ReadOutput, ReadError> {
-        if self.redactor.is_empty() {
-            return self.read_inner(principal, uri, Some(range), 0).await;
+        if self.sensitivity.is_some() {
+            return self
+                .read_sensitive(principal, uri, Some(range), Inputs::none())
+                .await;
         }
-        self.read_range_redacted(principal, uri, uri, range).await
+        self.read_unaudited(principal, uri, Some(range), Inputs::none())
+            .await
     }
 
     /// The first steps of [`Engine::read_inner`], which never wait: the policy, then the
@@ -654,6 +736,7 @@ impl Engine {
         Ok(ReadOutput {
             contents: contents.into(),
             cache: self.provider_cache(slot, uri),
+            masked: Vec::new(),
         })
     }
 
@@ -692,6 +775,7 @@ impl Engine {
         Ok(ReadOutput {
             contents,
             cache: slot.cache,
+            masked: Vec::new(),
         })
     }
 
@@ -704,6 +788,7 @@ impl Engine {
         uri: &ResourceUri,
         range: Option<ByteRange>,
         slack: u64,
+        inputs: &Inputs,
     ) -> Result<ReadOutput, ReadError> {
         if let Some(read) = self.read_at_once(principal, uri, range, slack) {
             return read;
@@ -714,8 +799,9 @@ impl Engine {
                 continue;
             }
             let matched = slot.matched(uri);
-            let request = read_request(principal, uri, &matched, range);
-            if let Some(contents) = slot.provider.read(request).await? {
+            let request = read_request(principal, uri, &matched, range, inputs);
+            let read = slot.provider.read(request).await;
+            if let Some(contents) = read.map_err(|error| ReadError::from_provider(uri, error))? {
                 return self.provider_output(slot, uri, contents, slack);
             }
         }
@@ -734,7 +820,9 @@ impl Engine {
                 },
             );
         if let Some((reader, cache_policy, variables)) = function {
-            let mut contents = reader(uri, &variables).await?;
+            let mut contents = reader(uri, &variables, inputs)
+                .await
+                .map_err(|error| ReadError::from_provider(uri, error))?;
             if !contents.is_empty() {
                 if let Some(range) = range {
                     contents = slice_contents(&contents, range)
@@ -748,6 +836,7 @@ impl Engine {
                 return Ok(ReadOutput {
                     contents: contents.into(),
                     cache,
+                    masked: Vec::new(),
                 });
             }
         }
@@ -834,14 +923,17 @@ impl Engine {
                 })
                 .collect()
         };
-        Ok(filter_candidates(
+        let completion = filter_candidates(
             candidates,
             uri_template,
             variable,
             context,
             principal,
             self.policy.as_ref(),
-        ))
+        );
+        self.audit_completion(principal, uri_template, variable, context, &completion)
+            .await?;
+        Ok(completion)
     }
 }
 

@@ -18,6 +18,7 @@
 //! that match a rule are masked like text.
 
 use crate::error::ReadError;
+use crate::input::Inputs;
 use crate::policy::{Action, Principal};
 use crate::resource::{Body, ByteRange, Contents, Resource};
 use crate::skill::{FrontmatterValue, Skill};
@@ -31,6 +32,7 @@ impl Engine {
         &self,
         principal: &Principal,
         uri: &ResourceUri,
+        inputs: &Inputs,
     ) -> Result<ReadOutput, ReadError> {
         let ranged = self.providers.iter().find_map(|slot| {
             if slot.provider.claims(uri) {
@@ -40,9 +42,11 @@ impl Engine {
             }
         });
         if let Some((base, range)) = ranged {
-            return self.read_range_redacted(principal, uri, &base, range).await;
+            return self
+                .read_range_redacted(principal, uri, &base, range, inputs)
+                .await;
         }
-        let output = self.read_inner(principal, uri, None, 0).await?;
+        let output = self.read_inner(principal, uri, None, 0, inputs).await?;
         let output = self.masked(uri, output);
         self.check_wire_size(uri, &output.contents)?;
         Ok(output)
@@ -66,6 +70,7 @@ impl Engine {
         uri: &ResourceUri,
         base: &ResourceUri,
         range: ByteRange,
+        inputs: &Inputs,
     ) -> Result<ReadOutput, ReadError> {
         // The URI asked for is the one the policy judges (`base` is judged again by the read).
         if uri != base && !self.policy.allows(principal, Action::Read, uri) {
@@ -86,25 +91,28 @@ impl Engine {
             length: end - start,
         };
         let (output, lead) = match self
-            .read_inner(principal, base, Some(wide), 2 * MARGIN)
+            .read_inner(principal, base, Some(wide), 2 * MARGIN, inputs)
             .await
         {
             Ok(output) => (output, range.offset - start),
             // A provider that cannot cut its body there (a character at the edge): the whole
             // resource, when it fits. Never the range alone: a secret it cuts would leak.
+            Err(error @ ReadError::InputRequired { .. }) => return Err(error),
             Err(_) => (
-                self.read_inner(principal, base, None, 0).await?,
+                self.read_inner(principal, base, None, 0, inputs).await?,
                 range.offset,
             ),
         };
         let mut contents = Vec::with_capacity(output.contents.len());
+        let mut masked = Vec::new();
         for part in output.contents.iter() {
-            contents.push(self.cut(uri, base, part, lead, range)?);
+            contents.push(self.cut(uri, base, part, lead, range, &mut masked)?);
         }
         self.check_wire_size(uri, &contents)?;
         Ok(ReadOutput {
             contents: contents.into(),
             cache: output.cache,
+            masked,
         })
     }
 
@@ -113,6 +121,7 @@ impl Engine {
     /// less full of secrets).
     fn masked(&self, uri: &ResourceUri, output: ReadOutput) -> ReadOutput {
         let mut changed = false;
+        let mut counts = Vec::new();
         let contents: Vec<Contents> = output
             .contents
             .iter()
@@ -121,13 +130,14 @@ impl Engine {
                 match &part.body {
                     Body::Text(text) => {
                         let masked = self.redactor.redact(uri.as_str(), text);
+                        tally(&mut counts, masked.counts);
                         if matches!(masked.text, std::borrow::Cow::Owned(_)) {
                             changed = true;
                             part.body = Body::Text(masked.text.into_owned().into());
                         }
                     }
                     Body::Bytes(bytes) => {
-                        if let Some(masked) = self.mask_bytes(uri.as_str(), bytes) {
+                        if let Some(masked) = self.mask_bytes(uri.as_str(), bytes, &mut counts) {
                             changed = true;
                             part.body = Body::Bytes(masked.into());
                         }
@@ -142,6 +152,7 @@ impl Engine {
         ReadOutput {
             contents: contents.into(),
             cache: output.cache,
+            masked: counts,
         }
     }
 
@@ -157,6 +168,7 @@ impl Engine {
         part: &Contents,
         lead: u64,
         range: ByteRange,
+        counts: &mut Vec<(String, usize)>,
     ) -> Result<Contents, ReadError> {
         let raw: &[u8] = match &part.body {
             Body::Text(text) => text.as_bytes(),
@@ -165,7 +177,7 @@ impl Engine {
         let len = raw.len() as u64;
         let from = lead.min(len) as usize;
         let to = lead.saturating_add(range.length).min(len) as usize;
-        let masked = self.mask_bytes(base.as_str(), raw);
+        let masked = self.mask_bytes(base.as_str(), raw, counts);
         let asked = &masked.as_deref().unwrap_or(raw)[from..to];
         let is_text = match &part.body {
             Body::Text(_) => {
@@ -188,8 +200,16 @@ impl Engine {
     }
 
     /// `bytes` with each run of valid UTF-8 in them masked in place; `None` when nothing was.
-    fn mask_bytes(&self, uri: &str, bytes: &[u8]) -> Option<Vec<u8>> {
-        self.redactor.redact_bytes(uri, bytes)
+    /// The spans masked are added to `counts`.
+    fn mask_bytes(
+        &self,
+        uri: &str,
+        bytes: &[u8],
+        counts: &mut Vec<(String, usize)>,
+    ) -> Option<Vec<u8>> {
+        let (masked, found) = self.redactor.redact_bytes_counted(uri, bytes);
+        tally(counts, found);
+        masked
     }
 
     /// `resource` with its title and description masked (a skill's description comes from
@@ -244,6 +264,16 @@ impl Engine {
         let masked = self.redactor.redact(uri, text);
         if let std::borrow::Cow::Owned(masked) = masked.text {
             *text = masked;
+        }
+    }
+}
+
+/// Adds the spans of `found` to `counts`, by rule.
+fn tally(counts: &mut Vec<(String, usize)>, found: Vec<(String, usize)>) {
+    for (rule, spans) in found {
+        match counts.iter_mut().find(|(name, _)| *name == rule) {
+            Some((_, total)) => *total += spans,
+            None => counts.push((rule, spans)),
         }
     }
 }

@@ -6,6 +6,7 @@ mod fixtures;
 mod pagination;
 mod policy;
 mod resource;
+mod sensitive;
 mod service;
 mod skills;
 mod subscription;

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use mcp_resources_core::engine::Engine;
+use mcp_resources_core::input::Inputs;
 use mcp_resources_core::policy::{
     Action, ActionSet, Grantee, PatternPolicy, Principal, UriPattern,
 };
@@ -73,6 +74,7 @@ fn reads_and_lists_go_through_the_engine_and_its_policy() {
         None,
         Query::Read {
             uri: uri("secret://plan"),
+            inputs: Inputs::default(),
         },
     );
     assert!(matches!(read, Answer::Read(Err(_))), "{read:?}");
@@ -83,6 +85,7 @@ fn reads_and_lists_go_through_the_engine_and_its_policy() {
         None,
         Query::Read {
             uri: uri("secret://plan"),
+            inputs: Inputs::default(),
         },
     );
     assert!(matches!(read, Answer::Read(Ok(_))), "{read:?}");

@@ -156,6 +156,7 @@ async fn try_read(
     let principal = Principal::anonymous();
     provider
         .read(ReadRequest {
+            inputs: mcp_resources_core::input::Inputs::none(),
             principal: &principal,
             uri,
             template: None,
@@ -619,6 +620,7 @@ async fn reads_over_the_limit_fail_and_point_to_the_ranged_form() {
     let uri = ResourceUri::parse(&fixture.uri("big.bin")).unwrap();
     let anyone = Principal::anonymous();
     let request = |uri| ReadRequest {
+        inputs: mcp_resources_core::input::Inputs::none(),
         principal: &anyone,
         uri,
         template: None,
@@ -1176,6 +1178,7 @@ async fn small_files_are_read_inline_and_large_ones_on_the_pool() {
     ) -> (bool, Body) {
         let uri = ResourceUri::parse(uri).unwrap();
         let mut read = std::pin::pin!(provider.read(ReadRequest {
+            inputs: mcp_resources_core::input::Inputs::none(),
             principal,
             uri: &uri,
             template: None,

@@ -95,6 +95,7 @@ async fn read(provider: &SkillsProvider, text: &str) -> Option<(Body, Option<Str
     let principal = Principal::anonymous();
     let uri = uri(text);
     let request = ReadRequest {
+        inputs: mcp_resources_core::input::Inputs::none(),
         principal: &principal,
         uri: &uri,
         template: None,
@@ -250,6 +251,7 @@ async fn a_file_changed_under_its_manifest_is_refused_until_the_manifest_has_it(
     let principal = Principal::anonymous();
     let file = uri("skill://pdf-tools/reference.md");
     let request = ReadRequest {
+        inputs: mcp_resources_core::input::Inputs::none(),
         principal: &principal,
         uri: &file,
         template: None,

@@ -541,6 +541,11 @@ impl LegacyHttpSession {
     ) -> Vec<QueryFuture> {
         let mut queries = Vec::new();
         let mut to_stream = false;
+        // The session's own requests (a read that needs the user's answer) go on the GET
+        // stream: without one, nothing can reach the client, and those reads fail at once.
+        if state.session.is_asking() && state.stream.is_none() {
+            state.session.give_up_asking();
+        }
         while let Some(output) = state.session.poll_output() {
             match output {
                 Output::Send(outgoing) => {
@@ -908,6 +913,9 @@ pub(crate) struct GetStream {
     /// Ready at shutdown: one wait for the stream's whole life, not one per frame.
     shutdown: Pin<Box<WaitForCancellationFutureOwned>>,
     keep_alive: Interval,
+    /// Ticks the session once a second while it waits for the client's answers
+    /// ([`Session::tick`]).
+    ticks: Interval,
 }
 
 impl GetStream {
@@ -923,6 +931,11 @@ impl GetStream {
             frames: VecDeque::new(),
             shutdown: Box::pin(shutdown.cancelled_owned()),
             keep_alive: sse::keep_alive_timer(keep_alive),
+            ticks: {
+                let mut ticks = tokio::time::interval(Duration::from_secs(1));
+                ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                ticks
+            },
         }
     }
 
@@ -941,12 +954,14 @@ impl GetStream {
             if let Some(frame) = self.frames.pop_front() {
                 return Some(frame);
             }
+            let asking = self.session.lock().session.is_asking();
             tokio::select! {
                 // Frames taken go out first; then, in this order: shutdown, the session (its
                 // end, frames, changes), keep-alive.
                 biased;
                 () = &mut self.shutdown => return None,
                 () = self.session.changes.notified() => self.look()?,
+                _ = self.ticks.tick(), if asking => self.tick(),
                 _ = self.keep_alive.tick() => {
                     // The stream lives no longer than the latest token its session was named
                     // with.
@@ -955,6 +970,22 @@ impl GetStream {
                         return None;
                     }
                     return Some(sse::keep_alive());
+                }
+            }
+        }
+    }
+
+    /// One second of a session waiting for the client's answers: a read that waited too long
+    /// fails, its response routed to its POST.
+    fn tick(&mut self) {
+        let mut state = self.session.lock();
+        state.session.tick();
+        while let Some(output) = state.session.poll_output() {
+            if let Output::Send(outgoing) = output {
+                if outgoing.related.is_none() && !outgoing.is_response {
+                    self.frames.push_back(sse::message(&outgoing.bytes));
+                } else {
+                    route_message(&mut state, outgoing, None);
                 }
             }
         }
@@ -1014,6 +1045,14 @@ impl Drop for GetStream {
             .is_some_and(|slot| slot.generation == self.generation)
         {
             state.stream = None;
+            if state.session.is_asking() {
+                state.session.give_up_asking();
+                while let Some(output) = state.session.poll_output() {
+                    if let Output::Send(outgoing) = output {
+                        route_message(&mut state, outgoing, None);
+                    }
+                }
+            }
             drop(state);
             // The session was in use until now: its idle time starts here.
             self.session.touch();

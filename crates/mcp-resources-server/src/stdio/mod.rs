@@ -209,6 +209,8 @@ enum Event {
     Answer(QueryTicket, Option<Answer>),
     /// Subscribers have changes waiting ([`Wakes::take`]).
     Woken,
+    /// A second passed while the legacy session waits for the client's answers.
+    Tick,
     /// The server is shutting down.
     Shutdown,
 }
@@ -260,9 +262,16 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
         let token = self.shared.shutdown.clone();
         let mut shutdown = std::pin::pin!(token.cancelled());
         let mut line = LineBuffer::default();
+        // Ticks only while the legacy session waits for the client's answers to its requests.
+        let mut ticks = tokio::time::interval(std::time::Duration::from_secs(1));
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             let event = {
                 let reading = self.queries.len() < MAX_QUERIES_IN_FLIGHT;
+                let asking = self
+                    .legacy
+                    .as_ref()
+                    .is_some_and(|legacy| legacy.session.is_asking());
                 let mut next = std::pin::pin!(next_event(
                     &mut input,
                     &mut line,
@@ -270,6 +279,7 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     &self.wakes,
                     shutdown.as_mut(),
                     reading,
+                    asking.then_some(&mut ticks),
                 ));
                 let output = &mut self.output;
                 // One poll of every event per wake-up: the poll that finds nothing ready has
@@ -320,6 +330,12 @@ impl<W: AsyncWrite + Unpin> Connection<W> {
                     for target in self.wakes.take() {
                         self.handle_wake(target).await?;
                     }
+                }
+                Event::Tick => {
+                    if let Some(legacy) = &mut self.legacy {
+                        legacy.session.tick();
+                    }
+                    self.pump_legacy().await?;
                 }
                 Event::Shutdown => {
                     tracing::debug!("shutting down");
@@ -790,7 +806,15 @@ async fn next_event<R: AsyncBufRead + Unpin>(
     wakes: &Wakes,
     shutdown: Pin<&mut WaitForCancellationFuture<'_>>,
     reading: bool,
+    ticks: Option<&mut tokio::time::Interval>,
 ) -> Event {
+    let ticking = ticks.is_some();
+    let tick = async move {
+        match ticks {
+            Some(ticks) => ticks.tick().await,
+            None => std::future::pending().await,
+        }
+    };
     tokio::select! {
         biased;
         () = shutdown => Event::Shutdown,
@@ -798,6 +822,7 @@ async fn next_event<R: AsyncBufRead + Unpin>(
             Event::Answer(ticket, answer)
         }
         () = wakes.signal.notified() => Event::Woken,
+        _ = tick, if ticking => Event::Tick,
         read = read_line(input, line), if reading => Event::Line(read),
     }
 }

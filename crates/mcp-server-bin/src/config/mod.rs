@@ -14,6 +14,7 @@ use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use mcp_resources_core::policy::{Action, ActionSet, Grant, Grantee, PatternPolicy, UriPattern};
+use mcp_resources_core::sensitive::SensitiveRule;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -99,6 +100,14 @@ pub(crate) struct RawConfig {
     /// a `mask` (`full`, `first:N`, `last:N`, `ends:N`; default `full`) and the `uris` it
     /// applies to (globs as grants use; all by default).
     pub(crate) redact: Option<Vec<RawRedact>>,
+    /// Sensitive resources (`[[sensitive]]` entries): every list, read, subscription and
+    /// completion of the URIs they cover is written to the audit log; `confirm = true` makes
+    /// each read wait for the user's yes; `grant = true` serves them only to principals a
+    /// `[[grants]]` entry covers (to no one, when there are none).
+    pub(crate) sensitive: Option<Vec<RawSensitive>>,
+    /// Where audit lines of sensitive resources go: a file, appended to (relative to the
+    /// configuration file's directory), or `-` for stderr. Default stderr.
+    pub(crate) audit_log: Option<PathBuf>,
     /// The server name given to clients. Default `mcp-resources`.
     pub(crate) server_name: Option<String>,
     /// Guidance for the client's model, given in `initialize` and `server/discover`.
@@ -257,6 +266,56 @@ impl RawRedact {
             pattern,
             mask,
             uris: self.uris.clone().unwrap_or_default(),
+        })
+    }
+}
+
+/// One `[[sensitive]]` entry: resources audited, and perhaps confirmed by the user.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawSensitive {
+    /// Its name, in audit lines and logs. Default `sensitive[N]`.
+    pub(crate) name: Option<String>,
+    /// Globs of the URIs it covers (as grants use).
+    pub(crate) uris: Vec<String>,
+    /// Whether each read waits for the user's yes (an elicitation; clients without
+    /// elicitation get an error, never the contents). Default `false`.
+    pub(crate) confirm: Option<bool>,
+    /// Why, shown to the user when asked to confirm.
+    pub(crate) reason: Option<String>,
+    /// Whether only principals a `[[grants]]` entry covers are served these URIs. Default
+    /// `false`.
+    pub(crate) grant: Option<bool>,
+}
+
+impl RawSensitive {
+    /// The rule, its globs checked.
+    fn rule(&self, index: usize) -> Result<SensitiveRule, ConfigError> {
+        let name = self
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("sensitive[{index}]"));
+        if self.uris.is_empty() {
+            return Err(ConfigError::Sensitive {
+                name,
+                reason: "uris is empty: give the globs of the URIs it covers".to_owned(),
+            });
+        }
+        let uris = self
+            .uris
+            .iter()
+            .map(|pattern| {
+                UriPattern::parse(pattern).map_err(|error| ConfigError::Sensitive {
+                    name: name.clone(),
+                    reason: format!("uris {pattern:?}: {error}"),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(SensitiveRule {
+            name,
+            uris,
+            confirm: self.confirm.unwrap_or(false),
+            reason: self.reason.clone(),
         })
     }
 }
@@ -814,6 +873,13 @@ impl RawConfig {
                 database.url = format!("sqlite:{}", base.join(path).display());
             }
         }
+        if let Some(log) = raw
+            .audit_log
+            .as_mut()
+            .filter(|log| log.is_relative() && log.as_os_str() != "-")
+        {
+            *log = base.join(&*log);
+        }
         if let Some(jwks) = raw
             .authorization
             .as_mut()
@@ -857,6 +923,8 @@ impl RawConfig {
             watch: over.watch.or(self.watch),
             redact_content: over.redact_content.or(self.redact_content),
             redact: over.redact.or(self.redact),
+            sensitive: over.sensitive.or(self.sensitive),
+            audit_log: over.audit_log.or(self.audit_log),
             server_name: over.server_name.or(self.server_name),
             instructions: over.instructions.or(self.instructions),
             http_threads: over.http_threads.or(self.http_threads),
@@ -914,6 +982,10 @@ pub(crate) struct Config {
     pub(crate) redact_content: bool,
     /// The configured content rules.
     pub(crate) redact: Vec<mcp_resources_core::redact::RedactRule>,
+    /// The sensitive resources.
+    pub(crate) sensitive: Vec<SensitiveRule>,
+    /// Where audit lines go: `None` for stderr.
+    pub(crate) audit_log: Option<PathBuf>,
     /// The server name given to clients.
     pub(crate) server_name: String,
     /// Guidance for the client's model.
@@ -927,8 +999,19 @@ pub(crate) struct Config {
     pub(crate) authorization: Option<RawAuthorization>,
     /// HTTP: the limits of the `[http_limits]` table.
     pub(crate) http_limits: RawHttpLimits,
-    /// The access policy of the `[[grants]]`; `None`: everyone may do everything.
-    pub(crate) policy: Option<PatternPolicy>,
+    /// The access policy of the `[[grants]]` (or of `[[sensitive]]` entries needing one when
+    /// there are no grants); `None`: everyone may do everything.
+    pub(crate) policy: Option<Policy>,
+}
+
+/// Who may do what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Policy {
+    /// The `[[grants]]`.
+    Grants(PatternPolicy),
+    /// No grants: everything to everyone, but the URIs of `[[sensitive]]` entries needing a
+    /// grant, which no one is served.
+    AllBut(Vec<UriPattern>),
 }
 
 /// Why a configuration could not be read or is not valid.
@@ -981,6 +1064,14 @@ pub(crate) enum ConfigError {
     #[error("invalid [authorization]: {reason}")]
     Authorization {
         /// What is wrong.
+        reason: String,
+    },
+    /// A `[[sensitive]]` entry cannot work.
+    #[error("invalid [[sensitive]] entry {name:?}: {reason}")]
+    Sensitive {
+        /// Its name.
+        name: String,
+        /// Why.
         reason: String,
     },
     /// A `[[redact]]` entry cannot work.
@@ -1069,7 +1160,25 @@ impl Config {
                 .chain(extra.unwrap_or_default())
                 .collect()
         };
+        let sensitive: Vec<SensitiveRule> = raw
+            .sensitive
+            .iter()
+            .flatten()
+            .enumerate()
+            .map(|(index, rule)| rule.rule(index))
+            .collect::<Result<_, _>>()?;
+        // Resources that need a grant: with grants, the policy refuses whatever none allows
+        // already; without any, no one is served them.
+        let needing_grant: Vec<UriPattern> = raw
+            .sensitive
+            .iter()
+            .flatten()
+            .zip(&sensitive)
+            .filter(|(raw_rule, _)| raw_rule.grant == Some(true))
+            .flat_map(|(_, rule)| rule.uris.clone())
+            .collect();
         let policy = match &raw.grants {
+            None if !needing_grant.is_empty() => Some(Policy::AllBut(needing_grant)),
             None => None,
             Some(grants) => {
                 let issuers = raw
@@ -1090,7 +1199,7 @@ impl Config {
                     .iter()
                     .map(RawGrant::grant)
                     .collect::<Result<Vec<Grant>, ConfigError>>()?;
-                Some(PatternPolicy { grants })
+                Some(Policy::Grants(PatternPolicy { grants }))
             }
         };
         Ok(Config {
@@ -1120,6 +1229,8 @@ impl Config {
                 .enumerate()
                 .map(|(index, rule)| rule.rule(index))
                 .collect::<Result<_, _>>()?,
+            sensitive,
+            audit_log: raw.audit_log.filter(|path| path.as_os_str() != "-"),
             server_name,
             instructions: raw.instructions,
             http_threads: NonZeroUsize::new(raw.http_threads.unwrap_or(1))

@@ -96,7 +96,7 @@ fn config_validation() {
         Ok(|config| {
             use mcp_resources_core::policy::{Action, Grantee, Policy, Principal};
             use mcp_resources_core::uri::ResourceUri;
-            let Some(policy) = &config.policy else {
+            let Some(super::Policy::Grants(policy)) = &config.policy else {
                 return false;
             };
             let uri = |text| ResourceUri::parse(text).unwrap();
@@ -117,6 +117,36 @@ fn config_validation() {
                 && !policy.allows(&alice, Action::Subscribe, &uri("db://users"))
                 && !policy.allows(&Principal::subject("bob"), Action::Read, &uri("db://users"))
         }),
+    );
+    // Sensitive resources needing a grant, without grants: served to no one.
+    check(
+        "audit_log = \"-\"\n[[sensitive]]\nname = \"hr\"\nuris = [\"file:///srv/hr/**\"]\n\
+         confirm = true\ngrant = true\n[[sensitive]]\nuris = [\"file:///srv/pay/**\"]",
+        Ok(|config| {
+            let Some(super::Policy::AllBut(denied)) = &config.policy else {
+                return false;
+            };
+            config.audit_log.is_none()
+                && denied.len() == 1
+                && denied[0].as_str() == "file:///srv/hr/**"
+                && config.sensitive.len() == 2
+                && config.sensitive[0].confirm
+                && config.sensitive[1].name == "sensitive[1]"
+                && !config.sensitive[1].confirm
+        }),
+    );
+    check(
+        "[[sensitive]]\nuris = []",
+        Err(
+            "invalid [[sensitive]] entry \"sensitive[0]\": uris is empty: give the globs of the URIs it covers",
+        ),
+    );
+    check(
+        "[[sensitive]]\nname = \"x\"\nuris = [\"a://***\"]",
+        Err(
+            "invalid [[sensitive]] entry \"x\": uris \"a://***\": uri pattern \"a://***\" has \
+             three or more `*` in a row at byte 4; use `*` or `**`",
+        ),
     );
     check(
         "[[grants]]\nsubject = \"a\"\nscope = \"s\"\nuris = \"x://**\"",

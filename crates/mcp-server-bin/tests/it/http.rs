@@ -18,7 +18,7 @@ const LEGACY: &str = "2025-11-25";
 /// The binary serving over HTTP on a free loopback port; killed on drop.
 pub(crate) struct HttpServer {
     child: Child,
-    port: u16,
+    pub(crate) port: u16,
 }
 
 impl HttpServer {
@@ -61,7 +61,11 @@ impl HttpServer {
 
     /// POSTs `body` with `headers` on a fresh connection; the status, the `Mcp-Session-Id`
     /// header and the JSON answer (an SSE body's last message).
-    fn post(&self, headers: &[(&str, &str)], body: &Value) -> (u16, Option<String>, Value) {
+    pub(crate) fn post(
+        &self,
+        headers: &[(&str, &str)],
+        body: &Value,
+    ) -> (u16, Option<String>, Value) {
         let body = body.to_string();
         let mut request = format!(
             "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{}\r\nconnection: close\r\n\

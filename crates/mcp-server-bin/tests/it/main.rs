@@ -4,5 +4,6 @@
 mod cli;
 mod git;
 mod http;
+mod sensitive;
 mod sql;
 mod stdio;
