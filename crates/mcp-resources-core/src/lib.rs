@@ -26,7 +26,8 @@
 //! # What is not here
 //!
 //! No wire types or JSON (the adapters convert), no base64 (bodies are text or raw bytes), no
-//! clock (timestamps come from the sources, ttls are durations), no randomness (the cursor key is
+//! clock of its own (timestamps come from the sources, ttls are durations, confirmations call
+//! the clock function they are given), no randomness (the cursor and confirmation keys are
 //! passed in), no runtime (any executor drives the futures), no I/O (providers that do I/O live
 //! in crates of their own).
 //!

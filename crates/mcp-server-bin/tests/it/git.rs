@@ -13,7 +13,7 @@ use crate::http::{Client, HttpServer};
 use crate::stdio::{Spawned, initialize, with_meta};
 
 /// Runs `git args` in `dir` with no user or system configuration and a fixed date; its output.
-fn git(dir: &Path, args: &[&str], seconds: u64) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str], seconds: u64) -> String {
     let date = format!("@{seconds} +0000");
     let output = Command::new("git")
         .args(args)
@@ -40,7 +40,7 @@ fn git(dir: &Path, args: &[&str], seconds: u64) -> String {
         .to_owned()
 }
 
-fn commit(repo: &Path, file: &str, text: &str, message: &str, seconds: u64) -> String {
+pub(crate) fn commit(repo: &Path, file: &str, text: &str, message: &str, seconds: u64) -> String {
     let path = repo.join(file);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();

@@ -4,6 +4,7 @@
 mod cli;
 mod git;
 mod http;
+mod redaction;
 mod sensitive;
 mod sql;
 mod stdio;
