@@ -72,12 +72,7 @@ impl Engine {
             source,
             after,
         });
-        let items: Vec<Resource> = filled
-            .items
-            .into_iter()
-            .map(|resource| self.masked_resource(resource))
-            .collect();
-        self.audit_listed(principal, &items).await?;
+        let items = self.listed_page(principal, filled.items).await?;
         Ok(Page {
             items,
             next_cursor,

@@ -104,16 +104,21 @@ impl Engine {
         read
     }
 
-    /// Records the sensitive resources of a list page (or a directory's page).
-    pub(super) async fn audit_listed(
+    /// The items of a list page (or a directory's page) as they leave: their titles and
+    /// descriptions masked, the sensitive ones recorded.
+    pub(super) async fn listed_page(
         &self,
         principal: &Principal,
-        items: &[Resource],
-    ) -> Result<(), AuditError> {
+        items: Vec<Resource>,
+    ) -> Result<Vec<Resource>, AuditError> {
+        let items: Vec<Resource> = items
+            .into_iter()
+            .map(|resource| self.masked_resource(resource))
+            .collect();
         let Some(sensitivity) = &self.sensitivity else {
-            return Ok(());
+            return Ok(items);
         };
-        for item in items {
+        for item in &items {
             if let Some(rule) = sensitivity.covering(item.uri.as_str()) {
                 let line = Sensitivity::record_of(
                     principal,
@@ -125,7 +130,7 @@ impl Engine {
                 sensitivity.record(line).await?;
             }
         }
-        Ok(())
+        Ok(items)
     }
 
     /// Records the sensitive resources that the values of `completion` lead to.
