@@ -4,8 +4,9 @@
 //! query and never builds a URI.
 //!
 //! Every value of a masked column leaves through [`value`], which masks it; a text or blob
-//! longer than the value budget is cut on a character boundary (blobs are base64 of their
-//! first bytes) and its column named in the row's `cut`.
+//! longer than the value budget is cut on a character boundary, before a word of ASCII token
+//! characters the cut would split (a credential cut in two would escape the server's content
+//! rules), blobs are base64 of their first bytes, and its column is named in the row's `cut`.
 
 use base64::Engine as _;
 use serde_json::{Value as Json, json};
@@ -141,7 +142,7 @@ fn value<'a>(column: &Column, value: &'a Value, max_bytes: usize) -> (Shown<'a>,
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        Some(end)
+        Some(before_a_cut_word(text, end))
     };
     if let Some(style) = column.mask {
         let number;
@@ -194,6 +195,44 @@ fn value<'a>(column: &Column, value: &'a Value, max_bytes: usize) -> (Shown<'a>,
             )
         }
     }
+}
+
+/// How far back a cut value drops a run of token characters it would cut.
+const WORD_BACKOFF: usize = 1024;
+
+/// Where to cut `text` at or before `end` so that no run of ASCII token characters (letters,
+/// digits and the punctuation of keys and tokens) is cut in two: the server's content rules
+/// mask a credential they see whole, and a cut one (`ghp_wWPw5k4a…`) would leave with its
+/// first characters shown. The run is dropped whole, up to [`WORD_BACKOFF`] bytes of it.
+fn before_a_cut_word(text: &str, end: usize) -> usize {
+    let bytes = text.as_bytes();
+    let is_token = |byte: u8| {
+        byte.is_ascii_graphic()
+            && !matches!(
+                byte,
+                b'"' | b'\''
+                    | b'`'
+                    | b','
+                    | b';'
+                    | b'<'
+                    | b'>'
+                    | b'('
+                    | b')'
+                    | b'['
+                    | b']'
+                    | b'{'
+                    | b'}'
+            )
+    };
+    if end == bytes.len() || !is_token(bytes[end]) {
+        return end;
+    }
+    let floor = end.saturating_sub(WORD_BACKOFF);
+    let mut start = end;
+    while start > floor && is_token(bytes[start - 1]) {
+        start -= 1;
+    }
+    start
 }
 
 /// A row's values, shown, in column order, and the names of the columns cut.
@@ -408,4 +447,23 @@ pub(crate) fn query(
         value["cut"] = json!(true);
     }
     Some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{WORD_BACKOFF, before_a_cut_word};
+
+    #[test]
+    fn a_cut_value_drops_the_word_it_would_split() {
+        let text = "key 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 end";
+        let end = text.find("4a").unwrap();
+        assert_eq!(&text[..before_a_cut_word(text, end)], "key ");
+        // At a word's end, or before a delimiter or a non-ASCII character: as it is.
+        assert_eq!(before_a_cut_word(text, 3), 3);
+        assert_eq!(before_a_cut_word("aaa\"bbb", 3), 3);
+        assert_eq!(before_a_cut_word("üüü", 2), 2);
+        // A run longer than the back-off: at most that much is dropped.
+        let long = "x".repeat(3000);
+        assert_eq!(before_a_cut_word(&long, 2000), 2000 - WORD_BACKOFF);
+    }
 }
