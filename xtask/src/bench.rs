@@ -7,7 +7,8 @@
 //! server as a child process on loopback ([`server`]) and drives it from here ([`load`]); the
 //! fan-out has a driver of its own ([`fanout`]), the in-process list page is the core's divan
 //! bench ([`pages`]), the git provider beside the git command line is that provider's divan
-//! bench ([`git`]), and the SQL provider beside `rusqlite` alone is that provider's ([`sql`]).
+//! bench ([`git`]), the SQL provider beside `rusqlite` alone is that provider's ([`sql`]), and a
+//! read with the content rules on against off is the filesystem provider's ([`redaction`]).
 //! Server CPU time comes from the server's own scheduler statistics in `/proc`. It builds the
 //! servers only when a chosen scenario starts them. It never links the product crates, and it
 //! kills every process it starts.
@@ -26,6 +27,7 @@ mod git;
 mod load;
 mod pages;
 mod plan;
+mod redaction;
 mod server;
 mod sql;
 mod stats;
@@ -102,6 +104,8 @@ struct Results {
     git: Option<pages::BenchFigures>,
     /// The SQL provider beside rusqlite alone.
     sql: Option<pages::BenchFigures>,
+    /// The content rules' bench: a 1 MiB read with them off and on.
+    redaction: Option<pages::BenchFigures>,
 }
 
 fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {
@@ -172,6 +176,12 @@ fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {
             Scenario::Sql => {
                 results.sql =
                     Some(sql::measure(&programs).map_err(|error| format!("{title}: {error}"))?);
+                continue;
+            }
+            Scenario::Redaction => {
+                results.redaction = Some(
+                    redaction::measure(&programs).map_err(|error| format!("{title}: {error}"))?,
+                );
                 continue;
             }
             _ => plan.rounds,
@@ -359,6 +369,9 @@ fn render_report(plan: &Plan, command: &str, results: &Results, took: Duration) 
     }
     if let Some(figures) = &results.sql {
         sql::render(&mut out, figures, &measured);
+    }
+    if let Some(figures) = &results.redaction {
+        redaction::render(&mut out, figures, &measured);
     }
     let _ = writeln!(
         out,

@@ -288,6 +288,7 @@ impl RequestError {
         match error {
             SkillError::NotASkill { .. } => RequestError::UnknownSkill { uri },
             SkillError::Provider { error, .. } => provider(&error, Some(uri)),
+            SkillError::Audit(_) => audit_failed(),
         }
     }
 

@@ -148,6 +148,7 @@ pub(crate) fn skill(error: &SkillError, uri: &str) -> ErrorObject {
                 .with_data(uri_data(uri))
         }
         SkillError::Provider { error, .. } => provider(error),
+        SkillError::Audit(_) => audit_failed(),
     }
 }
 

@@ -104,6 +104,10 @@ pub enum SkillError {
         #[source]
         error: ProviderError,
     },
+    /// The audit log could not record a skill of a sensitive resource, so it was not
+    /// answered (adapters: internal error).
+    #[error(transparent)]
+    Audit(#[from] AuditError),
 }
 
 /// Why a read gave no contents.

@@ -167,11 +167,13 @@ pub struct AllowAllBut {
 }
 
 impl Policy for AllowAllBut {
+    /// Judged on the URI and on the URI without its query (`x.csv?offset=0` is a part of
+    /// `x.csv`): a denial is never escaped by a query.
     fn allows(&self, _principal: &Principal, _action: Action, uri: &ResourceUri) -> bool {
-        !self
-            .denied
-            .iter()
-            .any(|pattern| pattern.matches(uri.as_str()))
+        let bare = uri.as_str().split_once(['?', '#']).map(|(bare, _)| bare);
+        !self.denied.iter().any(|pattern| {
+            pattern.matches(uri.as_str()) || bare.is_some_and(|bare| pattern.matches(bare))
+        })
     }
 
     fn depends_on_principal(&self) -> bool {

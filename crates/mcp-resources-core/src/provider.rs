@@ -131,6 +131,14 @@ pub trait Provider: Send + Sync {
         let _ = uri;
         None
     }
+
+    /// Another URI that names what `uri` names (a skill file's `file://` URI, when the skills
+    /// directory is served as files too): sensitive rules and the policy written for one
+    /// name hold for the other. Cheap and synchronous. The default: `None`.
+    fn same_as(&self, uri: &ResourceUri) -> Option<ResourceUri> {
+        let _ = uri;
+        None
+    }
 }
 
 /// The arguments of [`Provider::list`].

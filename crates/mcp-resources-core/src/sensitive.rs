@@ -19,7 +19,7 @@
 //! A state is good for one answer: it is remembered (until it expires) once used, and a replay
 //! is refused.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -41,9 +41,12 @@ pub const CONFIRM_KEY: &str = "confirm";
 /// How long a confirmation state stays good, in seconds.
 pub const CONFIRM_TTL_SECS: u64 = 300;
 
-/// The most used confirmation states remembered at once (each until it expires); past it, new
-/// confirmations are refused until old ones expire, rather than replays let through.
-const MAX_USED: usize = 100_000;
+/// The most used confirmation states remembered at once, each until it expires, for one
+/// principal and for all: past either, new confirmations (of that principal, or of all) are
+/// refused until old ones expire, rather than replays let through. One principal at its limit
+/// never locks out another.
+const MAX_USED_PER_PRINCIPAL: usize = 10_000;
+const MAX_USED: usize = 1_000_000;
 
 const STATE_VERSION: u8 = 1;
 const TAG_LEN: usize = 16;
@@ -101,6 +104,9 @@ pub enum AuditAction {
     Subscribe,
     /// A completion proposed values leading to it.
     Complete,
+    /// Its skill was listed or fetched (`skills/list`, `skills/get`): its frontmatter and
+    /// manifest.
+    Skill,
 }
 
 impl AuditAction {
@@ -111,6 +117,7 @@ impl AuditAction {
             AuditAction::Read => "read",
             AuditAction::Subscribe => "subscribe",
             AuditAction::Complete => "complete",
+            AuditAction::Skill => "skill",
         }
     }
 }
@@ -160,8 +167,41 @@ pub struct Sensitivity {
     mac: Hmac<Sha256>,
     clock: Clock,
     serial: AtomicU64,
-    /// Tags of used states, with their expiry.
-    used: Mutex<HashMap<[u8; TAG_LEN], u64>>,
+    used: Mutex<Used>,
+}
+
+/// The used confirmation states, until they expire.
+#[derive(Default)]
+struct Used {
+    /// Each used tag, with the principal it was made for.
+    tags: HashMap<[u8; TAG_LEN], PrincipalKey>,
+    /// The tags by expiry (states are used in about the order they expire).
+    by_expiry: VecDeque<(u64, [u8; TAG_LEN])>,
+    /// How many used states each principal holds.
+    per_principal: HashMap<PrincipalKey, usize>,
+}
+
+/// A principal as confirmations tell them apart: subject and issuer.
+type PrincipalKey = (Option<String>, Option<String>);
+
+impl Used {
+    /// Forgets the states expired at `now`.
+    fn expire(&mut self, now: u64) {
+        while let Some(&(expiry, tag)) = self.by_expiry.front() {
+            if expiry >= now {
+                break;
+            }
+            self.by_expiry.pop_front();
+            if let Some(principal) = self.tags.remove(&tag) {
+                if let Some(count) = self.per_principal.get_mut(&principal) {
+                    *count -= 1;
+                    if *count == 0 {
+                        self.per_principal.remove(&principal);
+                    }
+                }
+            }
+        }
+    }
 }
 
 impl std::fmt::Debug for Sensitivity {
@@ -282,7 +322,7 @@ impl Sensitivity {
         let Some(answer) = inputs.responses.get(CONFIRM_KEY) else {
             return Confirmation::Ask(self.ask(principal, uri, rule, now));
         };
-        if let Err(reason) = self.use_once(tag, now) {
+        if let Err(reason) = self.use_once(tag, principal, now) {
             return Confirmation::Invalid(reason);
         }
         match answer {
@@ -343,10 +383,16 @@ impl Sensitivity {
             principal.claims.get("iss").map(String::as_str),
             Some(uri.as_str()),
         ] {
-            // Length-prefixed, so that no two principals or URIs make the same bytes.
-            let part = part.map_or(&[][..], str::as_bytes);
-            mac.update(&(part.len() as u64).to_be_bytes());
-            mac.update(part);
+            // Marked present or absent and length-prefixed, so that no two principals or URIs
+            // make the same bytes (no subject is not an empty one).
+            match part {
+                None => mac.update(&[0]),
+                Some(part) => {
+                    mac.update(&[1]);
+                    mac.update(&(part.len() as u64).to_be_bytes());
+                    mac.update(part.as_bytes());
+                }
+            }
         }
         mac
     }
@@ -382,20 +428,33 @@ impl Sensitivity {
         Ok(out)
     }
 
-    /// Marks the state of `tag` used: an error when it already was.
-    fn use_once(&self, tag: [u8; TAG_LEN], now: u64) -> Result<(), &'static str> {
+    /// Marks the state of `tag`, made for `principal`, used: an error when it already was, or
+    /// when that principal (or everyone) holds too many used states.
+    fn use_once(
+        &self,
+        tag: [u8; TAG_LEN],
+        principal: &Principal,
+        now: u64,
+    ) -> Result<(), &'static str> {
         let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
-        if used.len() >= MAX_USED / 2 {
-            used.retain(|_, expiry| *expiry >= now);
+        used.expire(now);
+        if used.tags.contains_key(&tag) {
+            return Err(
+                "this confirmation was used already: read the resource again to be asked anew",
+            );
         }
-        if used.len() >= MAX_USED {
+        let key: PrincipalKey = (
+            principal.subject.clone(),
+            principal.claims.get("iss").cloned(),
+        );
+        let held = used.per_principal.get(&key).copied().unwrap_or(0);
+        if held >= MAX_USED_PER_PRINCIPAL || used.tags.len() >= MAX_USED {
             return Err("too many confirmations are in flight; try again in a few minutes");
         }
-        match used.insert(tag, now.saturating_add(CONFIRM_TTL_SECS)) {
-            Some(_) => {
-                Err("this confirmation was used already: read the resource again to be asked anew")
-            }
-            None => Ok(()),
-        }
+        used.per_principal.insert(key.clone(), held + 1);
+        used.tags.insert(tag, key);
+        used.by_expiry
+            .push_back((now.saturating_add(CONFIRM_TTL_SECS), tag));
+        Ok(())
     }
 }

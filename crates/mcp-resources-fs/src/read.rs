@@ -63,14 +63,19 @@ pub(crate) fn range_of(
 }
 
 /// Reads the query of a request: `Ok(None)` when it holds anything but `offset` and `length`
-/// (each at most once), an error a client may see when one of those is not a number.
+/// (each at most once), an empty query or an empty pair included (`x.txt?` and `x.txt?&` are
+/// not other names of `x.txt`: rules match the text of the URI), an error a client may see
+/// when one of those is not a number.
 pub(crate) fn parse_query(query: Option<&str>) -> Result<Option<Part>, ProviderError> {
     let Some(query) = query else {
         return Ok(Some(Part::Whole));
     };
     let mut offset = None;
     let mut length = None;
-    for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+    for pair in query.split('&') {
+        if pair.is_empty() {
+            return Ok(None);
+        }
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         let slot = match name {
             "offset" => &mut offset,
@@ -309,7 +314,10 @@ mod tests {
     #[test]
     fn queries() {
         check(None, Some(Part::Whole));
-        check(Some(""), Some(Part::Whole));
+        // Not other names of the whole file.
+        check(Some(""), None);
+        check(Some("&"), None);
+        check(Some("offset=1&"), None);
         check(
             Some("offset=5&length=3"),
             Some(Part::Range {

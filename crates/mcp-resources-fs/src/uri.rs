@@ -48,8 +48,9 @@ pub(crate) fn root_path_prefix(path: &Path) -> String {
 
 /// Decodes the encoded path of a file relative to its root (the URI path after the root's
 /// prefix) into a relative path, once, or `None` when it is not a plain downward path:
-/// an encoded separator (`%2F`), a NUL byte, an empty segment, a `.` or `..` segment, or (off
-/// Unix) a segment that is not UTF-8 or holds a `\`.
+/// an encoded separator (`%2F`), a NUL byte, an empty segment, a `.` or `..` segment, a
+/// segment not spelled as [`encode_segment`] writes it (a byte encoded that need not be), or
+/// (off Unix) a segment that is not UTF-8 or holds a `\`.
 pub(crate) fn decode_relative(encoded: &str) -> Option<PathBuf> {
     if encoded.is_empty() {
         return None;
@@ -62,6 +63,11 @@ pub(crate) fn decode_relative(encoded: &str) -> Option<PathBuf> {
         }
         let bytes: Vec<u8> = percent_decode_str(raw).collect();
         if bytes.is_empty() || bytes == b"." || bytes == b".." || bytes.contains(&0) {
+            return None;
+        }
+        // One spelling per file: the one we list. `a%2Bb.csv` is not another name of
+        // `a+b.csv` (grants and sensitive rules match the text of the URI).
+        if encode_segment(&bytes) != raw {
             return None;
         }
         relative.push(segment_from_bytes(bytes)?);

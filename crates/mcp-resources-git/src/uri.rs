@@ -227,7 +227,8 @@ fn decode_path(encoded: &str) -> Option<Vec<u8>> {
     let mut path = Vec::new();
     for raw in encoded.split('/') {
         let segment: Vec<u8> = percent_decode_str(raw).collect();
-        if !is_plain_segment(&segment) {
+        // One spelling per path, the one we list: rules match the text of the URI.
+        if !is_plain_segment(&segment) || encode_segment(&segment) != raw {
             return None;
         }
         if !path.is_empty() {

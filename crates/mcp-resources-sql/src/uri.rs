@@ -115,8 +115,14 @@ pub(crate) fn parse(uri: &ResourceUri) -> Option<Parsed> {
     Some(Parsed { database, target })
 }
 
-/// One segment decoded: UTF-8, not empty, no NUL.
+/// One segment decoded: a value, spelled as [`encode_segment`] writes it (one spelling per
+/// table and row: rules match the text of the URI).
 fn decode(segment: &str) -> Option<String> {
+    decode_value(segment).filter(|text| encode_segment(text.as_bytes()) == segment)
+}
+
+/// One segment or query value decoded: UTF-8, not empty, no NUL.
+fn decode_value(segment: &str) -> Option<String> {
     let text = percent_decode_str(segment).decode_utf8().ok()?;
     (!text.is_empty() && !text.contains('\0')).then(|| text.into_owned())
 }
@@ -128,7 +134,7 @@ fn rows_query(query: Option<&str>) -> Option<(Option<String>, Option<u64>)> {
     for pair in query.into_iter().flat_map(|query| query.split('&')) {
         let (name, value) = pair.split_once('=')?;
         match name {
-            "after" if after.is_none() => after = Some(decode(value)?),
+            "after" if after.is_none() => after = Some(decode_value(value)?),
             "limit" if limit.is_none() => {
                 if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
                     return None;

@@ -139,9 +139,11 @@ pub(super) fn measure(
                 }
                 Scenario::Subscriptions if warm_up => Ok(Load::default()),
                 Scenario::Subscriptions => client.subscribe_load(&sessions),
-                Scenario::FanOut { .. } | Scenario::ListPage | Scenario::Git | Scenario::Sql => {
-                    Err("not a request load".to_owned())
-                }
+                Scenario::FanOut { .. }
+                | Scenario::ListPage
+                | Scenario::Git
+                | Scenario::Sql
+                | Scenario::Redaction => Err("not a request load".to_owned()),
             }
         };
         phase(true)?;

@@ -175,6 +175,8 @@ pub(super) enum Scenario {
     Git,
     /// The SQL provider in-process, beside `rusqlite` alone on the same databases.
     Sql,
+    /// A 1 MiB text read in-process, content rules on against off.
+    Redaction,
 }
 
 impl Scenario {
@@ -207,20 +209,26 @@ impl Scenario {
         all.push(Scenario::ListPage);
         all.push(Scenario::Git);
         all.push(Scenario::Sql);
+        all.push(Scenario::Redaction);
         all
     }
 
     /// Whether the scenario starts servers (ours, rmcp's, the floor's), which must be built:
     /// the in-process ones run the crates' own benches.
     pub(super) fn runs_servers(self) -> bool {
-        !matches!(self, Scenario::ListPage | Scenario::Git | Scenario::Sql)
+        !matches!(
+            self,
+            Scenario::ListPage | Scenario::Git | Scenario::Sql | Scenario::Redaction
+        )
     }
 
     pub(super) fn transport(self) -> Transport {
         match self {
             Scenario::Read { transport, .. } | Scenario::ListWalk(transport) => transport,
             Scenario::Subscriptions | Scenario::FanOut { .. } => Transport::Http,
-            Scenario::ListPage | Scenario::Git | Scenario::Sql => Transport::Stdio,
+            Scenario::ListPage | Scenario::Git | Scenario::Sql | Scenario::Redaction => {
+                Transport::Stdio
+            }
         }
     }
 
@@ -271,6 +279,9 @@ impl Scenario {
                               rows, the schema of 500 tables, pages and their peak RSS in tables \
                               of 10,000 / 100,000 / 1,000,000 rows"
                 .to_owned(),
+            Scenario::Redaction => "content rules on a 1 MiB text read, in-process: the \
+                                    built-in credential rules on against off"
+                .to_owned(),
         }
     }
 
@@ -301,7 +312,7 @@ impl Scenario {
                 era: Era::Modern,
                 wire: Wire::Http2,
             } => vec![Ours(Era::Modern), Floor(Era::Modern), FloorPerConnection],
-            Scenario::ListPage | Scenario::Git | Scenario::Sql => Vec::new(),
+            Scenario::ListPage | Scenario::Git | Scenario::Sql | Scenario::Redaction => Vec::new(),
         }
     }
 }
@@ -333,6 +344,12 @@ mod tests {
             .filter(|scenario| scenario.title().contains("sql"))
             .collect();
         assert_eq!(sql, [&Scenario::Sql]);
+        let rules: Vec<_> = all
+            .iter()
+            .filter(|scenario| scenario.title().contains("content rules"))
+            .collect();
+        assert_eq!(rules, [&Scenario::Redaction]);
+        assert!(!Scenario::Redaction.runs_servers());
         assert!(!Scenario::Git.runs_servers() && !Scenario::ListPage.runs_servers());
         assert!(!Scenario::Sql.runs_servers());
         assert!(Scenario::Subscriptions.runs_servers());

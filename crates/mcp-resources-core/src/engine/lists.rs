@@ -117,7 +117,8 @@ impl Engine {
                 slot.provider.list_skills(request).await
             })
         };
-        let visible = |skill: &Skill| self.skill_visible(principal, skill);
+        let visible =
+            |skill: &Skill| self.skill_visible(principal, skill) && !self.confirms_skill(skill);
         let page_size = self.limits.page_size.get().min(MAX_SKILLS_PAGE);
         let filled = self
             .fill_page_of(
@@ -132,6 +133,7 @@ impl Engine {
             .map_err(ListError::from)?;
         let next_cursor =
             self.next_cursor(&filled, |source, after| Position::Skills { source, after });
+        self.audit_skills(principal, &filled.items).await?;
         Ok(Page {
             items: filled
                 .items
@@ -164,7 +166,11 @@ impl Engine {
                         error,
                     })?;
             if let Some(skill) = found {
-                if self.skill_visible(principal, &skill) {
+                // A skill with a file the user must confirm is not described: its frontmatter
+                // and digests would tell what the confirmation guards.
+                if self.skill_visible(principal, &skill) && !self.confirms_skill(&skill) {
+                    self.audit_skills(principal, std::slice::from_ref(&skill))
+                        .await?;
                     return Ok(SkillOutput {
                         skill: self.masked_skill(skill),
                         cache: slot.cache,

@@ -6,18 +6,26 @@
 //! era asks the user, or a clock (the [`Sensitivity`] holds the
 //! server's clock function).
 //!
-//! The policy comes first: a URI the principal may not read is not found, never a question to
-//! the user (a question would tell that it exists). A ranged read is judged by the URI asked
-//! for and by the resource it is a range of ([`Provider::range_of`](crate::provider::Provider::range_of)),
-//! so that no range URI escapes a rule written for its file. An audit record is written before
+//! A read is judged by every name of what it reads ([`Engine::names_of`]): the URI asked for,
+//! the URI without its query, the resource it is a range of
+//! ([`Provider::range_of`](crate::provider::Provider::range_of)) and the other URI its provider
+//! says names the same thing ([`Provider::same_as`](crate::provider::Provider::same_as): a
+//! skill file's `file://` URI), so that no range, query or second scheme escapes a rule written
+//! for one of them. The policy comes first, on every name: one it denies makes the read not
+//! found, never a question to the user (a question would tell that it exists). A served read
+//! is private with no ttl (a gateway must not share it, nor serve it again unrecorded). A skill
+//! with a file the user must confirm is neither listed nor described (its frontmatter and its
+//! files' digests would tell what the confirmation guards). An audit record is written before
 //! the answer leaves; when it cannot be, the answer is an error instead.
 
+use crate::cache::{CacheHint, CacheScope};
 use crate::completion::Completion;
 use crate::error::ReadError;
 use crate::input::Inputs;
 use crate::policy::{Action, Principal};
 use crate::resource::{ByteRange, Resource};
 use crate::sensitive::{AuditAction, AuditError, AuditOutcome, Confirmation, Sensitivity};
+use crate::skill::{Skill, SkillFiles};
 use crate::template::{UriTemplate, VarValue, Variables};
 use crate::uri::ResourceUri;
 
@@ -35,33 +43,30 @@ impl Engine {
         let Some(sensitivity) = &self.sensitivity else {
             return self.read_unaudited(principal, uri, range, inputs).await;
         };
-        let base = self.providers.iter().find_map(|slot| {
-            if slot.provider.claims(uri) {
-                slot.provider.range_of(uri).map(|(base, _)| base)
-            } else {
-                None
-            }
-        });
-        let texts = [Some(uri), base.as_ref()];
-        let rule = texts
-            .iter()
-            .flatten()
-            .find_map(|text| sensitivity.covering(text.as_str()));
-        let Some(rule) = rule else {
+        let names = self.names_of(uri);
+        let Some(rule) = names.iter().find_map(|name| sensitivity.covering(name)) else {
             return self.read_unaudited(principal, uri, range, inputs).await;
         };
         let record = |outcome| {
             Sensitivity::record_of(principal, AuditAction::Read, uri.as_str(), rule, outcome)
         };
-        let readable = self.policy.allows(principal, Action::Read, uri)
-            && base
-                .as_ref()
-                .is_none_or(|base| self.policy.allows(principal, Action::Read, base));
-        let confirming = texts
-            .iter()
-            .flatten()
-            .find_map(|text| sensitivity.confirming(text.as_str()));
-        if let (Some(confirming), true) = (confirming, readable) {
+        // Every name the policy can judge (a range's base, a skill file's `file://` URI) must
+        // allow the read: never a question about, nor the contents of, what one of them denies.
+        let readable = names.iter().all(|name| {
+            ResourceUri::parse(name)
+                .is_ok_and(|name| self.policy.allows(principal, Action::Read, &name))
+        });
+        if !readable {
+            sensitivity.record(record(AuditOutcome::Refused)).await?;
+            let uri = uri.to_string();
+            return Err(if self.limits.reveal_denied {
+                ReadError::Denied { uri }
+            } else {
+                ReadError::NotFound { uri }
+            });
+        }
+        let confirming = names.iter().find_map(|name| sensitivity.confirming(name));
+        if let Some(confirming) = confirming {
             let refusal = match sensitivity.confirmation(principal, uri, confirming, inputs) {
                 Confirmation::Confirmed => None,
                 Confirmation::Ask(input) => Some((
@@ -90,7 +95,15 @@ impl Engine {
                 return Err(error);
             }
         }
-        let read = self.read_unaudited(principal, uri, range, inputs).await;
+        let mut read = self.read_unaudited(principal, uri, range, inputs).await;
+        if let Ok(output) = &mut read {
+            // Served to this principal, recorded, perhaps confirmed: never reused by a cache
+            // for another, nor without a record.
+            output.cache = CacheHint {
+                ttl_ms: 0,
+                scope: CacheScope::Private,
+            };
+        }
         let mut line = record(if read.is_ok() {
             AuditOutcome::Served
         } else {
@@ -102,6 +115,37 @@ impl Engine {
         }
         sensitivity.record(line).await?;
         read
+    }
+
+    /// Every name a rule or the policy may know `uri` by, as text: the URI, the URI without
+    /// its query (`x.csv?offset=0` is a part of `x.csv`), the resource a provider says it is a
+    /// range of, and the other URI a provider says names the same thing (a skill file's
+    /// `file://` URI).
+    pub(super) fn names_of(&self, uri: &ResourceUri) -> Vec<String> {
+        let mut names = vec![uri.as_str().to_owned()];
+        let mut add = |name: &str| {
+            if !names.iter().any(|known| known == name) {
+                names.push(name.to_owned());
+            }
+        };
+        if let Some((bare, _)) = uri.as_str().split_once(['?', '#']) {
+            add(bare);
+        }
+        for slot in &self.providers {
+            if !slot.provider.claims(uri) {
+                continue;
+            }
+            if let Some((base, _)) = slot.provider.range_of(uri) {
+                add(base.as_str());
+            }
+            if let Some(same) = slot.provider.same_as(uri) {
+                add(same.as_str());
+                if let Some((bare, _)) = same.as_str().split_once(['?', '#']) {
+                    add(bare);
+                }
+            }
+        }
+        names
     }
 
     /// The items of a list page (or a directory's page) as they leave: their titles and
@@ -131,6 +175,56 @@ impl Engine {
             }
         }
         Ok(items)
+    }
+
+    /// The URIs of `skill`: its `SKILL.md` and every file of its manifest.
+    fn skill_uris(skill: &Skill) -> impl Iterator<Item = &ResourceUri> {
+        let files = match &skill.files {
+            SkillFiles::Manifest(files) => files.as_slice(),
+            SkillFiles::Dynamic => &[],
+        };
+        std::iter::once(&skill.uri).chain(files.iter().map(|file| &file.uri))
+    }
+
+    /// Whether a file of `skill` (by any of its names) is one the user must confirm.
+    pub(super) fn confirms_skill(&self, skill: &Skill) -> bool {
+        let Some(sensitivity) = &self.sensitivity else {
+            return false;
+        };
+        Engine::skill_uris(skill).any(|uri| {
+            self.names_of(uri)
+                .iter()
+                .any(|name| sensitivity.confirming(name).is_some())
+        })
+    }
+
+    /// Records each of `skills` that holds a sensitive file.
+    pub(super) async fn audit_skills(
+        &self,
+        principal: &Principal,
+        skills: &[Skill],
+    ) -> Result<(), AuditError> {
+        let Some(sensitivity) = &self.sensitivity else {
+            return Ok(());
+        };
+        for skill in skills {
+            let rule = Engine::skill_uris(skill).find_map(|uri| {
+                self.names_of(uri)
+                    .iter()
+                    .find_map(|name| sensitivity.covering(name))
+            });
+            if let Some(rule) = rule {
+                let line = Sensitivity::record_of(
+                    principal,
+                    AuditAction::Skill,
+                    skill.uri.as_str(),
+                    rule,
+                    AuditOutcome::Served,
+                );
+                sensitivity.record(line).await?;
+            }
+        }
+        Ok(())
     }
 
     /// Records the sensitive resources that the values of `completion` lead to.

@@ -396,3 +396,60 @@ fn a_template_asks_the_client_for_its_roots_and_reads_with_the_answer() {
         Body::Text("file:///a\nfile:///b".into())
     );
 }
+
+#[test]
+fn one_principal_at_its_limit_of_used_confirmations_locks_out_no_other() {
+    let now = Arc::new(AtomicU64::new(1_000_000));
+    let clock = Arc::clone(&now);
+    let sensitivity = Sensitivity::new([7; 32], Arc::new(move || clock.load(Ordering::SeqCst)))
+        .rule(SensitiveRule {
+            name: "hr".to_owned(),
+            uris: vec![UriPattern::parse("hr://**").unwrap()],
+            confirm: true,
+            reason: None,
+        });
+    let (hr, contents) = text_resource("hr://salaries", "alice 100");
+    let engine = Engine::builder(key())
+        .sensitivity(sensitivity)
+        .static_resource(hr, contents)
+        .build()
+        .unwrap();
+    let salaries = uri("hr://salaries");
+    let state_of = |principal: &Principal| {
+        asked(run(engine.read_with(
+            principal,
+            &salaries,
+            &Inputs::default(),
+        )))
+        .state
+    };
+    let no = || InputResponse::Elicit {
+        action: ElicitAction::Decline,
+        content: BTreeMap::new(),
+    };
+    // Mallory asks and declines past her limit of used states.
+    let mallory = Principal::subject("mallory");
+    let mut refused = 0;
+    for _ in 0..10_010 {
+        let result =
+            run(engine.read_with(&mallory, &salaries, &answer(state_of(&mallory), Some(no()))));
+        if matches!(result, Err(ReadError::InvalidInput { .. })) {
+            refused += 1;
+        }
+    }
+    assert_eq!(
+        refused, 10,
+        "her own confirmations beyond the limit are refused"
+    );
+    // Alice is not locked out; nor is Mallory once her states expire.
+    let alice = Principal::subject("alice");
+    let read = run(engine.read_with(&alice, &salaries, &answer(state_of(&alice), Some(yes()))));
+    assert!(read.is_ok(), "{read:?}");
+    now.fetch_add(CONFIRM_TTL_SECS + 1, Ordering::SeqCst);
+    let read = run(engine.read_with(
+        &mallory,
+        &salaries,
+        &answer(state_of(&mallory), Some(yes())),
+    ));
+    assert!(read.is_ok(), "{read:?}");
+}

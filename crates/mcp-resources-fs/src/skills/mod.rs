@@ -216,6 +216,12 @@ impl Provider for SkillsProvider {
         crate::read::range_of(uri)
     }
 
+    /// A skill file's `file://` URI (with the same query): rules written for the skills
+    /// directory as files hold for its `skill://` names.
+    fn same_as(&self, uri: &ResourceUri) -> Option<ResourceUri> {
+        self.file_uri(&self.catalog(), uri)
+    }
+
     /// Each skill's `SKILL.md`, with the skill's name and description.
     async fn list(&self, request: ListRequest<'_>) -> Result<Vec<Resource>, ProviderError> {
         Ok(self

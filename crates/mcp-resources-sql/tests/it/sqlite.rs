@@ -540,11 +540,16 @@ async fn keys_of_every_storage_class_page_in_order() {
         "f"
     );
     assert_eq!(
-        read(&engine, "db://app/table/mixed/row/b%26limit=1")
+        read(&engine, "db://app/table/mixed/row/b&limit=1")
             .await
             .unwrap()["values"]["v"],
         "e"
     );
+    // One spelling per row, the one listed: an `&` encoded that need not be is no other name.
+    assert!(matches!(
+        read(&engine, "db://app/table/mixed/row/b%26limit=1").await,
+        Err(ReadError::NotFound { .. })
+    ));
 }
 
 /// The shop of the seeds: orders by tenant, read through named queries.
