@@ -8,7 +8,7 @@
 //! the principal may both [`Complete`](Action::Complete) and [`Read`](Action::Read). Candidates
 //! whose URI does not parse are dropped. It never knows the wire names (`hasMore`) or a protocol.
 
-use crate::policy::{Action, Policy, Principal};
+use crate::policy::{Action, Principal};
 use crate::template::{UriTemplate, VarValue, Variables};
 use crate::uri::ResourceUri;
 
@@ -34,7 +34,7 @@ pub(crate) fn filter_candidates(
     variable: &str,
     context: &Variables,
     principal: &Principal,
-    policy: &dyn Policy,
+    allows: &dyn Fn(&Principal, Action, &ResourceUri) -> bool,
 ) -> Completion {
     let mut variables = context.clone();
     let mut completion = Completion::default();
@@ -43,9 +43,7 @@ pub(crate) fn filter_candidates(
         let Ok(uri) = ResourceUri::parse(&template.expand(&variables)) else {
             continue;
         };
-        if !policy.allows(principal, Action::Complete, &uri)
-            || !policy.allows(principal, Action::Read, &uri)
-        {
+        if !allows(principal, Action::Complete, &uri) || !allows(principal, Action::Read, &uri) {
             continue;
         }
         completion.total += 1;

@@ -279,12 +279,75 @@ enum Element {
     DoubleStar,
 }
 
+/// A pattern's text in the canonical form of the URIs it is matched against, its `*` kept: the
+/// scheme and the authority lowercased; percent-encodings uppercased, and decoded when they
+/// encode an unreserved character; `[`, `]` and every byte a URI cannot hold (a space, a
+/// non-ASCII character) percent-encoded. So `file:///srv/hr/my salaries.csv` matches the URI
+/// the server lists, `file:///srv/hr/my%20salaries.csv`, instead of matching nothing (a rule
+/// that matched nothing would protect nothing, silently).
+fn canonical_pattern(pattern: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let (head, rest) = match pattern.find("://") {
+        Some(at) => {
+            let after = at + 3;
+            let authority_end = pattern[after..]
+                .find(['/', '?', '#'])
+                .map_or(pattern.len(), |end| after + end);
+            (
+                pattern[..authority_end].to_ascii_lowercase(),
+                &pattern[authority_end..],
+            )
+        }
+        None => match pattern.find(':') {
+            Some(at) if !pattern[..at].contains('*') => {
+                (pattern[..=at].to_ascii_lowercase(), &pattern[at + 1..])
+            }
+            _ => (String::new(), pattern),
+        },
+    };
+    let bytes = rest.as_bytes();
+    let mut out = head;
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        let hex = |offset: usize| bytes.get(at + offset).filter(|b| b.is_ascii_hexdigit());
+        if byte == b'%' {
+            if let (Some(&high), Some(&low)) = (hex(1), hex(2)) {
+                let value = u8::from_str_radix(&format!("{}{}", high as char, low as char), 16)
+                    .expect("invariant: two hex digits");
+                if value.is_ascii_alphanumeric() || b"-._~".contains(&value) {
+                    out.push(value as char);
+                } else {
+                    out.push('%');
+                    out.push(high.to_ascii_uppercase() as char);
+                    out.push(low.to_ascii_uppercase() as char);
+                }
+                at += 3;
+                continue;
+            }
+        }
+        let keep = byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/?#%".contains(&byte);
+        if keep {
+            out.push(byte as char);
+        } else {
+            out.push('%');
+            out.push(HEX[usize::from(byte >> 4)] as char);
+            out.push(HEX[usize::from(byte & 15)] as char);
+        }
+        at += 1;
+    }
+    out
+}
+
 impl UriPattern {
     /// Parses a pattern. It must not be empty and must not hold three or more `*` in a row.
+    /// Its text is taken in the canonical form of URIs (see [`UriPattern::as_str`]).
     pub fn parse(pattern: &str) -> Result<UriPattern, PatternError> {
         if pattern.is_empty() {
             return Err(PatternError::Empty);
         }
+        let canonical = canonical_pattern(pattern);
+        let pattern = canonical.as_str();
         if let Some(at) = pattern.find("***") {
             return Err(PatternError::TooManyStars {
                 pattern: pattern.to_owned(),
@@ -316,7 +379,9 @@ impl UriPattern {
         })
     }
 
-    /// The pattern as written.
+    /// The pattern in the canonical form of URIs: the scheme and authority lowercased,
+    /// percent-encodings uppercased (unreserved ones decoded), and every byte a URI cannot
+    /// hold percent-encoded (`my salaries.csv` is `my%20salaries.csv`).
     pub fn as_str(&self) -> &str {
         &self.text
     }

@@ -132,9 +132,11 @@ pub trait Provider: Send + Sync {
         None
     }
 
-    /// Another URI that names what `uri` names (a skill file's `file://` URI, when the skills
-    /// directory is served as files too): sensitive rules and the policy written for one
-    /// name hold for the other. Cheap and synchronous. The default: `None`.
+    /// Another URI that names what `uri` names, whichever provider `uri` is of: the skills
+    /// provider names a skill file's `file://` URI for its `skill://` one and the reverse, when
+    /// the skills directory is served as files too. With sensitive rules, the rules and the
+    /// policy written for one name hold for the other. Cheap and synchronous. The default:
+    /// `None`.
     fn same_as(&self, uri: &ResourceUri) -> Option<ResourceUri> {
         let _ = uri;
         None

@@ -175,7 +175,7 @@ impl Engine {
         if child.is_directory() {
             self.directory_visible(principal, &child.uri)
         } else {
-            self.policy.allows(principal, Action::List, &child.uri)
+            self.allows_every_name(principal, Action::List, &child.uri)
         }
     }
 }

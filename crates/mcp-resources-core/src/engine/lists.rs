@@ -63,7 +63,7 @@ impl Engine {
             })
         };
         let visible =
-            |resource: &Resource| self.policy.allows(principal, Action::List, &resource.uri);
+            |resource: &Resource| self.allows_every_name(principal, Action::List, &resource.uri);
         let filled = self
             .fill_page(source, self.providers.len(), after, fetch, visible)
             .await
@@ -186,12 +186,12 @@ impl Engine {
 
     /// Whether `principal` may see `skill`: list its `SKILL.md` and read every file it names.
     fn skill_visible(&self, principal: &Principal, skill: &Skill) -> bool {
-        self.policy.allows(principal, Action::List, &skill.uri)
+        self.allows_every_name(principal, Action::List, &skill.uri)
             && match &skill.files {
                 SkillFiles::Manifest(files) => files
                     .iter()
-                    .all(|file| self.policy.allows(principal, Action::Read, &file.uri)),
-                SkillFiles::Dynamic => self.policy.allows(principal, Action::Read, &skill.uri),
+                    .all(|file| self.allows_every_name(principal, Action::Read, &file.uri)),
+                SkillFiles::Dynamic => self.allows_every_name(principal, Action::Read, &skill.uri),
             }
     }
 

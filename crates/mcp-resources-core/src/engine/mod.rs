@@ -595,7 +595,7 @@ impl Engine {
     /// Whether the policy allows `principal` to do `action` on `uri` (for example
     /// [`Action::Subscribe`] before the subscription hub records a subscription).
     pub fn allows(&self, principal: &Principal, action: Action, uri: &ResourceUri) -> bool {
-        self.policy.allows(principal, action, uri)
+        self.allows_every_name(principal, action, uri)
     }
 
     /// One page of the template list, starting at `cursor` (from the beginning when `None`).
@@ -929,7 +929,7 @@ impl Engine {
             variable,
             context,
             principal,
-            self.policy.as_ref(),
+            &|principal, action, uri| self.allows_every_name(principal, action, uri),
         );
         self.audit_completion(principal, uri_template, variable, context, &completion)
             .await?;

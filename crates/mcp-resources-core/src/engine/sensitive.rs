@@ -24,7 +24,9 @@ use crate::error::ReadError;
 use crate::input::Inputs;
 use crate::policy::{Action, Principal};
 use crate::resource::{ByteRange, Resource};
-use crate::sensitive::{AuditAction, AuditError, AuditOutcome, Confirmation, Sensitivity};
+use crate::sensitive::{
+    AuditAction, AuditError, AuditOutcome, Confirmation, SensitiveRule, Sensitivity,
+};
 use crate::skill::{Skill, SkillFiles};
 use crate::template::{UriTemplate, VarValue, Variables};
 use crate::uri::ResourceUri;
@@ -132,11 +134,10 @@ impl Engine {
             add(bare);
         }
         for slot in &self.providers {
-            if !slot.provider.claims(uri) {
-                continue;
-            }
-            if let Some((base, _)) = slot.provider.range_of(uri) {
-                add(base.as_str());
+            if slot.provider.claims(uri) {
+                if let Some((base, _)) = slot.provider.range_of(uri) {
+                    add(base.as_str());
+                }
             }
             if let Some(same) = slot.provider.same_as(uri) {
                 add(same.as_str());
@@ -148,8 +149,41 @@ impl Engine {
         names
     }
 
+    /// Whether the policy lets `principal` do `action` on `uri`: with sensitive rules, on
+    /// every name of it ([`Engine::names_of`]), so that a denial written for one name (a
+    /// `grant = true` rule on `file://`) holds for the others (its `skill://` name).
+    pub(super) fn allows_every_name(
+        &self,
+        principal: &Principal,
+        action: Action,
+        uri: &ResourceUri,
+    ) -> bool {
+        if !self.policy.allows(principal, action, uri) {
+            return false;
+        }
+        if self.sensitivity.is_none() {
+            return true;
+        }
+        self.names_of(uri).iter().skip(1).all(|name| {
+            ResourceUri::parse(name).is_ok_and(|name| self.policy.allows(principal, action, &name))
+        })
+    }
+
+    /// The first rule covering any name of `uri`, and the first asking for confirmation.
+    fn rules_of(&self, uri: &ResourceUri) -> (Option<&SensitiveRule>, Option<&SensitiveRule>) {
+        let Some(sensitivity) = &self.sensitivity else {
+            return (None, None);
+        };
+        let names = self.names_of(uri);
+        (
+            names.iter().find_map(|name| sensitivity.covering(name)),
+            names.iter().find_map(|name| sensitivity.confirming(name)),
+        )
+    }
+
     /// The items of a list page (or a directory's page) as they leave: their titles and
-    /// descriptions masked, the sensitive ones recorded.
+    /// descriptions masked (dropped, for what the user must confirm: a skill's description is
+    /// its frontmatter), the sensitive ones recorded.
     pub(super) async fn listed_page(
         &self,
         principal: &Principal,
@@ -162,8 +196,14 @@ impl Engine {
         let Some(sensitivity) = &self.sensitivity else {
             return Ok(items);
         };
-        for item in &items {
-            if let Some(rule) = sensitivity.covering(item.uri.as_str()) {
+        let mut items = items;
+        for item in &mut items {
+            let (covering, confirming) = self.rules_of(&item.uri);
+            if confirming.is_some() {
+                item.title = None;
+                item.description = None;
+            }
+            if let Some(rule) = covering {
                 let line = Sensitivity::record_of(
                     principal,
                     AuditAction::List,
@@ -243,7 +283,11 @@ impl Engine {
         for value in &completion.values {
             variables.insert(variable, VarValue::String(value.clone()));
             let uri = template.expand(&variables);
-            if let Some(rule) = sensitivity.covering(&uri) {
+            let rule = match ResourceUri::parse(&uri) {
+                Ok(parsed) => self.rules_of(&parsed).0,
+                Err(_) => sensitivity.covering(&uri),
+            };
+            if let Some(rule) = rule {
                 let line = Sensitivity::record_of(
                     principal,
                     AuditAction::Complete,
@@ -267,7 +311,11 @@ impl Engine {
         let Some(sensitivity) = &self.sensitivity else {
             return Ok(());
         };
-        let Some(rule) = sensitivity.covering(uri) else {
+        let rule = match ResourceUri::parse(uri) {
+            Ok(parsed) => self.rules_of(&parsed).0,
+            Err(_) => sensitivity.covering(uri),
+        };
+        let Some(rule) = rule else {
             return Ok(());
         };
         let outcome = if accepted {

@@ -315,3 +315,33 @@ proptest::proptest! {
         );
     }
 }
+
+#[test]
+fn patterns_are_matched_in_the_canonical_form_of_uris() {
+    for (written, canonical) in [
+        (
+            "file:///srv/hr/my salaries.csv",
+            "file:///srv/hr/my%20salaries.csv",
+        ),
+        (
+            "file:///srv/hr/salarié.csv",
+            "file:///srv/hr/salari%C3%A9.csv",
+        ),
+        ("FILE:///srv/%7euser/%2b/**", "file:///srv/~user/%2B/**"),
+        (
+            "git://MyRepo/tree/*/a[1].txt",
+            "git://myrepo/tree/*/a%5B1%5D.txt",
+        ),
+        ("urn:ISBN:*", "urn:ISBN:*"),
+        ("file:///already%20fine/**", "file:///already%20fine/**"),
+    ] {
+        let pattern = UriPattern::parse(written).unwrap();
+        assert_eq!(pattern.as_str(), canonical, "{written}");
+    }
+    check(
+        "file:///srv/hr/my salaries.csv",
+        "file:///srv/hr/my%20salaries.csv",
+        true,
+    );
+    check("file:///srv/*é/**", "file:///srv/caf%C3%A9/x", true);
+}

@@ -216,10 +216,26 @@ impl Provider for SkillsProvider {
         crate::read::range_of(uri)
     }
 
-    /// A skill file's `file://` URI (with the same query): rules written for the skills
-    /// directory as files hold for its `skill://` names.
+    /// A skill file's `file://` URI for its `skill://` one (with the same query), and the
+    /// reverse for a file of a skill: rules written for either name hold for the other.
     fn same_as(&self, uri: &ResourceUri) -> Option<ResourceUri> {
-        self.file_uri(&self.catalog(), uri)
+        let catalog = self.catalog();
+        if uri.scheme() == SKILL_SCHEME {
+            return self.file_uri(&catalog, uri);
+        }
+        let (whole, query) = match uri.as_str().split_once('?') {
+            Some((whole, query)) => (whole, Some(query)),
+            None => (uri.as_str(), None),
+        };
+        let file = ResourceUri::parse(whole).ok()?;
+        if !catalog.holds(&file) {
+            return None;
+        }
+        let skill = self.skill_uri(&file)?;
+        match query {
+            None => Some(skill),
+            Some(query) => ResourceUri::parse(&format!("{skill}?{query}")).ok(),
+        }
     }
 
     /// Each skill's `SKILL.md`, with the skill's name and description.

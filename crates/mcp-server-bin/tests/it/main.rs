@@ -1,6 +1,7 @@
 //! The integration tests of `mcp-server-bin`: the `mcp-resources` binary spawned as a user runs
 //! it, one module per feature.
 
+mod aliases;
 mod bypass;
 mod cli;
 mod git;
