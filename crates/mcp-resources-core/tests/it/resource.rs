@@ -121,3 +121,15 @@ fn the_memory_provider_lists_in_order_after_a_key_within_a_limit() {
     assert!(prefixed.is_empty());
     assert!(prefixed.claims(&uri("mem:///notes/unknown")) && !prefixed.claims(&uri("mem:///b")));
 }
+
+proptest::proptest! {
+    /// The wire length of a text is what serde_json writes, quotes left out.
+    #[test]
+    fn the_wire_length_of_a_text_is_what_serde_json_writes(
+        text in "(?s:.{0,64})|[\u{0}-\u{7f}]{0,64}"
+    ) {
+        let written = serde_json::to_string(&text).unwrap().len() as u64 - 2;
+        let body = mcp_resources_core::resource::Body::Text(text.as_str().into());
+        proptest::prop_assert_eq!(body.wire_len(0), written);
+    }
+}
