@@ -4,38 +4,12 @@
 //! the other; a rule written with a file's name as it is on disk (a space, an accent) covers the
 //! URI the server lists; odd file names are listed and read back by the URI listed.
 
-use std::ffi::OsStr;
 use std::path::Path;
 
 use serde_json::{Value, json};
 
+use crate::bypass::{SALARY, legacy_without_elicitation as legacy, skill_tree, spawn, text_of};
 use crate::stdio::{Spawned, with_meta};
-
-const SALARY: &str = "alice,120000";
-
-fn spawn(dir: &Path, root: &Path, config: &str) -> Spawned {
-    let file = dir.join("stdio.toml");
-    std::fs::write(&file, config).unwrap();
-    Spawned::start_with(&[OsStr::new("--config"), file.as_os_str(), root.as_os_str()])
-}
-
-fn legacy(server: &mut Spawned) {
-    let init = server.request(
-        json!(1),
-        "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}),
-    );
-    assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
-    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-}
-
-fn text_of(value: &Value) -> String {
-    value["result"]["contents"][0]["text"]
-        .as_str()
-        .unwrap_or("")
-        .to_owned()
-}
 
 fn list_all(server: &mut Spawned, id0: u64) -> Vec<Value> {
     let mut out = Vec::new();
@@ -58,21 +32,6 @@ fn list_all(server: &mut Spawned, id0: u64) -> Vec<Value> {
         }
     }
     out
-}
-
-fn skill_tree() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap().join("served");
-    let skills = root.join("skills");
-    let skill = skills.join("payroll");
-    std::fs::create_dir_all(&skill).unwrap();
-    std::fs::write(
-        skill.join("SKILL.md"),
-        format!("---\nname: payroll\ndescription: Pays {SALARY}.\n---\n# {SALARY}\n"),
-    )
-    .unwrap();
-    std::fs::write(skill.join("pin.txt"), "4711").unwrap();
-    (dir, root, skills)
 }
 
 fn audit(dir: &Path) -> String {

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::stdio::{Spawned, with_meta};
 
-const SALARY: &str = "alice,120000";
+pub(crate) const SALARY: &str = "alice,120000";
 
 fn setup(extra: &str) -> (tempfile::TempDir, std::path::PathBuf, String) {
     let dir = tempfile::tempdir().unwrap();
@@ -32,13 +32,13 @@ fn setup(extra: &str) -> (tempfile::TempDir, std::path::PathBuf, String) {
     (dir, root, config)
 }
 
-fn spawn(dir: &Path, root: &Path, config: &str) -> Spawned {
+pub(crate) fn spawn(dir: &Path, root: &Path, config: &str) -> Spawned {
     let file = dir.join("stdio.toml");
     std::fs::write(&file, config).unwrap();
     Spawned::start_with(&[OsStr::new("--config"), file.as_os_str(), root.as_os_str()])
 }
 
-fn legacy_without_elicitation(server: &mut Spawned) {
+pub(crate) fn legacy_without_elicitation(server: &mut Spawned) {
     let init = server.request(
         json!(1),
         "initialize",
@@ -49,7 +49,7 @@ fn legacy_without_elicitation(server: &mut Spawned) {
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 }
 
-fn text_of(value: &Value) -> String {
+pub(crate) fn text_of(value: &Value) -> String {
     value["result"]["contents"][0]["text"]
         .as_str()
         .unwrap_or("")
@@ -170,7 +170,7 @@ fn grant_true_without_grants_serves_no_range_without_content_rules() {
     );
 }
 
-fn skill_tree() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+pub(crate) fn skill_tree() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap().join("served");
     let skills = root.join("skills");

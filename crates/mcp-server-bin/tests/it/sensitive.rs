@@ -3,7 +3,6 @@
 //! never do, a client without elicitation gets a clear error), the audit log's lines parsed,
 //! and an audit log that cannot be written refusing the reads it would record.
 
-use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -12,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::bypass::spawn;
 use crate::http::HttpServer;
 use crate::stdio::{Spawned, with_meta};
 
@@ -46,12 +46,6 @@ fn file_uri(root: &Path, name: &str) -> String {
     format!("file://{}/{name}", root.display())
 }
 
-fn stdio(dir: &Path, root: &Path, config: &str) -> Spawned {
-    let file = dir.join("stdio.toml");
-    std::fs::write(&file, config).unwrap();
-    Spawned::start_with(&[OsStr::new("--config"), file.as_os_str(), root.as_os_str()])
-}
-
 fn audit_lines(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap()
@@ -64,7 +58,7 @@ fn audit_lines(path: &Path) -> Vec<Value> {
 fn a_confirmed_read_in_both_eras_over_stdio_and_its_audit_log() {
     let (dir, root, config) = tree("audit.jsonl");
     let log = dir.path().join("audit.jsonl");
-    let mut server = stdio(dir.path(), &root, &config);
+    let mut server = spawn(dir.path(), &root, &config);
     let salaries = file_uri(&root, "hr/salaries.csv");
 
     // Legacy, with elicitation: the server asks, the client says yes.
@@ -216,7 +210,7 @@ fn a_legacy_client_without_elicitation_and_a_broken_audit_log_are_refused() {
         server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     };
     let (dir, root, config) = tree("-");
-    let mut server = stdio(dir.path(), &root, &config);
+    let mut server = spawn(dir.path(), &root, &config);
     legacy(&mut server);
     let refused = server.request(
         json!(2),
@@ -238,7 +232,7 @@ fn a_legacy_client_without_elicitation_and_a_broken_audit_log_are_refused() {
 
     // /dev/full takes no line: the audited read fails, the others are served.
     let (dir, root, config) = tree("/dev/full");
-    let mut server = stdio(dir.path(), &root, &config);
+    let mut server = spawn(dir.path(), &root, &config);
     legacy(&mut server);
     let failed = server.request(
         json!(3),
