@@ -124,7 +124,7 @@ impl ServerBuilder {
     /// recorded by the audit sink ([`ServerBuilder::audit`]), and a rule with `confirm` makes
     /// each read wait for the user's yes (an elicitation in either era; see
     /// [`mcp_resources_core::sensitive`]). Confirmation states are signed with a key drawn at
-    /// build time and timed by the system clock.
+    /// build time and timed by the monotonic clock (no state outlives the process).
     #[must_use]
     pub fn sensitive(mut self, rule: SensitiveRule) -> Self {
         self.sensitive.push(rule);
@@ -301,11 +301,11 @@ impl ServerBuilder {
         if !self.sensitive.is_empty() {
             let mut key = [0_u8; 32];
             getrandom::fill(&mut key).map_err(BuildError::Random)?;
-            let clock: Clock = Arc::new(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |elapsed| elapsed.as_secs())
-            });
+            // Seconds since the server was built, on the monotonic clock: the key is this
+            // process's, so no state outlives it, and a wall clock stepped back cannot bring
+            // a used state's expiry back to life (a replay).
+            let started = std::time::Instant::now();
+            let clock: Clock = Arc::new(move || started.elapsed().as_secs());
             let mut sensitivity = Sensitivity::new(key, clock);
             for rule in self.sensitive {
                 sensitivity = sensitivity.rule(rule);
