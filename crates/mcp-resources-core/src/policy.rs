@@ -348,6 +348,16 @@ impl UriPattern {
         }
         let canonical = canonical_pattern(pattern);
         let pattern = canonical.as_str();
+        let path = pattern.split(['?', '#']).next().unwrap_or(pattern);
+        if path
+            .split('/')
+            .skip(1)
+            .any(|segment| matches!(segment, "." | ".." | "%2E" | "%2E%2E" | ".%2E" | "%2E."))
+        {
+            return Err(PatternError::DotSegment {
+                pattern: pattern.to_owned(),
+            });
+        }
         if let Some(at) = pattern.find("***") {
             return Err(PatternError::TooManyStars {
                 pattern: pattern.to_owned(),
@@ -549,5 +559,15 @@ pub enum PatternError {
         pattern: String,
         /// The byte offset of the run.
         at: usize,
+    },
+    /// A `.` or `..` path segment: canonical URIs have none, so the pattern could match
+    /// nothing.
+    #[error(
+        "uri pattern {pattern:?} has a `.` or `..` segment, which no canonical uri has; write \
+         the path it stands for"
+    )]
+    DotSegment {
+        /// The pattern.
+        pattern: String,
     },
 }
