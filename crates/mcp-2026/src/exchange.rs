@@ -19,6 +19,7 @@ use mcp_resources_core::service::Answer;
 use mcp_resources_core::subscription::Change;
 use mcp_resources_wire::input;
 use mcp_resources_wire::output::{Outgoing, Output, Ticket};
+use mcp_resources_wire::tools::{self, ToolCall};
 use mcp_resources_wire::{self as to_wire, Shape};
 use mcp_types::capabilities::ClientCapabilities;
 use mcp_types::jsonrpc::{self, Notification, RequestId, Response};
@@ -63,6 +64,8 @@ pub(crate) enum Pending {
     },
     /// A `completion/complete`.
     Complete,
+    /// A `tools/call` of the resources-as-tools bridge.
+    Tool(Box<ToolCall>),
     /// The acknowledgment of a `subscriptions/listen`.
     Listen {
         /// Whether the filter had `resourceSubscriptions` at all.
@@ -120,6 +123,49 @@ impl Exchange {
         exchange
     }
 
+    /// An exchange answering `tools/list` of the resources-as-tools bridge at once: the same
+    /// for everyone (private when every result is), with no ttl.
+    pub(crate) fn answered_tools(
+        shared: Arc<Shared>,
+        id: RequestId,
+        meta: &RequestMeta,
+    ) -> Exchange {
+        let mut exchange = Exchange::new(shared, id, Some(meta));
+        let private = exchange.shared.config.private_results;
+        let result = serde_json::json!({
+            "resultType": "complete",
+            "tools": tools::definitions(true),
+            "ttlMs": 0,
+            "cacheScope": if private { "private" } else { "public" },
+            "_meta": exchange.result_meta(),
+        });
+        exchange.respond(&result);
+        exchange
+    }
+
+    /// An exchange answering a `tools/call` whose arguments are refused with a tool error.
+    pub(crate) fn answered_tool_error(
+        shared: Arc<Shared>,
+        id: RequestId,
+        meta: &RequestMeta,
+        text: &str,
+    ) -> Exchange {
+        let mut exchange = Exchange::new(shared, id, Some(meta));
+        let mut result = tools::failure(text);
+        exchange.finish_tool(&mut result);
+        exchange
+    }
+
+    /// Finishes with a `CallToolResult` of these members, `resultType` and `_meta` added.
+    fn finish_tool(&mut self, result: &mut Meta) {
+        result.insert("resultType".to_owned(), serde_json::Value::from("complete"));
+        result.insert(
+            "_meta".to_owned(),
+            serde_json::Value::Object(self.result_meta()),
+        );
+        self.finish_with(&*result);
+    }
+
     /// An exchange answering `server/discover` at once.
     pub(crate) fn answered_discover(
         shared: Arc<Shared>,
@@ -136,6 +182,9 @@ impl Exchange {
             }),
             completions: offer.completions.then(Meta::new),
             logging: Some(Meta::new()),
+            tools: offer
+                .tools
+                .then(mcp_types::capabilities::ListChangedCapability::default),
             extensions: offer.directories.then(|| {
                 SkillsSettings {
                     directory_read: true,
@@ -299,6 +348,10 @@ impl Exchange {
                 }
                 Err(error) => self.finish_with_error(&RequestError::from_complete(error)),
             },
+            (Pending::Tool(call), answer) => {
+                let mut result = call.result(answer, Shape::Newest, true);
+                self.finish_tool(&mut result);
+            }
             (Pending::Listen { asked_updates }, Answer::Listening { uris, list_changes }) => {
                 self.acknowledge(asked_updates, uris, list_changes);
             }

@@ -15,6 +15,7 @@ use mcp_resources_core::service::Query;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
 use mcp_resources_wire::output::Ticket;
+use mcp_resources_wire::tools;
 use mcp_types::jsonrpc::{ErrorObject, Request, RequestId};
 use mcp_types::meta::{self, Meta};
 use mcp_types::request_meta::{RequestMeta, RequestMetaError};
@@ -70,6 +71,10 @@ impl Handler {
         match dispatched {
             Ok(Dispatch::Discover(meta)) => {
                 Exchange::answered_discover(self.shared.clone(), id, &meta)
+            }
+            Ok(Dispatch::Tools(meta)) => Exchange::answered_tools(self.shared.clone(), id, &meta),
+            Ok(Dispatch::ToolError(meta, text)) => {
+                Exchange::answered_tool_error(self.shared.clone(), id, &meta, &text)
             }
             Ok(Dispatch::Query {
                 meta,
@@ -175,6 +180,17 @@ impl Handler {
         self.supports(&meta.protocol_version)?;
         let (query, pending) = match request.method.as_str() {
             method::SERVER_DISCOVER => return Ok(Dispatch::Discover(meta)),
+            method::TOOLS_LIST if self.shared.config.offer.tools => {
+                let _: wire::PaginatedParams = params(request)?;
+                return Ok(Dispatch::Tools(meta));
+            }
+            method::TOOLS_CALL if self.shared.config.offer.tools => {
+                let params: CallToolParams = params(request)?;
+                match tools::parse(&params.name, params.arguments.as_ref()) {
+                    Ok(call) => (call.query(), Pending::Tool(Box::new(call))),
+                    Err(text) => return Ok(Dispatch::ToolError(meta, text)),
+                }
+            }
             method::RESOURCES_LIST => {
                 let params: wire::PaginatedParams = params(request)?;
                 let cursor = params.cursor;
@@ -239,6 +255,21 @@ struct ReadParams {
     request_state: Option<String>,
 }
 
+/// The params of `tools/call` as the handler reads them (`_meta` read already); the arguments
+/// are checked by the bridge.
+#[derive(Debug, Deserialize)]
+struct CallToolParams {
+    #[serde(rename = "_meta", default)]
+    _meta: IgnoredAny,
+    name: String,
+    #[serde(default)]
+    arguments: Option<Meta>,
+    #[serde(default, rename = "inputResponses")]
+    _input_responses: IgnoredAny,
+    #[serde(default, rename = "requestState")]
+    _request_state: IgnoredAny,
+}
+
 /// The query and what its answer becomes, for a read with these params and `_meta`. The
 /// answers and the state of a retry go to the core as they came: whoever asked for them
 /// checks them (the engine's confirmations verify their state).
@@ -291,6 +322,10 @@ fn skill_query(params: GetSkillParams) -> Result<(Query, Pending), RequestError>
 enum Dispatch {
     /// `server/discover`, answered on the spot.
     Discover(RequestMeta),
+    /// `tools/list` of the resources-as-tools bridge, answered on the spot.
+    Tools(RequestMeta),
+    /// A `tools/call` whose arguments are refused: a tool error, on the spot.
+    ToolError(RequestMeta, String),
     /// A question for the service.
     Query {
         meta: RequestMeta,

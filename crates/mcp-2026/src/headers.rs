@@ -21,7 +21,8 @@ use mcp_types::method;
 pub const PROTOCOL_VERSION_HEADER: &str = "MCP-Protocol-Version";
 /// `Mcp-Method`: the body's `method` (required on every request).
 pub const METHOD_HEADER: &str = "Mcp-Method";
-/// `Mcp-Name`: the body's `params.uri` for `resources/read` (required there).
+/// `Mcp-Name`: the body's `params.uri` for `resources/read`, `params.name` for `tools/call`
+/// (required there).
 pub const NAME_HEADER: &str = "Mcp-Name";
 
 const SENTINEL_START: &str = "=?base64?";
@@ -121,13 +122,24 @@ pub(crate) fn check(headers: &RequestHeaders<'_>, request: &Request) -> Result<(
         .and_then(|meta| members(meta.get()))
         .and_then(|meta| text(meta.get(PROTOCOL_VERSION)))
         .unwrap_or_default();
-    let body_uri = (request.method == method::RESOURCES_READ).then(|| {
+    // `Mcp-Name` names a read's `uri` and a tool call's `name`.
+    let name_member = match request.method.as_str() {
+        method::RESOURCES_READ => Some("uri"),
+        method::TOOLS_CALL => Some("name"),
+        _ => None,
+    };
+    let body_name = name_member.map(|member| {
         params
             .as_ref()
-            .and_then(|params| text(params.get("uri")))
+            .and_then(|params| text(params.get(member)))
             .unwrap_or_default()
     });
-    check_parts(headers, &body_version, &request.method, body_uri.as_deref())
+    check_parts(
+        headers,
+        &body_version,
+        &request.method,
+        body_name.as_deref(),
+    )
 }
 
 /// [`check`] against what the body says, already read: the version in `_meta` (empty when

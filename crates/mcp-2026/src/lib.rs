@@ -34,9 +34,11 @@
 //! `params._meta` and its required keys (`-32602`, HTTP 400), then (HTTP only) the headers
 //! against the body (`-32020`, HTTP 400), then the version (`-32022`, HTTP 400; a legacy
 //! version in a modern `_meta` too), then the method (`-32601`, HTTP 404 for `initialize`,
-//! `ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`, tools, prompts,
-//! unknown methods, and `completion/complete` when completions are not offered), then the
-//! method's params (`-32602`, HTTP 200). Every error and its status is in [`errors`].
+//! `ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`, prompts,
+//! unknown methods, `completion/complete` when completions are not offered, and tools unless
+//! the resources-as-tools bridge is: `Offer::tools`, see `mcp_resources_wire::tools`), then
+//! the method's params (`-32602`, HTTP 200). Every error and its status is in [`errors`]. A
+//! tool call with bad arguments is a tool error (`isError: true`), not a JSON-RPC error.
 //!
 //! # What results carry
 //!

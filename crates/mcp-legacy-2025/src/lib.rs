@@ -62,8 +62,10 @@
 //!   In `Initializing` requests are served (the client already has the result); resource
 //!   notifications start only in `Ready`, where the session also asks the core, once, to
 //!   deliver list changes (`Query::WatchListChanges`) when `listChanged` is offered.
-//! - Unknown methods, and `resources/subscribe`/`unsubscribe` or `completion/complete` when
-//!   their capability is not offered, get `-32601`.
+//! - Unknown methods, and `resources/subscribe`/`unsubscribe`, `completion/complete` or
+//!   `tools/list`/`tools/call` (the resources-as-tools bridge, `Offer::tools`) when their
+//!   capability is not offered, get `-32601`; a tool call with bad arguments is a tool error
+//!   (`isError: true`).
 //! - The full table of codes is in the `errors` module (resource not found: `-32002` with
 //!   `data: {uri}`; invalid params and cursors: `-32602`). The session keeps serving after every
 //!   error.

@@ -17,6 +17,7 @@ use mcp_resources_core::subscription::Change;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
 use mcp_resources_wire::output::{Outgoing, Output, Ticket};
+use mcp_resources_wire::tools::{self, ToolCall};
 use mcp_resources_wire::{Shape, input};
 use mcp_types::capabilities::ClientCapabilities;
 use mcp_types::completion::{CompleteParams, CompletionReference};
@@ -136,6 +137,10 @@ enum Purpose {
     Unsubscribe,
     /// The session's own `WatchListChanges` after `notifications/initialized`: no response.
     WatchListChanges,
+    /// A `tools/call` of the resources-as-tools bridge.
+    Tool {
+        call: Box<ToolCall>,
+    },
 }
 
 impl Purpose {
@@ -689,6 +694,24 @@ impl Session {
                 let progress = progress_of(params.meta.as_ref());
                 Ok(self.ask(&request.id, batch, progress, purpose, query))
             }
+            method::TOOLS_LIST if offer.tools => {
+                let titled = version.has_titles();
+                reply_now(&serde_json::json!({ "tools": tools::definitions(titled) }))
+            }
+            method::TOOLS_CALL if offer.tools => {
+                let params: CallToolParams = request.params()?;
+                match tools::parse(&params.name, params.arguments.as_ref()) {
+                    Err(text) => reply_now(&tools::failure(&text)),
+                    Ok(call) => {
+                        let query = call.query();
+                        let purpose = Purpose::Tool {
+                            call: Box::new(call),
+                        };
+                        let progress = progress_of(params.meta.as_ref());
+                        Ok(self.ask(&request.id, batch, progress, purpose, query))
+                    }
+                }
+            }
             method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE if !offer.subscribe => {
                 Err(RequestError::MethodNotFound(format!(
                     "{method} (this server does not offer resource subscriptions)"
@@ -903,6 +926,13 @@ impl Session {
                 wire::raw(&EmptyResult::default())
             }
             (Purpose::Unsubscribe, Answer::Unsubscribed) => wire::raw(&EmptyResult::default()),
+            (Purpose::Tool { call }, answer) => {
+                let structured = self
+                    .version
+                    .as_ref()
+                    .is_some_and(ProtocolVersion::has_titles);
+                wire::raw(&call.result(answer, shape, structured))
+            }
             _ => return Err(errors::mismatched_answer()),
         };
         encoded.map_err(|error| errors::unserializable(&error))
@@ -1070,4 +1100,14 @@ fn to_response<R>(id: Option<RequestId>, outcome: Result<R, ErrorObject>) -> Res
             Err(error) => Outcome::Failure(error),
         },
     }
+}
+
+/// The params of `tools/call`: the tool and its arguments (checked by the bridge).
+#[derive(Debug, serde::Deserialize)]
+struct CallToolParams {
+    name: String,
+    #[serde(default)]
+    arguments: Option<serde_json::Map<String, serde_json::Value>>,
+    #[serde(rename = "_meta", default)]
+    meta: Option<Meta>,
 }

@@ -102,6 +102,9 @@ pub(crate) fn capabilities(offer: Offer, version: &ProtocolVersion) -> ServerCap
             subscribe: offer.subscribe.then_some(true),
             list_changed: offer.list_changed.then_some(true),
         }),
+        tools: offer
+            .tools
+            .then(mcp_types::capabilities::ListChangedCapability::default),
         extensions: offer.directories.then(|| {
             SkillsSettings {
                 directory_read: true,

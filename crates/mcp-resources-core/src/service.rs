@@ -18,7 +18,7 @@ use crate::error::{CompleteError, DirectoryError, ListError, ReadError, SkillErr
 use crate::input::Inputs;
 use crate::pagination::Page;
 use crate::policy::{Action, Principal};
-use crate::resource::{Resource, ResourceTemplate};
+use crate::resource::{ByteRange, Resource, ResourceTemplate};
 use crate::sensitive::AuditError;
 use crate::skill::Skill;
 use crate::subscription::{
@@ -40,17 +40,21 @@ pub struct Offer {
     /// The Skills extension: `skills/list`, `skills/get` and directory reads
     /// (`resources/directory/read`).
     pub directories: bool,
+    /// The resources-as-tools bridge, for hosts that call tools but never read resources:
+    /// off unless asked for (one capability offered twice confuses a model choosing).
+    pub tools: bool,
 }
 
 impl Default for Offer {
-    /// Everything on: the hub is always there, and completion answers (possibly with nothing)
-    /// for every registered template.
+    /// Everything on but the tools bridge: the hub is always there, and completion answers
+    /// (possibly with nothing) for every registered template.
     fn default() -> Offer {
         Offer {
             subscribe: true,
             list_changed: true,
             completions: true,
             directories: true,
+            tools: false,
         }
     }
 }
@@ -75,6 +79,14 @@ pub enum Query {
         /// The client's answers to input an earlier read of it asked for; empty on a first
         /// read.
         inputs: Inputs,
+    },
+    /// The byte range `range` of each body of one resource (see
+    /// [`Engine::read_range`](crate::engine::Engine::read_range)).
+    ReadRange {
+        /// The resource.
+        uri: ResourceUri,
+        /// The bytes.
+        range: ByteRange,
     },
     /// A page of the direct children of a directory resource.
     ReadDirectory {
@@ -258,6 +270,9 @@ impl Service {
             ),
             Query::Read { uri, inputs } => {
                 Answer::Read(self.engine.read_with(principal, &uri, &inputs).await)
+            }
+            Query::ReadRange { uri, range } => {
+                Answer::Read(self.engine.read_range(principal, &uri, range).await)
             }
             Query::ListSkills { cursor } => {
                 Answer::Skills(self.engine.list_skills(principal, cursor.as_deref()).await)

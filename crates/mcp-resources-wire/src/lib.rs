@@ -14,6 +14,7 @@
 pub mod input;
 pub mod output;
 pub mod text;
+pub mod tools;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;

@@ -44,6 +44,7 @@ CONFIGURATION FILE (TOML):
         watch = true                    # --no-watch sets false
         redact_content = true           # --no-redact sets false: credentials served as they are
         audit_log = \"audit.jsonl\"        # --audit-log; \"-\" or unset: stderr
+        tools = false                   # --tools: resources as tools too, for tool-only hosts
         server_name = \"mcp-resources\"
         instructions = \"Project documentation.\"
         http_threads = 1                # threads serving HTTP connections
@@ -258,6 +259,14 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) audit_log: Option<std::path::PathBuf>,
 
+    /// Serve the resources as tools too (list_resources, read_resource,
+    /// list_resource_templates, read_directory, complete_template_variable), over the same
+    /// policy and content rules, for hosts that call tools but never read resources (Copilot
+    /// CLI, Codex and other tool-only hosts). Off by default: a host that reads resources sees
+    /// the same data twice, which confuses a model choosing between them.
+    #[arg(long)]
+    pub(crate) tools: bool,
+
     /// The server name given to clients [default: mcp-resources].
     #[arg(long, value_name = "NAME")]
     pub(crate) server_name: Option<String>,
@@ -306,6 +315,7 @@ impl ServeArgs {
             redact: None,
             sensitive: None,
             audit_log: self.audit_log.clone(),
+            tools: self.tools.then_some(true),
             server_name: self.server_name.clone(),
             instructions: self.instructions.clone(),
             http_threads: self.http_threads,

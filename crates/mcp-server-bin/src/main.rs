@@ -369,6 +369,16 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         }
         None => {}
     }
+    if config.tools {
+        tracing::info!(
+            "the resources are served as tools too (--tools): for hosts that never read \
+             resources; a host that does sees them twice"
+        );
+        builder = builder.offer(mcp_resources_core::service::Offer {
+            tools: true,
+            ..mcp_resources_core::service::Offer::default()
+        });
+    }
     if !config.sensitive.is_empty() {
         let log = match &config.audit_log {
             Some(path) => AuditLog::file(path).map_err(|error| {

@@ -31,6 +31,10 @@ pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
 pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
 /// `completion/complete`.
 pub const COMPLETION_COMPLETE: &str = "completion/complete";
+/// `tools/list` (served only by the resources-as-tools bridge).
+pub const TOOLS_LIST: &str = "tools/list";
+/// `tools/call` (served only by the resources-as-tools bridge).
+pub const TOOLS_CALL: &str = "tools/call";
 /// `logging/setLevel` (legacy).
 pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
 /// `notifications/initialized` (legacy).

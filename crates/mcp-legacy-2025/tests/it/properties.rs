@@ -293,6 +293,7 @@ fn offer() -> impl Strategy<Value = Offer> {
                 list_changed,
                 completions,
                 directories,
+                tools: false,
             },
         )
 }

@@ -158,6 +158,7 @@ fn subscription_queries_respect_the_offer_and_need_a_subscriber() {
         list_changed: false,
         completions: false,
         directories: false,
+        tools: false,
     };
     let service = service(offer, SubscriptionLimits::default());
     let anyone = Principal::anonymous();
@@ -286,6 +287,7 @@ fn listen_without_the_offer_accepts_nothing() {
         list_changed: false,
         completions: true,
         directories: true,
+        tools: false,
     };
     let service = service(offer, SubscriptionLimits::default());
     let anyone = Principal::anonymous();

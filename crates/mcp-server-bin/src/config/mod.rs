@@ -108,6 +108,10 @@ pub(crate) struct RawConfig {
     /// Where audit lines of sensitive resources go: a file, appended to (relative to the
     /// configuration file's directory), or `-` for stderr. Default stderr.
     pub(crate) audit_log: Option<PathBuf>,
+    /// Whether to serve the resources as tools too (`list_resources`, `read_resource`,
+    /// `list_resource_templates`, `read_directory`, `complete_template_variable`), for hosts
+    /// that call tools but never read resources. Default `false`; `--tools` sets `true`.
+    pub(crate) tools: Option<bool>,
     /// The server name given to clients. Default `mcp-resources`.
     pub(crate) server_name: Option<String>,
     /// Guidance for the client's model, given in `initialize` and `server/discover`.
@@ -925,6 +929,7 @@ impl RawConfig {
             redact: over.redact.or(self.redact),
             sensitive: over.sensitive.or(self.sensitive),
             audit_log: over.audit_log.or(self.audit_log),
+            tools: over.tools.or(self.tools),
             server_name: over.server_name.or(self.server_name),
             instructions: over.instructions.or(self.instructions),
             http_threads: over.http_threads.or(self.http_threads),
@@ -986,6 +991,8 @@ pub(crate) struct Config {
     pub(crate) sensitive: Vec<SensitiveRule>,
     /// Where audit lines go: `None` for stderr.
     pub(crate) audit_log: Option<PathBuf>,
+    /// Whether the resources are served as tools too.
+    pub(crate) tools: bool,
     /// The server name given to clients.
     pub(crate) server_name: String,
     /// Guidance for the client's model.
@@ -1231,6 +1238,7 @@ impl Config {
                 .collect::<Result<_, _>>()?,
             sensitive,
             audit_log: raw.audit_log.filter(|path| path.as_os_str() != "-"),
+            tools: raw.tools.unwrap_or(false),
             server_name,
             instructions: raw.instructions,
             http_threads: NonZeroUsize::new(raw.http_threads.unwrap_or(1))

@@ -10,3 +10,4 @@ mod redaction;
 mod sensitive;
 mod sql;
 mod stdio;
+mod tools;
