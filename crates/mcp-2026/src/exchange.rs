@@ -134,7 +134,7 @@ impl Exchange {
         let private = exchange.shared.config.private_results;
         let result = serde_json::json!({
             "resultType": "complete",
-            "tools": tools::definitions(true),
+            "tools": tools::definitions(true, exchange.shared.config.offer),
             "ttlMs": 0,
             "cacheScope": if private { "private" } else { "public" },
             "_meta": exchange.result_meta(),

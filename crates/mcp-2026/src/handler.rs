@@ -186,9 +186,18 @@ impl Handler {
             }
             method::TOOLS_CALL if self.shared.config.offer.tools => {
                 let params: CallToolParams = params(request)?;
-                match tools::parse(&params.name, params.arguments.as_ref()) {
+                let offer = self.shared.config.offer;
+                match tools::parse(&params.name, params.arguments.as_ref(), offer) {
                     Ok(call) => (call.query(), Pending::Tool(Box::new(call))),
-                    Err(text) => return Ok(Dispatch::ToolError(meta, text)),
+                    Err(tools::CallError::UnknownTool(text)) => {
+                        return Err(RequestError::Rejected {
+                            message: text,
+                            uri: None,
+                        });
+                    }
+                    Err(tools::CallError::BadArguments(text)) => {
+                        return Ok(Dispatch::ToolError(meta, text));
+                    }
                 }
             }
             method::RESOURCES_LIST => {

@@ -68,6 +68,9 @@ pub(crate) enum RequestError {
     /// `completion/complete` for a prompt.
     #[error("this server has no prompts: only ref/resource completions are supported")]
     NoPrompts,
+    /// `tools/call` of a tool the bridge does not serve (the message names the tools).
+    #[error("{0}")]
+    UnknownTool(String),
 }
 
 impl RequestError {
@@ -92,7 +95,9 @@ impl RequestError {
             RequestError::InvalidUri { uri, .. } => {
                 ErrorObject::invalid_params(self.to_string()).with_data(uri_data(uri))
             }
-            RequestError::NoPrompts => ErrorObject::invalid_params(self.to_string()),
+            RequestError::NoPrompts | RequestError::UnknownTool(_) => {
+                ErrorObject::invalid_params(self.to_string())
+            }
         }
     }
 }

@@ -17,7 +17,7 @@ use mcp_resources_core::subscription::Change;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
 use mcp_resources_wire::output::{Outgoing, Output, Ticket};
-use mcp_resources_wire::tools::{self, ToolCall};
+use mcp_resources_wire::tools::{self, CallError, ToolCall};
 use mcp_resources_wire::{Shape, input};
 use mcp_types::capabilities::ClientCapabilities;
 use mcp_types::completion::{CompleteParams, CompletionReference};
@@ -696,12 +696,13 @@ impl Session {
             }
             method::TOOLS_LIST if offer.tools => {
                 let titled = version.has_titles();
-                reply_now(&serde_json::json!({ "tools": tools::definitions(titled) }))
+                reply_now(&serde_json::json!({ "tools": tools::definitions(titled, offer) }))
             }
             method::TOOLS_CALL if offer.tools => {
                 let params: CallToolParams = request.params()?;
-                match tools::parse(&params.name, params.arguments.as_ref()) {
-                    Err(text) => reply_now(&tools::failure(&text)),
+                match tools::parse(&params.name, params.arguments.as_ref(), offer) {
+                    Err(CallError::UnknownTool(text)) => Err(RequestError::UnknownTool(text)),
+                    Err(CallError::BadArguments(text)) => reply_now(&tools::failure(&text)),
                     Ok(call) => {
                         let query = call.query();
                         let purpose = Purpose::Tool {

@@ -81,7 +81,8 @@ pub enum Query {
         inputs: Inputs,
     },
     /// The byte range `range` of each body of one resource (see
-    /// [`Engine::read_range`](crate::engine::Engine::read_range)).
+    /// [`Engine::read_range`](crate::engine::Engine::read_range)); a length past the read
+    /// limit (`u64::MAX - offset`: to the end) is cut to it.
     ReadRange {
         /// The resource.
         uri: ResourceUri,
@@ -271,7 +272,8 @@ impl Service {
             Query::Read { uri, inputs } => {
                 Answer::Read(self.engine.read_with(principal, &uri, &inputs).await)
             }
-            Query::ReadRange { uri, range } => {
+            Query::ReadRange { uri, mut range } => {
+                range.length = range.length.min(self.engine.limits().max_read_bytes);
                 Answer::Read(self.engine.read_range(principal, &uri, range).await)
             }
             Query::ListSkills { cursor } => {

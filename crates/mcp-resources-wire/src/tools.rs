@@ -20,7 +20,7 @@
 use mcp_resources_core::error::{CompleteError, DirectoryError, ListError, ReadError};
 use mcp_resources_core::provider::ProviderError;
 use mcp_resources_core::resource::ByteRange;
-use mcp_resources_core::service::{Answer, Query};
+use mcp_resources_core::service::{Answer, Offer, Query};
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
 use serde_json::{Map, Value, json};
@@ -78,8 +78,30 @@ pub enum ToolCall {
     },
 }
 
-/// The tools' definitions, as `tools/list` lists them (`titled`: with `title`, 2025-06-18 on).
-pub fn definitions(titled: bool) -> Vec<Value> {
+/// Why a `tools/call` is refused before the core is asked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CallError {
+    /// No tool has this name (or its capability is not offered): a protocol error,
+    /// invalid params (`-32602`), as the spec says of unknown tools.
+    UnknownTool(String),
+    /// The arguments do not fit the tool's input schema: a tool error (`isError: true`), so
+    /// that the model can correct itself.
+    BadArguments(String),
+}
+
+/// Whether the tool `name` is served under `offer` (`read_directory` with directories,
+/// `complete_template_variable` with completions).
+fn served(name: &str, offer: Offer) -> bool {
+    match name {
+        "read_directory" => offer.directories,
+        "complete_template_variable" => offer.completions,
+        _ => TOOL_NAMES.contains(&name),
+    }
+}
+
+/// The tools' definitions, as `tools/list` lists them (`titled`: with `title`, 2025-06-18 on),
+/// those `offer` serves.
+pub fn definitions(titled: bool, offer: Offer) -> Vec<Value> {
     let string = |description: &str| json!({"type": "string", "description": description});
     let cursor = string("Where to resume: the nextCursor of the previous page.");
     let uri = string("The resource's URI, as listed.");
@@ -132,6 +154,7 @@ pub fn definitions(titled: bool) -> Vec<Value> {
     TOOL_NAMES
         .iter()
         .zip(defs)
+        .filter(|(name, _)| served(name, offer))
         .map(|(name, (title, description, properties, required))| {
             let mut tool = json!({
                 "name": name,
@@ -151,14 +174,34 @@ pub fn definitions(titled: bool) -> Vec<Value> {
         .collect()
 }
 
-/// The call of tool `name` with `arguments`, checked against the tool's input schema; the
-/// error is the text of the tool error to answer.
+/// The call of tool `name` with `arguments`, checked against the tool's input schema.
 ///
 /// # Errors
 ///
-/// An unknown tool, an unknown or missing argument, one of the wrong type, a URI that does
-/// not parse.
-pub fn parse(name: &str, arguments: Option<&Map<String, Value>>) -> Result<ToolCall, String> {
+/// [`CallError::UnknownTool`] for a tool `offer` does not serve; [`CallError::BadArguments`]
+/// for an unknown or missing argument, one of the wrong type, a URI that does not parse.
+pub fn parse(
+    name: &str,
+    arguments: Option<&Map<String, Value>>,
+    offer: Offer,
+) -> Result<ToolCall, CallError> {
+    if !served(name, offer) {
+        let names: Vec<&str> = TOOL_NAMES
+            .iter()
+            .copied()
+            .filter(|name| served(name, offer))
+            .collect();
+        return Err(CallError::UnknownTool(format!(
+            "unknown tool {}; the tools are {}",
+            mcp_types::error::echo(name),
+            names.join(", ")
+        )));
+    }
+    parse_arguments(name, arguments).map_err(CallError::BadArguments)
+}
+
+/// The arguments of the served tool `name`, checked.
+fn parse_arguments(name: &str, arguments: Option<&Map<String, Value>>) -> Result<ToolCall, String> {
     let empty = Map::new();
     let arguments = arguments.unwrap_or(&empty);
     let allowed: &[&str] = match name {
@@ -167,13 +210,7 @@ pub fn parse(name: &str, arguments: Option<&Map<String, Value>>) -> Result<ToolC
         "list_resource_templates" => &["cursor"],
         "read_directory" => &["uri", "cursor"],
         "complete_template_variable" => &["template", "variable", "prefix", "context"],
-        other => {
-            return Err(format!(
-                "unknown tool {}; the tools are {}",
-                mcp_types::error::echo(other),
-                TOOL_NAMES.join(", ")
-            ));
-        }
+        other => return Err(format!("unknown tool {}", mcp_types::error::echo(other))),
     };
     if let Some(extra) = arguments
         .keys()
@@ -416,12 +453,13 @@ fn provider_text(error: &ProviderError) -> String {
     }
 }
 
-/// The members of a tool error result saying `text`.
+/// The members of a tool error result saying `text`, bounded as every quote of a client value
+/// is ([`mcp_types::error::echo`]: the core's messages quote URIs, templates and variables).
 pub fn failure(text: &str) -> Map<String, Value> {
     let mut result = Map::new();
     result.insert(
         "content".to_owned(),
-        json!([{"type": "text", "text": text}]),
+        json!([{"type": "text", "text": mcp_types::error::echo(text)}]),
     );
     result.insert("isError".to_owned(), Value::Bool(true));
     result
@@ -474,16 +512,41 @@ mod tests {
                 "context values must be strings",
             ),
         ];
+        let offer = Offer {
+            tools: true,
+            ..Offer::default()
+        };
         for (name, arguments, wanted) in bad {
-            let error = parse(name, Some(&args(arguments))).unwrap_err();
-            assert!(error.contains(wanted), "{name}: {error}");
+            let error = parse(name, Some(&args(arguments)), offer).unwrap_err();
+            let (CallError::UnknownTool(text) | CallError::BadArguments(text)) = &error;
+            assert!(text.contains(wanted), "{name}: {error:?}");
+            assert_eq!(
+                matches!(error, CallError::UnknownTool(_)),
+                name == "nope",
+                "{error:?}"
+            );
         }
+        let without = Offer {
+            directories: false,
+            completions: false,
+            ..offer
+        };
+        assert_eq!(definitions(true, without).len(), 3);
+        assert!(matches!(
+            parse(
+                "read_directory",
+                Some(&args(json!({"uri": "file:///a"}))),
+                without
+            ),
+            Err(CallError::UnknownTool(_))
+        ));
         assert_eq!(
             parse(
                 "read_resource",
                 Some(&args(
                     json!({"uri": "file:///a", "offset": 5, "length": 10})
-                ))
+                )),
+                offer
             )
             .unwrap()
             .query(),
@@ -496,16 +559,16 @@ mod tests {
             }
         );
         assert!(matches!(
-            parse("list_resources", None).unwrap().query(),
+            parse("list_resources", None, offer).unwrap().query(),
             Query::ListResources { cursor: None }
         ));
-        let titled = definitions(true);
+        let titled = definitions(true, offer);
         assert_eq!(titled.len(), TOOL_NAMES.len());
         assert!(titled.iter().all(|tool| {
             tool["inputSchema"]["additionalProperties"] == false && tool.get("title").is_some()
         }));
         assert!(
-            definitions(false)
+            definitions(false, offer)
                 .iter()
                 .all(|tool| tool.get("title").is_none())
         );

@@ -679,8 +679,30 @@ impl Engine {
                     .await
             }
             (Some(range), false) => {
-                self.read_range_redacted(principal, uri, uri, range, inputs)
-                    .await
+                // A range of a provider's range URI is a range of the resource that one is of:
+                // the content rules must see that resource's bytes around it (and be scoped by
+                // its URI), not the range URI's alone.
+                let outer = self.providers.iter().find_map(|slot| {
+                    if slot.provider.claims(uri) {
+                        slot.provider.range_of(uri)
+                    } else {
+                        None
+                    }
+                });
+                match outer {
+                    Some((base, outer)) => {
+                        let inner = ByteRange {
+                            offset: outer.offset.saturating_add(range.offset),
+                            length: range.length.min(outer.length.saturating_sub(range.offset)),
+                        };
+                        self.read_range_redacted(principal, uri, &base, inner, inputs)
+                            .await
+                    }
+                    None => {
+                        self.read_range_redacted(principal, uri, uri, range, inputs)
+                            .await
+                    }
+                }
             }
         }
     }

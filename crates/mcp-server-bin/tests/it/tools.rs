@@ -206,3 +206,213 @@ fn the_oldest_version_gets_the_tools_in_its_own_shape() {
         );
     }
 }
+
+// What a hostile review of the bridge found (each fixed).
+
+const TOKEN: &str = "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";
+
+fn review_tree() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().join("served");
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(root.join("docs/guide.md"), "# Guide\nstep one\n").unwrap();
+    std::fs::write(root.join("config.py"), format!("TOKEN = \"{TOKEN}\"\n")).unwrap();
+    std::fs::write(
+        root.join("people.csv"),
+        "name,email\nbob,bob.secret@corp.example\n",
+    )
+    .unwrap();
+    (dir, root)
+}
+
+fn handshake(server: &mut Spawned, version: &str) {
+    let init = server.request(
+        json!(1),
+        "initialize",
+        json!({"protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    assert_eq!(init["result"]["protocolVersion"], version, "{init}");
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+}
+
+fn tool(server: &mut Spawned, id: u64, name: &str, arguments: Value) -> Value {
+    server.request(
+        json!(id),
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+    )
+}
+
+/// resources/read of a range URI masks a secret the range cuts; read_resource of the same
+/// URI with offset 0 must too.
+#[test]
+fn a_range_of_a_range_uri_is_masked_as_the_file() {
+    let (_dir, root) = review_tree();
+    let mut server = Spawned::start_with(&[OsStr::new("--tools"), root.as_os_str()]);
+    handshake(&mut server, "2025-06-18");
+    let uri = format!("file://{}/config.py?offset=12", root.display());
+    let read = server.request(json!(2), "resources/read", json!({"uri": uri}));
+    let tail = &TOKEN[3..];
+    assert!(
+        !read.to_string().contains(tail),
+        "resources/read leaks: {read}"
+    );
+    let via_tool = tool(
+        &mut server,
+        3,
+        "read_resource",
+        json!({"uri": uri, "offset": 0}),
+    );
+    assert!(
+        !via_tool.to_string().contains(tail),
+        "read_resource leaks: {via_tool}"
+    );
+}
+
+/// A [[redact]] rule scoped to *.csv holds for resources/read of a range URI, and must for the tool.
+#[test]
+fn a_scoped_rule_holds_for_a_range_of_a_range_uri() {
+    let (dir, root) = review_tree();
+    let config = format!(
+        "[[redact]]\nname = \"emails\"\nkind = \"email\"\nuris = [\"file://{}/*.csv\"]\n",
+        root.display()
+    );
+    let file = dir.path().join("c.toml");
+    std::fs::write(&file, config).unwrap();
+    let mut server = Spawned::start_with(&[
+        OsStr::new("--tools"),
+        OsStr::new("--config"),
+        file.as_os_str(),
+        root.as_os_str(),
+    ]);
+    handshake(&mut server, "2025-06-18");
+    let uri = format!("file://{}/people.csv?offset=0", root.display());
+    let read = server.request(json!(2), "resources/read", json!({"uri": uri}));
+    assert!(
+        !read.to_string().contains("bob.secret"),
+        "resources/read leaks: {read}"
+    );
+    let via_tool = tool(
+        &mut server,
+        3,
+        "read_resource",
+        json!({"uri": uri, "offset": 0}),
+    );
+    assert!(
+        !via_tool.to_string().contains("bob.secret"),
+        "read_resource leaks: {via_tool}"
+    );
+}
+
+/// offset without length reads to the end, as `?offset=` does.
+#[test]
+fn an_offset_without_length_reads_to_the_end() {
+    let (_dir, root) = review_tree();
+    let mut server = Spawned::start_with(&[
+        OsStr::new("--tools"),
+        OsStr::new("--no-redact"),
+        root.as_os_str(),
+    ]);
+    handshake(&mut server, "2025-06-18");
+    let guide = format!("file://{}/docs/guide.md", root.display());
+    let read = server.request(
+        json!(2),
+        "resources/read",
+        json!({"uri": format!("{guide}?offset=2")}),
+    );
+    assert_eq!(
+        read["result"]["contents"][0]["text"], "Guide\nstep one\n",
+        "{read}"
+    );
+    let via_tool = tool(
+        &mut server,
+        3,
+        "read_resource",
+        json!({"uri": guide, "offset": 2}),
+    );
+    assert_eq!(
+        via_tool["result"]["content"][0]["resource"]["text"], "Guide\nstep one\n",
+        "{via_tool}"
+    );
+}
+
+/// Every version's tools/list and tools/call answers validate.
+#[test]
+fn every_legacy_version_validates() {
+    let (_dir, root) = review_tree();
+    let guide = format!("file://{}/docs/guide.md", root.display());
+    for (text, version) in [
+        ("2024-11-05", ProtocolVersion::V2024_11_05),
+        ("2025-03-26", ProtocolVersion::V2025_03_26),
+        ("2025-06-18", ProtocolVersion::V2025_06_18),
+        ("2025-11-25", ProtocolVersion::V2025_11_25),
+    ] {
+        let mut server = Spawned::start_with(&[OsStr::new("--tools"), root.as_os_str()]);
+        handshake(&mut server, text);
+        let init_caps = server.request(json!(50), "tools/list", json!({}));
+        valid(&version, "ListToolsResult", &init_caps["result"]);
+        for (id, name, args) in [
+            (2, "read_resource", json!({"uri": guide})),
+            (3, "list_resources", json!({})),
+            (4, "list_resource_templates", json!({})),
+            (
+                5,
+                "read_directory",
+                json!({"uri": format!("file://{}/docs", root.display())}),
+            ),
+            (6, "read_resource", json!({"uri": "file:///nope"})),
+            (7, "nope", json!({})),
+        ] {
+            let answer = tool(&mut server, id, name, args);
+            if name != "nope" {
+                valid(&version, "CallToolResult", &answer["result"]);
+            }
+        }
+    }
+    let mut server = Spawned::start_with(&[OsStr::new("--tools"), root.as_os_str()]);
+    let listed = server.request(json!(1), "tools/list", with_meta(json!({})));
+    valid(
+        &ProtocolVersion::V2026_07_28,
+        "ListToolsResult",
+        &listed["result"],
+    );
+}
+
+/// Spec (2025-06-18 and 2025-11-25, server/tools "Error Handling"): an unknown tool is a
+/// JSON-RPC protocol error (-32602), not a tool result.
+#[test]
+fn an_unknown_tool_is_a_protocol_error() {
+    let (_dir, root) = review_tree();
+    let mut server = Spawned::start_with(&[OsStr::new("--tools"), root.as_os_str()]);
+    handshake(&mut server, "2025-06-18");
+    let answer = tool(&mut server, 2, "delete_everything", json!({}));
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+}
+
+/// A client value an error quotes is echoed (bounded), as resources/* and completion/complete do.
+#[test]
+fn a_tool_error_quotes_client_values_bounded() {
+    let (_dir, root) = review_tree();
+    let mut server = Spawned::start_with(&[OsStr::new("--tools"), root.as_os_str()]);
+    handshake(&mut server, "2025-06-18");
+    let long = format!("file:///{}{{x}}", "a".repeat(200_000));
+    let complete = server.request(
+        json!(2),
+        "completion/complete",
+        json!({"ref": {"type": "ref/resource", "uri": long}, "argument": {"name": "x", "value": ""}}),
+    );
+    let via_tool = tool(
+        &mut server,
+        3,
+        "complete_template_variable",
+        json!({"template": long, "variable": "x"}),
+    );
+    assert!(complete.to_string().len() < 10_000);
+    let t = via_tool.to_string().len();
+    assert!(
+        t < 10_000,
+        "tool error is {t} bytes: {}",
+        &via_tool.to_string()[..300]
+    );
+}
