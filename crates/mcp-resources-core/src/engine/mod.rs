@@ -682,14 +682,7 @@ impl Engine {
                 // A range of a provider's range URI is a range of the resource that one is of:
                 // the content rules must see that resource's bytes around it (and be scoped by
                 // its URI), not the range URI's alone.
-                let outer = self.providers.iter().find_map(|slot| {
-                    if slot.provider.claims(uri) {
-                        slot.provider.range_of(uri)
-                    } else {
-                        None
-                    }
-                });
-                match outer {
+                match self.range_of(uri) {
                     Some((base, outer)) => {
                         let inner = ByteRange {
                             offset: outer.offset.saturating_add(range.offset),
@@ -723,6 +716,18 @@ impl Engine {
         }
         self.read_unaudited(principal, uri, Some(range), Inputs::none())
             .await
+    }
+
+    /// The resource `uri` is a range of, and that range, as the first claiming provider that
+    /// knows says ([`Provider::range_of`]).
+    pub(crate) fn range_of(&self, uri: &ResourceUri) -> Option<(ResourceUri, ByteRange)> {
+        self.providers.iter().find_map(|slot| {
+            if slot.provider.claims(uri) {
+                slot.provider.range_of(uri)
+            } else {
+                None
+            }
+        })
     }
 
     /// The first steps of [`Engine::read_inner`], which never wait: the policy, then the

@@ -34,14 +34,7 @@ impl Engine {
         uri: &ResourceUri,
         inputs: &Inputs,
     ) -> Result<ReadOutput, ReadError> {
-        let ranged = self.providers.iter().find_map(|slot| {
-            if slot.provider.claims(uri) {
-                slot.provider.range_of(uri)
-            } else {
-                None
-            }
-        });
-        if let Some((base, range)) = ranged {
+        if let Some((base, range)) = self.range_of(uri) {
             return self
                 .read_range_redacted(principal, uri, &base, range, inputs)
                 .await;

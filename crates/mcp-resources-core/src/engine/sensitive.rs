@@ -133,12 +133,10 @@ impl Engine {
         if let Some((bare, _)) = uri.as_str().split_once(['?', '#']) {
             add(bare);
         }
+        if let Some((base, _)) = self.range_of(uri) {
+            add(base.as_str());
+        }
         for slot in &self.providers {
-            if slot.provider.claims(uri) {
-                if let Some((base, _)) = slot.provider.range_of(uri) {
-                    add(base.as_str());
-                }
-            }
             if let Some(same) = slot.provider.same_as(uri) {
                 add(same.as_str());
                 if let Some((bare, _)) = same.as_str().split_once(['?', '#']) {

@@ -39,13 +39,18 @@ pub(crate) fn spawn(dir: &Path, root: &Path, config: &str) -> Spawned {
 }
 
 pub(crate) fn legacy_without_elicitation(server: &mut Spawned) {
+    handshake(server, "2025-06-18");
+}
+
+/// A legacy session of `version` whose client declares no capability.
+pub(crate) fn handshake(server: &mut Spawned, version: &str) {
     let init = server.request(
         json!(1),
         "initialize",
-        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+        json!({"protocolVersion": version, "capabilities": {},
             "clientInfo": {"name": "t", "version": "1"}}),
     );
-    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["protocolVersion"], version, "{init}");
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 }
 

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::bypass::spawn;
+use crate::bypass::{legacy_without_elicitation as legacy, spawn};
 use crate::http::HttpServer;
-use crate::stdio::{Spawned, with_meta};
+use crate::stdio::with_meta;
 
 const SALARY: &str = "alice,120000";
 
@@ -199,16 +199,6 @@ fn with_elicitation(params: Value) -> Value {
 
 #[test]
 fn a_legacy_client_without_elicitation_and_a_broken_audit_log_are_refused() {
-    let legacy = |server: &mut Spawned| {
-        let init = server.request(
-            json!(1),
-            "initialize",
-            json!({"protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"}}),
-        );
-        assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
-        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    };
     let (dir, root, config) = tree("-");
     let mut server = spawn(dir.path(), &root, &config);
     legacy(&mut server);

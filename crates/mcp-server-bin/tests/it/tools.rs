@@ -8,6 +8,7 @@ use std::ffi::OsStr;
 use mcp_types::ProtocolVersion;
 use serde_json::{Value, json};
 
+use crate::bypass::handshake;
 use crate::http::HttpServer;
 use crate::stdio::{Spawned, with_meta};
 
@@ -223,17 +224,6 @@ fn review_tree() -> (tempfile::TempDir, std::path::PathBuf) {
     )
     .unwrap();
     (dir, root)
-}
-
-fn handshake(server: &mut Spawned, version: &str) {
-    let init = server.request(
-        json!(1),
-        "initialize",
-        json!({"protocolVersion": version, "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"}}),
-    );
-    assert_eq!(init["result"]["protocolVersion"], version, "{init}");
-    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 }
 
 fn tool(server: &mut Spawned, id: u64, name: &str, arguments: Value) -> Value {
