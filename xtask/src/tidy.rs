@@ -40,6 +40,9 @@ enum Layer {
     Server,
     /// A provider: the core's seams over its own I/O; knows no server, adapter or wire type.
     Provider,
+    /// A front end over another SDK (rmcp): the server library's service behind that SDK's
+    /// handler; names no provider.
+    Bridge,
     /// The `mcp-resources` binary: wires everything together.
     Binary,
     /// Tooling that nothing depends on.
@@ -58,6 +61,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("mcp-resources-fs", Layer::Provider),
     ("mcp-resources-git", Layer::Provider),
     ("mcp-resources-sql", Layer::Provider),
+    ("mcp-resources-rmcp", Layer::Bridge),
     ("mcp-server-bin", Layer::Binary),
     ("xtask", Layer::Tooling),
 ];
@@ -253,6 +257,14 @@ fn check_dependency_graph(metadata: &Metadata) -> Vec<String> {
         "mcp-2026",
         "the adapters are independent of each other",
     );
+    for krate in ["mcp-resources-server", "mcp-server-bin"] {
+        forbid(
+            &mut problems,
+            krate,
+            "rmcp",
+            "another SDK is the rmcp bridge's business alone",
+        );
+    }
     forbid(
         &mut problems,
         "mcp-2026",

@@ -219,7 +219,7 @@ impl RequestError {
     }
 
     /// The error of a failed list page.
-    pub(crate) fn from_list(error: ListError) -> RequestError {
+    pub fn from_list(error: ListError) -> RequestError {
         match error {
             ListError::InvalidCursor(cursor) => RequestError::InvalidCursor(cursor),
             ListError::Provider { error, .. } => provider(&error, None),
@@ -229,7 +229,7 @@ impl RequestError {
 
     /// The error of a failed read of `requested`, the URI as the client sent it (kept
     /// echoed).
-    pub(crate) fn from_read(error: ReadError, requested: &str) -> RequestError {
+    pub fn from_read(error: ReadError, requested: &str) -> RequestError {
         let uri = echo(requested).into_owned();
         match error {
             ReadError::NotFound { .. } => RequestError::ResourceNotFound { uri },
@@ -271,7 +271,7 @@ impl RequestError {
 
     /// The error of a failed directory read of `requested`, the URI as the client sent it
     /// (kept echoed): the extension answers a missing or non-directory URI with `-32602`.
-    pub(crate) fn from_directory(error: DirectoryError, requested: &str) -> RequestError {
+    pub fn from_directory(error: DirectoryError, requested: &str) -> RequestError {
         let uri = echo(requested).into_owned();
         match error {
             DirectoryError::NotADirectory { .. } => RequestError::NotADirectory { uri },
@@ -283,7 +283,7 @@ impl RequestError {
     }
 
     /// The error of a failed `skills/get` of `requested`, the URI as the client sent it.
-    pub(crate) fn from_skill(error: SkillError, requested: &str) -> RequestError {
+    pub fn from_skill(error: SkillError, requested: &str) -> RequestError {
         let uri = echo(requested).into_owned();
         match error {
             SkillError::NotASkill { .. } => RequestError::UnknownSkill { uri },
@@ -293,7 +293,7 @@ impl RequestError {
     }
 
     /// The error of a failed completion.
-    pub(crate) fn from_complete(error: CompleteError) -> RequestError {
+    pub fn from_complete(error: CompleteError) -> RequestError {
         // The core's messages, with the names the client sent echoed.
         match error {
             CompleteError::UnknownTemplate { template } => RequestError::UnknownCompletionTarget(

@@ -22,6 +22,9 @@
 //! or variable name, what serde quotes of bad params) goes through
 //! [`mcp_types::error::echo`]: whole when it is short, else cut and marked, so that no error grows
 //! with what the client sent. It must never know the session's state or how messages are framed.
+//!
+//! The mappings of the core's errors are public so that another front end serving the legacy
+//! era (the rmcp bridge, `mcp-resources-rmcp`) answers with the same codes.
 
 use mcp_resources_core::error::{CompleteError, DirectoryError, ListError, ReadError, SkillError};
 use mcp_resources_core::input::InputRequest;
@@ -116,7 +119,7 @@ fn provider(error: &ProviderError) -> ErrorObject {
 }
 
 /// A failed `resources/list` or `resources/templates/list`.
-pub(crate) fn list(error: &ListError) -> ErrorObject {
+pub fn list(error: &ListError) -> ErrorObject {
     match error {
         ListError::InvalidCursor(cursor) => ErrorObject::invalid_params(cursor.to_string()),
         ListError::Provider { error, .. } => provider(error),
@@ -127,7 +130,7 @@ pub(crate) fn list(error: &ListError) -> ErrorObject {
 /// A failed `resources/directory/read` of `uri` (the text the client sent): the extension's
 /// `-32602` with the URI for a missing or non-directory URI, in this era too (its "not found"
 /// code is for reads).
-pub(crate) fn directory(error: &DirectoryError, uri: &str) -> ErrorObject {
+pub fn directory(error: &DirectoryError, uri: &str) -> ErrorObject {
     match error {
         DirectoryError::NotADirectory { .. } => {
             ErrorObject::invalid_params(format!("{} is not a directory", echo(uri)))
@@ -146,7 +149,7 @@ pub(crate) fn directory(error: &DirectoryError, uri: &str) -> ErrorObject {
 
 /// A failed `skills/get` of `uri` (the text the client sent): `-32602` with the URI, as in the
 /// other era.
-pub(crate) fn skill(error: &SkillError, uri: &str) -> ErrorObject {
+pub fn skill(error: &SkillError, uri: &str) -> ErrorObject {
     match error {
         SkillError::NotASkill { .. } => {
             ErrorObject::invalid_params(format!("no skill has the uri {}", echo(uri)))
@@ -158,7 +161,7 @@ pub(crate) fn skill(error: &SkillError, uri: &str) -> ErrorObject {
 }
 
 /// A failed `resources/read` of `uri` (the text the client sent).
-pub(crate) fn read(error: &ReadError, uri: &str) -> ErrorObject {
+pub fn read(error: &ReadError, uri: &str) -> ErrorObject {
     match error {
         ReadError::NotFound { .. } => ErrorObject::resource_not_found_legacy(uri),
         ReadError::Directory { .. } => ErrorObject::resource_not_found_legacy(uri).directory_hint(),
@@ -211,7 +214,7 @@ pub(crate) fn read(error: &ReadError, uri: &str) -> ErrorObject {
 /// A read of `uri` needs input through client capabilities (`needed`) this session's client
 /// did not declare, or under a version that has none of them: `-32600`, naming them in the
 /// message and in `data.requiredCapabilities`. The contents are never served instead.
-pub(crate) fn input_unsupported(uri: &str, needed: &[&str]) -> ErrorObject {
+pub fn input_unsupported(uri: &str, needed: &[&str]) -> ErrorObject {
     let mut names: Vec<&str> = needed.to_vec();
     names.sort_unstable();
     names.dedup();
@@ -232,7 +235,7 @@ pub(crate) fn input_unsupported(uri: &str, needed: &[&str]) -> ErrorObject {
 }
 
 /// The client did not answer the server's requests for the read of `uri` in time: `-32603`.
-pub(crate) fn input_timed_out(uri: &str) -> ErrorObject {
+pub fn input_timed_out(uri: &str) -> ErrorObject {
     ErrorObject::internal_error(format!(
         "the client did not answer the server's request for input to the read of {} within \
          {} seconds; the contents are not served without it",
@@ -243,7 +246,7 @@ pub(crate) fn input_timed_out(uri: &str) -> ErrorObject {
 }
 
 /// The server's requests for the read of `uri` cannot reach the client: `-32603`.
-pub(crate) fn input_undeliverable(uri: &str) -> ErrorObject {
+pub fn input_undeliverable(uri: &str) -> ErrorObject {
     ErrorObject::internal_error(format!(
         "reading {} needs the user's answer, and the server cannot send its request to this \
          client (over Streamable HTTP, open the session's GET stream first); the contents are \
@@ -278,7 +281,7 @@ fn uri_data(uri: &str) -> serde_json::Value {
 }
 
 /// A failed `completion/complete`.
-pub(crate) fn complete(error: &CompleteError) -> ErrorObject {
+pub fn complete(error: &CompleteError) -> ErrorObject {
     match error {
         // The core's messages, with the names the client sent echoed.
         CompleteError::UnknownTemplate { template } => {
@@ -297,7 +300,7 @@ pub(crate) fn complete(error: &CompleteError) -> ErrorObject {
 }
 
 /// A failed `resources/subscribe` of `uri` (the text the client sent).
-pub(crate) fn subscription(error: &SubscriptionError, uri: &str) -> ErrorObject {
+pub fn subscription(error: &SubscriptionError, uri: &str) -> ErrorObject {
     match error {
         SubscriptionError::NotOffered(_) => {
             ErrorObject::new(mcp_types::error::METHOD_NOT_FOUND, error.to_string())

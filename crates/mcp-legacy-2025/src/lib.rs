@@ -138,7 +138,7 @@
 //! ```
 
 mod asking;
-mod errors;
+pub mod errors;
 mod session;
 mod wire;
 

@@ -5,7 +5,9 @@
 //! adapter's `Output::Query` is run as a future that owns everything it needs ([`answer`]; the
 //! transports poll it once at once, and feed an answer ready then straight back to the
 //! adapter); a [`SubscriberGuard`] is a subscriber of the hub with its wake function
-//! registered; [`deliver_drained`] hands what a subscriber has to be told to its adapter. This
+//! registered (a [`Subscriber`] is one for a transport outside this crate, through
+//! [`Server::subscriber`]); [`deliver_drained`] hands what a subscriber has to be told to its
+//! adapter. This
 //! module never parses or writes a message and never knows an era.
 
 use std::cell::RefCell;
@@ -15,7 +17,9 @@ use mcp_resources_core::policy::Principal;
 use mcp_resources_core::service::{Answer, Query, QueryContext, Service};
 use mcp_resources_core::subscription::{Change, SubscriberId};
 
-use crate::server::Shared;
+use tokio::sync::Notify;
+
+use crate::server::{Server, Shared};
 use crate::wake::Wake;
 
 thread_local! {
@@ -85,6 +89,37 @@ impl Drop for SubscriberGuard {
     fn drop(&mut self) {
         self.shared.wakers.unregister(self.id);
         self.shared.service.remove_subscriber(self.id);
+    }
+}
+
+/// A subscriber of a [`Server`]'s hub, made by [`Server::subscriber`] for a transport of one's
+/// own (the rmcp bridge): pass [`Subscriber::id`] in the
+/// [`QueryContext`] of its subscription queries, and [`Subscriber::drain`] it when woken. It is
+/// removed from the hub, with everything it subscribed to, when dropped.
+#[derive(Debug)]
+pub struct Subscriber {
+    guard: SubscriberGuard,
+}
+
+impl Subscriber {
+    /// Its id in the hub.
+    pub fn id(&self) -> SubscriberId {
+        self.guard.id()
+    }
+
+    /// Takes what it has to be told, coalesced since the last drain.
+    pub fn drain(&self) -> Vec<Change> {
+        self.guard.shared.service.drain_changes(self.guard.id)
+    }
+}
+
+impl Server {
+    /// A subscriber of this server's hub for a transport this crate does not own: `wake` is
+    /// notified whenever it has changes to drain.
+    pub fn subscriber(&self, wake: Arc<Notify>) -> Subscriber {
+        Subscriber {
+            guard: SubscriberGuard::new(&self.shared, wake),
+        }
     }
 }
 

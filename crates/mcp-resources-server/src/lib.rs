@@ -63,6 +63,7 @@ mod server;
 mod stdio;
 mod wake;
 
+pub use crate::driver::Subscriber;
 #[cfg(feature = "http")]
 pub use crate::http::{HttpOptions, auth, guard};
 pub use crate::server::{BuildError, Server, ServerBuilder};

@@ -418,6 +418,11 @@ impl Server {
         self.shared.wakers.wake(&ready);
     }
 
+    /// Waits until [`Server::shutdown`] is called (at once if it was).
+    pub async fn shut_down(&self) {
+        self.shared.shutdown.cancelled().await;
+    }
+
     /// Asks every transport serving this server to shut down gracefully: open listen streams
     /// get their final result, then the transports stop. Returns at once.
     pub fn shutdown(&self) {

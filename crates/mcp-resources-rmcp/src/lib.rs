@@ -1,0 +1,602 @@
+//! Our resources for servers built on `rmcp`, the official Rust SDK: its `ServerHandler`
+//! keeps its tools and prompts, and answers every resource request from our engine and
+//! providers, in both protocol eras as rmcp serves them.
+//!
+//! **Layer:** a front end beside the server library. rmcp decodes, negotiates the version and
+//! runs the transport; this crate turns each of its typed resource requests into a core
+//! [`Query`], asks the [`Server`]'s service, and turns the answer back into rmcp's types
+//! through the same conversion and the same error codes as our own adapters
+//! (`mcp-resources-wire`, and the error mappings of `mcp-legacy-2025` and `mcp-2026`). It must
+//! never parse a message or run a transport of its own, and never decide a protocol rule the
+//! adapters already decide.
+//!
+//! # Use
+//!
+//! Build a [`Server`] as for our own transports (providers, policy, sensitive resources, …),
+//! wrap it in [`Resources`], keep that in your handler, and let [`serve_resources!`] write the
+//! resource methods of your `impl ServerHandler`; declare the capabilities with
+//! [`Resources::capabilities`] and feed the providers' changes with `Server::follow`:
+//!
+//! ```no_run
+//! use mcp_resources_rmcp::{Resources, serve_resources};
+//! use mcp_resources_server::Server;
+//! use rmcp::ServerHandler;
+//! use rmcp::model::{ServerCapabilities, ServerConfig};
+//!
+//! #[derive(Clone)]
+//! struct Docs {
+//!     resources: Resources,
+//! }
+//!
+//! impl ServerHandler for Docs {
+//!     fn get_info(&self) -> ServerConfig {
+//!         ServerConfig::new(self.resources.capabilities(ServerCapabilities::default()))
+//!     }
+//!     serve_resources!(resources);
+//! }
+//!
+//! let docs = Docs { resources: Resources::new(Server::builder().build().unwrap()) };
+//! ```
+//!
+//! # What is served
+//!
+//! `resources/list`, `resources/templates/list` and `resources/read` (with pagination, the
+//! policy, content rules and cache hints), completion of template variables, the Skills
+//! extension (`skills/list`, `skills/get`, `resources/directory/read`), and change
+//! notifications: `resources/subscribe` with `notifications/resources/updated` and
+//! `notifications/resources/list_changed` in a legacy session, `subscriptions/listen` in the
+//! 2026-07-28 era. A read that needs the user's input (a sensitive resource to confirm, a
+//! provider's question) is an `InputRequiredResult` in 2026-07-28 and the server's own
+//! `elicitation/create`, `sampling/createMessage` or `roots/list` requests in a legacy session.
+//!
+//! # Who asks
+//!
+//! rmcp decides who is connected; a [`Resources`] answers every request as one principal
+//! ([`Resources::with_principal`], anonymous by default). Serve principals apart with one
+//! handler each (rmcp's Streamable HTTP service makes one per session).
+//!
+//! # Sessions
+//!
+//! A legacy session's subscriptions belong to the [`Resources`] value serving it: a clone is
+//! a new session (the shape rmcp's service factories want: `move || Ok(handler.clone())`),
+//! and dropping it removes the session's subscriptions.
+
+mod convert;
+mod feed;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use mcp_legacy_2025::errors as legacy;
+use mcp_resources_core::error::ReadError;
+use mcp_resources_core::input::{InputRequest, InputRequired, Inputs};
+use mcp_resources_core::policy::{Action, Principal};
+use mcp_resources_core::service::{Answer, Query, QueryContext};
+use mcp_resources_core::subscription::SubscriberId;
+use mcp_resources_core::template::Variables;
+use mcp_resources_core::uri::ResourceUri;
+use mcp_resources_server::Server;
+use mcp_resources_wire::input as to_wire_input;
+use mcp_types::ProtocolVersion;
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetSkillRequestParams, GetSkillResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, PaginatedRequestParams,
+    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
+    ReadResourceResponse, Reference, ServerCapabilities, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+use rmcp::{ErrorData, Peer};
+
+use crate::convert::Era;
+
+/// The most rounds of questions one legacy read may ask the client before it is refused: a
+/// confirmation takes one, a provider's question one more.
+const MAX_ASK_ROUNDS: usize = 4;
+
+/// A [`Server`]'s resources for an rmcp `ServerHandler`: one method per resource request,
+/// each taking rmcp's params and context and giving rmcp's result. [`serve_resources!`]
+/// writes the forwarding methods.
+pub struct Resources {
+    server: Server,
+    principal: Arc<Principal>,
+    /// This session's legacy subscriber and the task that tells its client; made at the first
+    /// need (the client's `notifications/initialized`, or its first subscription).
+    session: OnceLock<feed::Feed>,
+}
+
+impl Clone for Resources {
+    /// The same server and principal, as a new session: no subscriptions.
+    fn clone(&self) -> Resources {
+        Resources {
+            server: self.server.clone(),
+            principal: Arc::clone(&self.principal),
+            session: OnceLock::new(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Resources {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resources")
+            .field("principal", &self.principal)
+            .field("session", &self.session.get())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Resources {
+    /// The resources of `server`, answered as the anonymous principal.
+    pub fn new(server: Server) -> Resources {
+        Resources {
+            server,
+            principal: Arc::new(Principal::anonymous()),
+            session: OnceLock::new(),
+        }
+    }
+
+    /// The same resources answered as `principal`.
+    #[must_use]
+    pub fn with_principal(self, principal: Principal) -> Resources {
+        Resources {
+            principal: Arc::new(principal),
+            ..self
+        }
+    }
+
+    /// The server behind it (to tell it about changes, or to shut it down).
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// `capabilities` with what the resources offer added: `resources` (with `subscribe` and
+    /// `listChanged` as offered), `completions`, and the Skills extension with directory reads.
+    pub fn capabilities(&self, mut capabilities: ServerCapabilities) -> ServerCapabilities {
+        let offer = self.server.service().offer();
+        let mut resources = rmcp::model::ResourcesCapability::default();
+        resources.subscribe = offer.subscribe.then_some(true);
+        resources.list_changed = offer.list_changed.then_some(true);
+        capabilities.resources = Some(resources);
+        if offer.completions {
+            capabilities.completions = Some(serde_json::Map::new());
+        }
+        if offer.directories {
+            let mut settings = serde_json::Map::new();
+            settings.insert("directoryRead".to_owned(), serde_json::Value::Bool(true));
+            capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(rmcp::model::SKILLS_EXTENSION_ID.to_owned(), settings);
+        }
+        capabilities
+    }
+
+    /// `resources/list`.
+    pub async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let era = Era::of(&context);
+        let cursor = request.and_then(|params| params.cursor);
+        match self.ask(Query::ListResources { cursor }, None).await {
+            Answer::Resources(Ok(page)) => convert::resources(page, &era),
+            Answer::Resources(Err(error)) => Err(era.list_error(error)),
+            _ => Err(convert::mismatched()),
+        }
+    }
+
+    /// `resources/templates/list`.
+    pub async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let era = Era::of(&context);
+        let cursor = request.and_then(|params| params.cursor);
+        match self.ask(Query::ListTemplates { cursor }, None).await {
+            Answer::Templates(Ok(page)) => convert::templates(page, &era),
+            Answer::Templates(Err(error)) => Err(era.list_error(error)),
+            _ => Err(convert::mismatched()),
+        }
+    }
+
+    /// `resources/read`. A read that needs the user's input is an `InputRequiredResult` in
+    /// 2026-07-28 (its retry carries the answers); in a legacy session the client is asked
+    /// with the server's own requests and the read is retried here, at most four rounds.
+    pub async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let era = Era::of(&context);
+        let uri = era.parse_uri(&request.uri)?;
+        let mut inputs = Inputs {
+            responses: match &request.input_responses {
+                Some(responses) => match serde_json::to_value(responses) {
+                    Ok(serde_json::Value::Object(map)) => to_wire_input::responses(&map),
+                    _ => BTreeMap::new(),
+                },
+                None => BTreeMap::new(),
+            },
+            state: request.request_state.clone(),
+        };
+        let mut rounds = 0;
+        loop {
+            let query = Query::Read {
+                uri: uri.clone(),
+                inputs,
+            };
+            let read = match self.ask(query, None).await {
+                Answer::Read(read) => read,
+                _ => return Err(convert::mismatched()),
+            };
+            match read {
+                Ok(output) => return convert::read(&output, &request.uri, &era),
+                Err(ReadError::InputRequired { input, .. }) => match &era {
+                    Era::Modern => {
+                        return convert::input_required(&input, &context).map(Into::into);
+                    }
+                    Era::Legacy(version) if rounds < MAX_ASK_ROUNDS => {
+                        rounds += 1;
+                        inputs = ask_client(&context, version, &request.uri, *input).await?;
+                    }
+                    Era::Legacy(_) => {
+                        return Err(convert::error(legacy::input_unsupported(&request.uri, &[])));
+                    }
+                },
+                Err(error) => return Err(era.read_error(error, &request.uri)),
+            }
+        }
+    }
+
+    /// `completion/complete` of a resource template's variable (this bridge has no prompts:
+    /// a `ref/prompt` is left to the handler, which should answer it itself).
+    pub async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let era = Era::of(&context);
+        let Reference::Resource(reference) = request.r#ref else {
+            return Err(ErrorData::invalid_params(
+                "completion of a prompt argument: these resources have no prompts",
+                None,
+            ));
+        };
+        let mut variables = Variables::new();
+        for (name, value) in request
+            .context
+            .and_then(|context| context.arguments)
+            .into_iter()
+            .flatten()
+        {
+            variables.insert(name, value);
+        }
+        let query = Query::Complete {
+            template: reference.uri,
+            variable: request.argument.name,
+            prefix: request.argument.value,
+            context: variables,
+        };
+        match self.ask(query, None).await {
+            Answer::Completion(Ok(completion)) => convert::completion(completion, &era),
+            Answer::Completion(Err(error)) => Err(era.complete_error(error)),
+            _ => Err(convert::mismatched()),
+        }
+    }
+
+    /// `resources/subscribe` in a legacy session: `notifications/resources/updated` follows
+    /// each change of the resource until it is unsubscribed or the session ends.
+    pub async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let era = Era::of(&context);
+        let uri = era.parse_uri(&request.uri)?;
+        let subscriber = self.session(&context.peer);
+        match self.ask(Query::Subscribe { uri }, Some(subscriber)).await {
+            Answer::Subscribed(Ok(())) => Ok(()),
+            Answer::Subscribed(Err(error)) => {
+                Err(convert::error(legacy::subscription(&error, &request.uri)))
+            }
+            _ => Err(convert::mismatched()),
+        }
+    }
+
+    /// `resources/unsubscribe` in a legacy session; succeeds whether or not the subscription
+    /// existed.
+    pub async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let uri = Era::of(&context).parse_uri(&request.uri)?;
+        if let Some(session) = self.session.get() {
+            self.ask(Query::Unsubscribe { uri }, Some(session.subscriber()))
+                .await;
+        }
+        Ok(())
+    }
+
+    /// What a 2026-07-28 `subscriptions/listen` is acknowledged with: list changes when
+    /// offered, and the resources asked for that this principal may subscribe to and read,
+    /// each spelled in its canonical form (a change names a resource by it). Tools and prompts
+    /// list changes are the handler's own business and are not accepted here.
+    pub fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let offer = self.server.service().offer();
+        let engine = self.server.service().engine();
+        let mut accepted = SubscriptionFilter::new();
+        if offer.list_changed && requested.resources_list_changed == Some(true) {
+            accepted.resources_list_changed = Some(true);
+        }
+        if let (true, Some(uris)) = (offer.subscribe, &requested.resource_subscriptions) {
+            let kept: Vec<String> = uris
+                .iter()
+                .filter(|text| {
+                    ResourceUri::parse(text).is_ok_and(|uri| {
+                        uri.as_str() == text.as_str()
+                            && engine.allows(&self.principal, Action::Subscribe, &uri)
+                            && engine.allows(&self.principal, Action::Read, &uri)
+                    })
+                })
+                .cloned()
+                .collect();
+            accepted.resource_subscriptions = Some(kept);
+        }
+        Some(accepted)
+    }
+
+    /// Runs one 2026-07-28 listen stream: subscribes to what was acknowledged and sends each
+    /// change on the stream until the client cancels it or the server shuts down.
+    pub async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        feed::listen(self, context).await
+    }
+
+    /// `resources/directory/read` (Skills extension): a page of a directory's children.
+    pub async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        let era = Era::of(&context);
+        let uri = era.parse_uri(&request.uri)?;
+        let query = Query::ReadDirectory {
+            uri,
+            cursor: request.cursor,
+        };
+        match self.ask(query, None).await {
+            Answer::Directory(Ok(page)) => convert::resources(page, &era),
+            Answer::Directory(Err(error)) => Err(era.directory_error(error, &request.uri)),
+            _ => Err(convert::mismatched()),
+        }
+    }
+
+    /// `skills/list` (Skills extension).
+    pub async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let era = Era::of(&context);
+        let cursor = request.and_then(|params| params.cursor);
+        match self.ask(Query::ListSkills { cursor }, None).await {
+            Answer::Skills(Ok(page)) => convert::skills(page, &era),
+            Answer::Skills(Err(error)) => Err(era.list_error(error)),
+            _ => Err(convert::mismatched()),
+        }
+    }
+
+    /// `skills/get` (Skills extension).
+    pub async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let era = Era::of(&context);
+        let uri = era.parse_uri(&request.uri)?;
+        match self.ask(Query::GetSkill { uri }, None).await {
+            Answer::Skill(Ok(found)) => convert::skill(found, &request.uri, &era),
+            Answer::Skill(Err(error)) => Err(era.skill_error(error, &request.uri)),
+            _ => Err(convert::mismatched()),
+        }
+    }
+
+    /// The client of a legacy session is ready: from now on it is told when the list of
+    /// resources changes (when list changes are offered).
+    pub async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if self.server.service().offer().list_changed {
+            let subscriber = self.session(&context.peer);
+            let watch = Query::WatchListChanges { enabled: true };
+            if let Answer::WatchingListChanges(Err(error)) = self.ask(watch, Some(subscriber)).await
+            {
+                tracing::warn!(%error, "the session will not be told of list changes");
+            }
+        }
+    }
+
+    /// Asks the service `query` as this principal, with `subscriber` for subscription queries.
+    async fn ask(&self, query: Query, subscriber: Option<SubscriberId>) -> Answer {
+        let context = QueryContext {
+            principal: &self.principal,
+            subscriber,
+        };
+        self.server.service().answer(context, query).await
+    }
+
+    /// This session's subscriber, made (with the task that tells `peer`) at the first call.
+    fn session(&self, peer: &Peer<RoleServer>) -> SubscriberId {
+        self.session
+            .get_or_init(|| feed::Feed::start(&self.server, peer.clone()))
+            .subscriber()
+    }
+}
+
+/// Asks a legacy session's client what `input` needs, with the server's own requests, one at
+/// a time; the answers go to the retried read. A client that did not declare a capability
+/// the requests need (elicitation needs 2025-06-18 too) gets the legacy adapter's `-32600`.
+async fn ask_client(
+    context: &RequestContext<RoleServer>,
+    version: &ProtocolVersion,
+    uri: &str,
+    input: InputRequired,
+) -> Result<Inputs, ErrorData> {
+    let mut declared = convert::declared_capabilities(context);
+    if !version.has_titles() {
+        declared.elicitation = None;
+    }
+    if let Some(missing) = to_wire_input::missing_capabilities(&input.requests, &declared) {
+        let names: Vec<&str> = [
+            missing.elicitation.is_some().then_some("elicitation"),
+            missing.sampling.is_some().then_some("sampling"),
+            missing.roots.is_some().then_some("roots"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        return Err(convert::error(legacy::input_unsupported(uri, &names)));
+    }
+    let mut responses = BTreeMap::new();
+    for (key, request) in &input.requests {
+        let response = ask_one(&context.peer, request, version.has_icons(), uri).await?;
+        responses.insert(key.clone(), to_wire_input::response(&response));
+    }
+    Ok(Inputs {
+        responses,
+        state: input.state,
+    })
+}
+
+/// Sends one server request and gives the client's result as JSON. A client that does not
+/// answer within the legacy adapter's time ([`mcp_legacy_2025::ASK_TICKS`] seconds) fails the
+/// read, as one the request cannot reach does.
+async fn ask_one(
+    peer: &Peer<RoleServer>,
+    request: &InputRequest,
+    with_mode: bool,
+    uri: &str,
+) -> Result<serde_json::Value, ErrorData> {
+    let (method, params) = to_wire_input::request(request, with_mode);
+    let mut message = serde_json::json!({ "method": method });
+    if let Some(params) = params {
+        message["params"] = params;
+    }
+    let request: rmcp::model::ServerRequest = serde_json::from_value(message)
+        .map_err(|error| ErrorData::internal_error(format!("internal error: {error}"), None))?;
+    let wait = Duration::from_secs(u64::from(mcp_legacy_2025::ASK_TICKS));
+    let result = match tokio::time::timeout(wait, peer.send_request(request)).await {
+        Ok(Ok(result)) => result,
+        Ok(Err(error)) => {
+            tracing::debug!(%error, "the client did not answer a request for input");
+            return Err(convert::error(legacy::input_undeliverable(uri)));
+        }
+        Err(_) => return Err(convert::error(legacy::input_timed_out(uri))),
+    };
+    serde_json::to_value(result)
+        .map_err(|error| ErrorData::internal_error(format!("internal error: {error}"), None))
+}
+
+/// Writes, inside an `impl rmcp::ServerHandler` block, the resource methods forwarded to the
+/// [`Resources`] in field `$field` of the handler: lists, reads, templates, completion,
+/// subscriptions in both eras, the Skills extension, and `on_initialized`. Declare the
+/// capabilities in `get_info` with [`Resources::capabilities`].
+///
+/// A handler that completes prompt arguments too writes `complete` itself and calls
+/// [`Resources::complete`] for `ref/resource`; use `serve_resources!($field, without
+/// complete)` then.
+#[macro_export]
+macro_rules! serve_resources {
+    ($field:ident) => {
+        $crate::serve_resources!($field, without complete);
+        async fn complete(
+            &self,
+            request: ::rmcp::model::CompleteRequestParams,
+            context: ::rmcp::service::RequestContext<::rmcp::service::RoleServer>,
+        ) -> ::std::result::Result<::rmcp::model::CompleteResult, ::rmcp::ErrorData> {
+            self.$field.complete(request, context).await
+        }
+    };
+    ($field:ident, without complete) => {
+        async fn list_resources(
+            &self,
+            request: ::std::option::Option<::rmcp::model::PaginatedRequestParams>,
+            context: ::rmcp::service::RequestContext<::rmcp::service::RoleServer>,
+        ) -> ::std::result::Result<::rmcp::model::ListResourcesResult, ::rmcp::ErrorData> {
+            self.$field.list_resources(request, context).await
+        }
+        async fn list_resource_templates(
+            &self,
+            request: ::std::option::Option<::rmcp::model::PaginatedRequestParams>,
+            context: ::rmcp::service::RequestContext<::rmcp::service::RoleServer>,
+        ) -> ::std::result::Result<::rmcp::model::ListResourceTemplatesResult, ::rmcp::ErrorData>
+        {
+            self.$field.list_resource_templates(request, context).await
+        }
+        async fn read_resource(
+            &self,
+            request: ::rmcp::model::ReadResourceRequestParams,
+            context: ::rmcp::service::RequestContext<::rmcp::service::RoleServer>,
+        ) -> ::std::result::Result<::rmcp::model::ReadResourceResponse, ::rmcp::ErrorData> {
+            self.$field.read_resource(request, context).await
+        }
+        async fn subscribe(
+            &self,
+            request: ::rmcp::model::SubscribeRequestParams,
+            context: ::rmcp::service::RequestContext<::rmcp::service::RoleServer>,
+        ) -> ::std::result::Result<(), ::rmcp::ErrorData> {
+            self.$field.subscribe(request, context).await
+        }
+        async fn unsubscribe(
+            &self,
+            request: ::rmcp::model::UnsubscribeRequestParams,
+            context: ::rmcp::service::RequestContext<::rmcp::service::RoleServer>,
+        ) -> ::std::result::Result<(), ::rmcp::ErrorData> {
+            self.$field.unsubscribe(request, context).await
+        }
+        fn accepted_subscription_filter(
+            &self,
+            requested: &::rmcp::model::SubscriptionFilter,
+        ) -> ::std::option::Option<::rmcp::model::SubscriptionFilter> {
+            self.$field.accepted_subscription_filter(requested)
+        }
+        async fn listen(
+            &self,
+            context: ::rmcp::service::SubscriptionContext,
+        ) -> ::std::result::Result<(), ::rmcp::ErrorData> {
+            self.$field.listen(context).await
+        }
+        async fn read_resource_directory(
+            &self,
+            request: ::rmcp::model::ReadResourceDirectoryRequestParams,
+            context: ::rmcp::service::RequestContext<::rmcp::service::RoleServer>,
+        ) -> ::std::result::Result<::rmcp::model::ReadResourceDirectoryResult, ::rmcp::ErrorData>
+        {
+            self.$field.read_resource_directory(request, context).await
+        }
+        async fn list_skills(
+            &self,
+            request: ::std::option::Option<::rmcp::model::PaginatedRequestParams>,
+            context: ::rmcp::service::RequestContext<::rmcp::service::RoleServer>,
+        ) -> ::std::result::Result<::rmcp::model::ListSkillsResult, ::rmcp::ErrorData> {
+            self.$field.list_skills(request, context).await
+        }
+        async fn get_skill(
+            &self,
+            request: ::rmcp::model::GetSkillRequestParams,
+            context: ::rmcp::service::RequestContext<::rmcp::service::RoleServer>,
+        ) -> ::std::result::Result<::rmcp::model::GetSkillResult, ::rmcp::ErrorData> {
+            self.$field.get_skill(request, context).await
+        }
+        async fn on_initialized(
+            &self,
+            context: ::rmcp::service::NotificationContext<::rmcp::service::RoleServer>,
+        ) {
+            self.$field.on_initialized(context).await
+        }
+    };
+}
