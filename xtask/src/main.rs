@@ -1,5 +1,5 @@
-//! `cargo xtask`: the project's automation (tidy checks, the conformance suite, benchmarks,
-//! fuzzing).
+//! `cargo xtask`: the project's automation (tidy checks, the conformance suite, interop with
+//! other clients, benchmarks, fuzzing).
 //!
 //! **Layer:** tooling. Nothing depends on this crate, and it must never be needed to build or run
 //! the product crates.
@@ -8,6 +8,8 @@ mod bench;
 mod conformance;
 mod cycles;
 mod fuzz;
+mod harness;
+mod interop;
 mod tidy;
 
 use std::process::ExitCode;
@@ -31,6 +33,7 @@ fn main() -> ExitCode {
         Some("conformance") => conformance::run(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
+        Some("interop") => interop::run(&args[1..]),
         _ => {
             eprintln!(
                 "usage: cargo xtask <command>\n\n\
@@ -38,7 +41,8 @@ fn main() -> ExitCode {
                  tidy         check module docs, print macros in libraries, the dependency graph and ARCHITECTURE.md\n  \
                  conformance  run the official MCP conformance suite against mcp-resources (see --help)\n  \
                  bench        mcp-resources side by side with rmcp and a floor; writes BENCHMARKS.md (--quick)\n  \
-                 fuzz         run each fuzz target of fuzz/ for a bounded time (--seconds N, default 60)\n\n\
+                 fuzz         run each fuzz target of fuzz/ for a bounded time (--seconds N, default 60)\n  \
+                 interop      clients nobody here wrote (Inspector, mcpdo, Python SDK, rmcp) against mcp-resources\n\n\
                  The same tidy checks run as part of `cargo test --workspace`."
             );
             ExitCode::from(2)
