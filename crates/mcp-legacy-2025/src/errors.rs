@@ -257,7 +257,7 @@ pub fn input_undeliverable(uri: &str) -> ErrorObject {
 }
 
 /// Too many reads of the session wait for the client already: `-32603`.
-pub(crate) fn too_many_asks(uri: &str) -> ErrorObject {
+pub fn too_many_asks(uri: &str) -> ErrorObject {
     ErrorObject::internal_error(format!(
         "{} reads of this session wait for the client's input already; {} is not read",
         crate::asking::MAX_ASKING,

@@ -254,6 +254,11 @@ impl Service {
         self.offer
     }
 
+    /// The limits every subscriber has.
+    pub fn subscription_limits(&self) -> SubscriptionLimits {
+        self.hub().limits().clone()
+    }
+
     /// Answers one query. The only `await`s are the engine's; the hub is locked only briefly
     /// and never across an `await`.
     pub async fn answer(&self, context: QueryContext<'_>, query: Query) -> Answer {

@@ -24,12 +24,12 @@ use mcp_types::error::echo;
 use mcp_types::jsonrpc::ErrorObject;
 use mcp_types::resources as wire;
 use mcp_types::{ProtocolVersion, v2024_11_05, v2025_06_18};
-use rmcp::ErrorData;
 use rmcp::model::{
     CompleteResult, GetSkillResult, InputRequiredResult, ListResourceTemplatesResult,
     ListResourcesResult, ListSkillsResult, ReadResourceResponse, ReadResourceResult,
 };
 use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, Peer};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -40,27 +40,32 @@ pub(crate) enum Era {
     /// 2024-11-05 … 2025-11-25, negotiated by `initialize`.
     Legacy(ProtocolVersion),
     /// 2026-07-28 on.
-    Modern,
+    Modern {
+        /// Every result private to caches, whatever the engine's hints say.
+        private: bool,
+    },
 }
 
 impl Era {
-    /// The era of `context`'s request: its own `_meta` version, else the session's.
-    pub(crate) fn of(context: &RequestContext<RoleServer>) -> Era {
-        let version = context
-            .protocol_version()
-            .map_or(ProtocolVersion::LATEST_LEGACY, |version| {
-                ProtocolVersion::new(version.as_str().to_owned())
-            });
-        match version.era() {
-            Some(mcp_types::Era::Modern) => Era::Modern,
-            _ => Era::Legacy(version),
+    /// The era of `context`'s request: the version its connection's `initialize` negotiated
+    /// when it opened with one (a request's own `_meta` cannot change a session's version),
+    /// else 2026-07-28, even when a stateless request names an older version (the legacy
+    /// era needs a session).
+    pub(crate) fn of(context: &RequestContext<RoleServer>, private: bool) -> Era {
+        let negotiated = context
+            .peer
+            .peer_info()
+            .map(|session| ProtocolVersion::new(session.protocol_version.as_str().to_owned()));
+        match negotiated {
+            Some(version) if version.era() == Some(mcp_types::Era::Legacy) => Era::Legacy(version),
+            _ => Era::Modern { private },
         }
     }
 
     fn shape(&self) -> Shape {
         match self {
             Era::Legacy(version) => Shape::of(version),
-            Era::Modern => Shape::Newest,
+            Era::Modern { .. } => Shape::Newest,
         }
     }
 
@@ -77,47 +82,49 @@ impl Era {
     pub(crate) fn list_error(&self, failure: ListError) -> ErrorData {
         error(match self {
             Era::Legacy(_) => legacy::list(&failure),
-            Era::Modern => RequestError::from_list(failure).to_error_object(),
+            Era::Modern { .. } => RequestError::from_list(failure).to_error_object(),
         })
     }
 
     pub(crate) fn read_error(&self, failure: ReadError, requested: &str) -> ErrorData {
         error(match self {
             Era::Legacy(_) => legacy::read(&failure, requested),
-            Era::Modern => RequestError::from_read(failure, requested).to_error_object(),
+            Era::Modern { .. } => RequestError::from_read(failure, requested).to_error_object(),
         })
     }
 
     pub(crate) fn directory_error(&self, failure: DirectoryError, requested: &str) -> ErrorData {
         error(match self {
             Era::Legacy(_) => legacy::directory(&failure, requested),
-            Era::Modern => RequestError::from_directory(failure, requested).to_error_object(),
+            Era::Modern { .. } => {
+                RequestError::from_directory(failure, requested).to_error_object()
+            }
         })
     }
 
     pub(crate) fn skill_error(&self, failure: SkillError, requested: &str) -> ErrorData {
         error(match self {
             Era::Legacy(_) => legacy::skill(&failure, requested),
-            Era::Modern => RequestError::from_skill(failure, requested).to_error_object(),
+            Era::Modern { .. } => RequestError::from_skill(failure, requested).to_error_object(),
         })
     }
 
     pub(crate) fn complete_error(&self, failure: CompleteError) -> ErrorData {
         error(match self {
             Era::Legacy(_) => legacy::complete(&failure),
-            Era::Modern => RequestError::from_complete(failure).to_error_object(),
+            Era::Modern { .. } => RequestError::from_complete(failure).to_error_object(),
         })
     }
 
     /// `result` with the 2026-07-28 result fields when the request is of that era: a
     /// `resultType`, and the cache hints when there are any.
     fn finish(&self, mut result: Map<String, Value>, hint: Option<CacheHint>) -> Value {
-        if let Era::Modern = self {
+        if let Era::Modern { private } = self {
             result.insert("resultType".to_owned(), json!("complete"));
             if let Some(hint) = hint {
                 let scope = match hint.scope {
-                    CacheScope::Public => "public",
-                    CacheScope::Private => "private",
+                    CacheScope::Public if !private => "public",
+                    CacheScope::Public | CacheScope::Private => "private",
                 };
                 result.insert("ttlMs".to_owned(), json!(hint.ttl_ms));
                 result.insert("cacheScope".to_owned(), json!(scope));
@@ -216,14 +223,10 @@ pub(crate) fn skills(page: Page<Skill>, era: &Era) -> Result<ListSkillsResult, E
     rmcp_value(era.finish(result, Some(page.cache)))
 }
 
-/// One skill, named by the URI the request spelled.
-pub(crate) fn skill(
-    found: SkillOutput,
-    requested: &str,
-    era: &Era,
-) -> Result<GetSkillResult, ErrorData> {
-    let mut skill = to_wire::skill(&found.skill);
-    requested.clone_into(&mut skill.uri);
+/// One skill, named by its canonical URI (rmcp checks that the manifest lists the `SKILL.md`
+/// the result names, which holds for that spelling only).
+pub(crate) fn skill(found: SkillOutput, era: &Era) -> Result<GetSkillResult, ErrorData> {
+    let skill = to_wire::skill(&found.skill);
     let mut result = Map::new();
     result.insert("skill".to_owned(), value(&skill)?);
     rmcp_value(era.finish(result, Some(found.cache)))
@@ -236,7 +239,11 @@ pub(crate) fn input_required(
     input: &InputRequired,
     context: &RequestContext<RoleServer>,
 ) -> Result<InputRequiredResult, ErrorData> {
-    let declared = declared_capabilities(context);
+    let declared = context
+        .meta
+        .client_capabilities()
+        .map(ours)
+        .unwrap_or_default();
     if let Some(required) = to_wire::input::missing_capabilities(&input.requests, &declared) {
         let refusal = RequestError::MissingClientCapability {
             required: Box::new(required),
@@ -255,12 +262,18 @@ pub(crate) fn input_required(
     rmcp_value(Value::Object(result))
 }
 
-/// The client capabilities of `context`'s request (its own in 2026-07-28, the session's in a
-/// legacy session) in our wire types; none when rmcp has none or they do not read back.
-pub(crate) fn declared_capabilities(context: &RequestContext<RoleServer>) -> ClientCapabilities {
-    context
-        .client_capabilities()
-        .and_then(|declared| serde_json::to_value(declared).ok())
+/// The client capabilities `peer`'s legacy session declared at `initialize`, in our wire
+/// types; none without a session.
+pub(crate) fn session_capabilities(peer: &Peer<RoleServer>) -> ClientCapabilities {
+    peer.peer_info()
+        .map(|session| ours(session.capabilities.clone()))
+        .unwrap_or_default()
+}
+
+/// rmcp's client capabilities in our wire types; none when they do not read back.
+fn ours(declared: rmcp::model::ClientCapabilities) -> ClientCapabilities {
+    serde_json::to_value(declared)
+        .ok()
         .and_then(|declared| serde_json::from_value(declared).ok())
         .unwrap_or_default()
 }

@@ -9,6 +9,7 @@
 //! accepted.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use mcp_resources_core::service::{Answer, Query};
 use mcp_resources_core::subscription::{Change, SubscriberId};
@@ -20,6 +21,9 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use crate::Resources;
+
+/// How often a session's feed looks whether its client is gone, when nothing changes.
+const CLOSED_CHECK: Duration = Duration::from_secs(10);
 
 /// A legacy session's subscriber and the task telling its client; the task stops when this is
 /// dropped (with the handler serving the session).
@@ -38,9 +42,16 @@ impl Feed {
         let id = subscriber.id();
         let server = server.clone();
         let task = tokio::spawn(async move {
+            let mut check = tokio::time::interval(CLOSED_CHECK);
             loop {
                 tokio::select! {
                     () = wake.notified() => {}
+                    _ = check.tick() => {
+                        if peer.is_transport_closed() {
+                            return;
+                        }
+                        continue;
+                    }
                     () = server.shut_down() => return,
                 }
                 for change in subscriber.drain() {
@@ -68,6 +79,11 @@ impl Feed {
     pub(crate) fn subscriber(&self) -> SubscriberId {
         self.subscriber
     }
+
+    /// Whether the task has stopped (its client is gone), and its subscriber with it.
+    pub(crate) fn is_finished(&self) -> bool {
+        self.task.is_finished()
+    }
 }
 
 impl Drop for Feed {
@@ -89,16 +105,38 @@ pub(crate) async fn listen(
     let list_changes = accepted.resources_list_changed == Some(true);
     let wake = Arc::new(Notify::new());
     let subscriber = resources.server.subscriber(Arc::clone(&wake));
-    let listen = Query::Listen { uris, list_changes };
-    if let Answer::Listening { uris, list_changes } =
-        resources.ask(listen, Some(subscriber.id())).await
-    {
-        tracing::debug!(
-            resources = uris.len(),
-            list_changes,
-            "a listen stream is subscribed"
+    let listen = Query::Listen {
+        uris: uris.clone(),
+        list_changes,
+    };
+    let Answer::Listening {
+        uris: subscribed,
+        list_changes: watching,
+    } = resources.ask(listen, Some(subscriber.id())).await
+    else {
+        return Err(crate::convert::mismatched());
+    };
+    // The acknowledgment (sent by rmcp already) promised these: a stream that cannot keep the
+    // promise ends, so that the client listens again rather than waits for what never comes.
+    if subscribed != uris || watching != list_changes {
+        let missing: Vec<&String> = uris
+            .iter()
+            .filter(|uri| !subscribed.contains(uri))
+            .collect();
+        tracing::warn!(
+            ?missing,
+            "a listen stream could not subscribe to all it acknowledged"
         );
+        return Err(ErrorData::internal_error(
+            "the server could not subscribe to everything this stream acknowledged; listen again",
+            None,
+        ));
     }
+    tracing::debug!(
+        resources = subscribed.len(),
+        list_changes,
+        "a listen stream is subscribed"
+    );
     let sink = context.sink();
     loop {
         tokio::select! {

@@ -52,25 +52,31 @@
 //! # Who asks
 //!
 //! rmcp decides who is connected; a [`Resources`] answers every request as one principal
-//! ([`Resources::with_principal`], anonymous by default). Serve principals apart with one
-//! handler each (rmcp's Streamable HTTP service makes one per session).
+//! ([`Resources::with_principal`], anonymous by default; a named principal makes every
+//! 2026-07-28 result private to caches). Serve principals apart with one handler each.
 //!
-//! # Sessions
+//! # Eras and sessions
 //!
-//! A legacy session's subscriptions belong to the [`Resources`] value serving it: a clone is
-//! a new session (the shape rmcp's service factories want: `move || Ok(handler.clone())`),
-//! and dropping it removes the session's subscriptions.
+//! A request on a connection that opened with `initialize` is served in that session's
+//! negotiated version, with the capabilities its client declared then (a request's own
+//! `_meta` changes neither); any other request is served in the 2026-07-28 era. Legacy
+//! sessions are told apart by rmcp's peer, so one `Resources` (or its clones, which share
+//! everything) may serve many; a session's subscriptions end with it. A listen stream's
+//! acknowledgment is decided before the stream subscribes (rmcp sends it first): a change in
+//! between is not told, and a stream whose acknowledged URIs cannot all be subscribed ends
+//! with an error rather than staying silent about some.
 
+mod asking;
 mod convert;
 mod feed;
+mod sessions;
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::sync::Arc;
 
 use mcp_legacy_2025::errors as legacy;
 use mcp_resources_core::error::ReadError;
-use mcp_resources_core::input::{InputRequest, InputRequired, Inputs};
+use mcp_resources_core::input::Inputs;
 use mcp_resources_core::policy::{Action, Principal};
 use mcp_resources_core::service::{Answer, Query, QueryContext};
 use mcp_resources_core::subscription::SubscriberId;
@@ -78,7 +84,6 @@ use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
 use mcp_resources_server::Server;
 use mcp_resources_wire::input as to_wire_input;
-use mcp_types::ProtocolVersion;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetSkillRequestParams, GetSkillResult,
     ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, PaginatedRequestParams,
@@ -90,6 +95,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use rmcp::{ErrorData, Peer};
 
 use crate::convert::Era;
+use crate::sessions::{SessionRef, Sessions};
 
 /// The most rounds of questions one legacy read may ask the client before it is refused: a
 /// confirmation takes one, a provider's question one more.
@@ -97,33 +103,14 @@ const MAX_ASK_ROUNDS: usize = 4;
 
 /// A [`Server`]'s resources for an rmcp `ServerHandler`: one method per resource request,
 /// each taking rmcp's params and context and giving rmcp's result. [`serve_resources!`]
-/// writes the forwarding methods.
+/// writes the forwarding methods. Clones share everything, the legacy sessions included.
+#[derive(Clone, Debug)]
 pub struct Resources {
     server: Server,
     principal: Arc<Principal>,
-    /// This session's legacy subscriber and the task that tells its client; made at the first
-    /// need (the client's `notifications/initialized`, or its first subscription).
-    session: OnceLock<feed::Feed>,
-}
-
-impl Clone for Resources {
-    /// The same server and principal, as a new session: no subscriptions.
-    fn clone(&self) -> Resources {
-        Resources {
-            server: self.server.clone(),
-            principal: Arc::clone(&self.principal),
-            session: OnceLock::new(),
-        }
-    }
-}
-
-impl std::fmt::Debug for Resources {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Resources")
-            .field("principal", &self.principal)
-            .field("session", &self.session.get())
-            .finish_non_exhaustive()
-    }
+    /// Every 2026-07-28 result is private to caches (a named principal shaped it).
+    private: bool,
+    sessions: Arc<Sessions>,
 }
 
 impl Resources {
@@ -132,15 +119,29 @@ impl Resources {
         Resources {
             server,
             principal: Arc::new(Principal::anonymous()),
-            session: OnceLock::new(),
+            private: false,
+            sessions: Arc::default(),
         }
     }
 
-    /// The same resources answered as `principal`.
+    /// The same resources answered as `principal`; every 2026-07-28 result is then private
+    /// (`cacheScope: "private"`): what a principal is shown is its own.
     #[must_use]
     pub fn with_principal(self, principal: Principal) -> Resources {
         Resources {
             principal: Arc::new(principal),
+            private: true,
+            ..self
+        }
+    }
+
+    /// The same resources with every 2026-07-28 result private to caches, whatever the
+    /// engine's hints say: for a server whose clients authenticate, so that no shared cache
+    /// hands one caller's answer to another.
+    #[must_use]
+    pub fn with_private_results(self) -> Resources {
+        Resources {
+            private: true,
             ..self
         }
     }
@@ -178,7 +179,7 @@ impl Resources {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let era = Era::of(&context);
+        let era = Era::of(&context, self.private);
         let cursor = request.and_then(|params| params.cursor);
         match self.ask(Query::ListResources { cursor }, None).await {
             Answer::Resources(Ok(page)) => convert::resources(page, &era),
@@ -193,7 +194,7 @@ impl Resources {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let era = Era::of(&context);
+        let era = Era::of(&context, self.private);
         let cursor = request.and_then(|params| params.cursor);
         match self.ask(Query::ListTemplates { cursor }, None).await {
             Answer::Templates(Ok(page)) => convert::templates(page, &era),
@@ -204,26 +205,33 @@ impl Resources {
 
     /// `resources/read`. A read that needs the user's input is an `InputRequiredResult` in
     /// 2026-07-28 (its retry carries the answers); in a legacy session the client is asked
-    /// with the server's own requests and the read is retried here, at most four rounds.
+    /// with the server's own requests and the read is retried here, at most four rounds, all
+    /// within one deadline, at most sixteen such reads of a session at once.
     pub async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        let era = Era::of(&context);
+        let era = Era::of(&context, self.private);
         let uri = era.parse_uri(&request.uri)?;
-        let mut inputs = Inputs {
-            responses: match &request.input_responses {
-                Some(responses) => match serde_json::to_value(responses) {
+        // A retry's answers and state are the modern era's; a legacy read starts with none.
+        let mut inputs = match (&era, &request.input_responses) {
+            (Era::Modern { .. }, Some(responses)) => Inputs {
+                responses: match serde_json::to_value(responses) {
                     Ok(serde_json::Value::Object(map)) => to_wire_input::responses(&map),
                     _ => BTreeMap::new(),
                 },
-                None => BTreeMap::new(),
+                state: request.request_state.clone(),
             },
-            state: request.request_state.clone(),
+            (Era::Modern { .. }, None) => Inputs {
+                responses: BTreeMap::new(),
+                state: request.request_state.clone(),
+            },
+            (Era::Legacy(_), _) => Inputs::default(),
         };
-        let mut rounds = 0;
-        loop {
+        let mut asking = None;
+        let deadline = asking::deadline();
+        for _round in 0..=MAX_ASK_ROUNDS {
             let query = Query::Read {
                 uri: uri.clone(),
                 inputs,
@@ -232,23 +240,25 @@ impl Resources {
                 Answer::Read(read) => read,
                 _ => return Err(convert::mismatched()),
             };
-            match read {
+            let input = match read {
                 Ok(output) => return convert::read(&output, &request.uri, &era),
-                Err(ReadError::InputRequired { input, .. }) => match &era {
-                    Era::Modern => {
-                        return convert::input_required(&input, &context).map(Into::into);
-                    }
-                    Era::Legacy(version) if rounds < MAX_ASK_ROUNDS => {
-                        rounds += 1;
-                        inputs = ask_client(&context, version, &request.uri, *input).await?;
-                    }
-                    Era::Legacy(_) => {
-                        return Err(convert::error(legacy::input_unsupported(&request.uri, &[])));
-                    }
-                },
+                Err(ReadError::InputRequired { input, .. }) => input,
                 Err(error) => return Err(era.read_error(error, &request.uri)),
+            };
+            let Era::Legacy(version) = &era else {
+                return convert::input_required(&input, &context).map(Into::into);
+            };
+            if asking.is_none() {
+                let session = self.session(&context.peer)?;
+                asking = Some(
+                    session
+                        .start_asking()
+                        .ok_or_else(|| convert::error(legacy::too_many_asks(&request.uri)))?,
+                );
             }
+            inputs = asking::ask(&context, version, &request.uri, *input, deadline).await?;
         }
+        Err(convert::error(legacy::input_unsupported(&request.uri, &[])))
     }
 
     /// `completion/complete` of a resource template's variable (this bridge has no prompts:
@@ -258,7 +268,10 @@ impl Resources {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        let era = Era::of(&context);
+        let era = Era::of(&context, self.private);
+        if !self.server.service().offer().completions {
+            return Err(not_offered("completion/complete"));
+        }
         let Reference::Resource(reference) = request.r#ref else {
             return Err(ErrorData::invalid_params(
                 "completion of a prompt argument: these resources have no prompts",
@@ -294,9 +307,12 @@ impl Resources {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let era = Era::of(&context);
+        let era = Era::of(&context, self.private);
+        if let Era::Modern { .. } = era {
+            return Err(not_offered("resources/subscribe (legacy sessions only)"));
+        }
         let uri = era.parse_uri(&request.uri)?;
-        let subscriber = self.session(&context.peer);
+        let subscriber = self.session(&context.peer)?.subscriber;
         match self.ask(Query::Subscribe { uri }, Some(subscriber)).await {
             Answer::Subscribed(Ok(())) => Ok(()),
             Answer::Subscribed(Err(error)) => {
@@ -313,11 +329,13 @@ impl Resources {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let uri = Era::of(&context).parse_uri(&request.uri)?;
-        if let Some(session) = self.session.get() {
-            self.ask(Query::Unsubscribe { uri }, Some(session.subscriber()))
-                .await;
+        let era = Era::of(&context, self.private);
+        if matches!(era, Era::Modern { .. }) || !self.server.service().offer().subscribe {
+            return Err(not_offered("resources/unsubscribe"));
         }
+        let uri = era.parse_uri(&request.uri)?;
+        let subscriber = self.session(&context.peer)?.subscriber;
+        self.ask(Query::Unsubscribe { uri }, Some(subscriber)).await;
         Ok(())
     }
 
@@ -345,6 +363,12 @@ impl Resources {
                             && engine.allows(&self.principal, Action::Read, &uri)
                     })
                 })
+                .take(
+                    self.server
+                        .service()
+                        .subscription_limits()
+                        .max_subscriptions_per_subscriber,
+                )
                 .cloned()
                 .collect();
             accepted.resource_subscriptions = Some(kept);
@@ -364,7 +388,7 @@ impl Resources {
         request: ReadResourceDirectoryRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceDirectoryResult, ErrorData> {
-        let era = Era::of(&context);
+        let era = Era::of(&context, self.private);
         let uri = era.parse_uri(&request.uri)?;
         let query = Query::ReadDirectory {
             uri,
@@ -383,7 +407,7 @@ impl Resources {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListSkillsResult, ErrorData> {
-        let era = Era::of(&context);
+        let era = Era::of(&context, self.private);
         let cursor = request.and_then(|params| params.cursor);
         match self.ask(Query::ListSkills { cursor }, None).await {
             Answer::Skills(Ok(page)) => convert::skills(page, &era),
@@ -398,10 +422,10 @@ impl Resources {
         request: GetSkillRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetSkillResult, ErrorData> {
-        let era = Era::of(&context);
+        let era = Era::of(&context, self.private);
         let uri = era.parse_uri(&request.uri)?;
         match self.ask(Query::GetSkill { uri }, None).await {
-            Answer::Skill(Ok(found)) => convert::skill(found, &request.uri, &era),
+            Answer::Skill(Ok(found)) => convert::skill(found, &era),
             Answer::Skill(Err(error)) => Err(era.skill_error(error, &request.uri)),
             _ => Err(convert::mismatched()),
         }
@@ -411,7 +435,9 @@ impl Resources {
     /// resources changes (when list changes are offered).
     pub async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         if self.server.service().offer().list_changed {
-            let subscriber = self.session(&context.peer);
+            let Ok(SessionRef { subscriber, .. }) = self.session(&context.peer) else {
+                return;
+            };
             let watch = Query::WatchListChanges { enabled: true };
             if let Answer::WatchingListChanges(Err(error)) = self.ask(watch, Some(subscriber)).await
             {
@@ -429,76 +455,21 @@ impl Resources {
         self.server.service().answer(context, query).await
     }
 
-    /// This session's subscriber, made (with the task that tells `peer`) at the first call.
-    fn session(&self, peer: &Peer<RoleServer>) -> SubscriberId {
-        self.session
-            .get_or_init(|| feed::Feed::start(&self.server, peer.clone()))
-            .subscriber()
+    /// `peer`'s legacy session, made (with the task that tells its client) at the first call.
+    fn session(&self, peer: &Peer<RoleServer>) -> Result<SessionRef, ErrorData> {
+        self.sessions
+            .of(&self.server, peer)
+            .ok_or_else(|| ErrorData::internal_error("no legacy session on this connection", None))
     }
 }
 
-/// Asks a legacy session's client what `input` needs, with the server's own requests, one at
-/// a time; the answers go to the retried read. A client that did not declare a capability
-/// the requests need (elicitation needs 2025-06-18 too) gets the legacy adapter's `-32600`.
-async fn ask_client(
-    context: &RequestContext<RoleServer>,
-    version: &ProtocolVersion,
-    uri: &str,
-    input: InputRequired,
-) -> Result<Inputs, ErrorData> {
-    let mut declared = convert::declared_capabilities(context);
-    if !version.has_titles() {
-        declared.elicitation = None;
-    }
-    if let Some(missing) = to_wire_input::missing_capabilities(&input.requests, &declared) {
-        let names: Vec<&str> = [
-            missing.elicitation.is_some().then_some("elicitation"),
-            missing.sampling.is_some().then_some("sampling"),
-            missing.roots.is_some().then_some("roots"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        return Err(convert::error(legacy::input_unsupported(uri, &names)));
-    }
-    let mut responses = BTreeMap::new();
-    for (key, request) in &input.requests {
-        let response = ask_one(&context.peer, request, version.has_icons(), uri).await?;
-        responses.insert(key.clone(), to_wire_input::response(&response));
-    }
-    Ok(Inputs {
-        responses,
-        state: input.state,
-    })
-}
-
-/// Sends one server request and gives the client's result as JSON. A client that does not
-/// answer within the legacy adapter's time ([`mcp_legacy_2025::ASK_TICKS`] seconds) fails the
-/// read, as one the request cannot reach does.
-async fn ask_one(
-    peer: &Peer<RoleServer>,
-    request: &InputRequest,
-    with_mode: bool,
-    uri: &str,
-) -> Result<serde_json::Value, ErrorData> {
-    let (method, params) = to_wire_input::request(request, with_mode);
-    let mut message = serde_json::json!({ "method": method });
-    if let Some(params) = params {
-        message["params"] = params;
-    }
-    let request: rmcp::model::ServerRequest = serde_json::from_value(message)
-        .map_err(|error| ErrorData::internal_error(format!("internal error: {error}"), None))?;
-    let wait = Duration::from_secs(u64::from(mcp_legacy_2025::ASK_TICKS));
-    let result = match tokio::time::timeout(wait, peer.send_request(request)).await {
-        Ok(Ok(result)) => result,
-        Ok(Err(error)) => {
-            tracing::debug!(%error, "the client did not answer a request for input");
-            return Err(convert::error(legacy::input_undeliverable(uri)));
-        }
-        Err(_) => return Err(convert::error(legacy::input_timed_out(uri))),
-    };
-    serde_json::to_value(result)
-        .map_err(|error| ErrorData::internal_error(format!("internal error: {error}"), None))
+/// `-32601` for a method these resources do not offer.
+fn not_offered(method: &str) -> ErrorData {
+    ErrorData::new(
+        rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+        format!("method not found: {method}"),
+        None,
+    )
 }
 
 /// Writes, inside an `impl rmcp::ServerHandler` block, the resource methods forwarded to the
