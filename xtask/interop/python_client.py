@@ -28,7 +28,6 @@ import warnings
 from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
 
-CHECKS = ["list every page", "read text", "read blob", "subscribe, see an update"]
 FILES = ["a.txt", "b.txt", "c.txt", "d.txt", "logo.bin", "guide.md"]
 REQUEST_TIMEOUT = 15  # seconds, any single request
 CHECK_TIMEOUT = 30  # seconds, any single check
@@ -180,30 +179,62 @@ async def check_blob(conn, tree):
     return data == bytes(range(256)), f"one blob of {len(data)} bytes, mimeType {mime}"
 
 
+async def check_directory(conn, tree):
+    """resources/directory/read of docs/ (the Skills extension): the SDK has no method for it,
+    so it goes as a typed request of the script's own, which 2.x sends like any other (1.x
+    sends only the requests it knows, so this check is 2.x's alone)."""
+    from typing import Literal
+
+    from mcp import types
+
+    class DirectoryParams(types.RequestParams):
+        uri: str
+
+    class DirectoryRead(types.Request[DirectoryParams, Literal["resources/directory/read"]]):
+        method: Literal["resources/directory/read"] = "resources/directory/read"
+        params: DirectoryParams
+
+    request = DirectoryRead(params=DirectoryParams(uri=tree["docs"][0]))
+    page = await conn.session.send_request(request, types.ListResourcesResult)
+    names = [r.name for r in page.resources]
+    return names == ["guide.md"], f"children {names}"
+
+
 async def check_subscribe(conn, tree):
     uri, _, path = tree["a.txt"]
     return await conn.see_update(uri, path)
 
 
 def read_tree(root):
-    """File name -> (URI, content at the start, path) of the two files the checks read."""
+    """Name -> (URI, content at the start, path) of the two files the checks read, and docs."""
     tree = {}
     for rel in ["a.txt", "logo.bin"]:
         path = os.path.realpath(os.path.join(root, rel))
         with open(path, "rb") as f:
             tree[rel] = ("file://" + path, f.read(), path)
+    docs = os.path.realpath(os.path.join(root, "docs"))
+    tree["docs"] = ("file://" + docs, b"", docs)
     return tree
 
 
 async def run(args, sdk_major, tree):
     import anyio
 
-    steps = [check_list, check_text, check_blob, check_subscribe]
+    steps = [
+        ("list every page", check_list),
+        ("read text", check_text),
+        ("read blob", check_blob),
+        ("read a directory", check_directory),
+        ("subscribe, see an update", check_subscribe),
+    ]
+    if sdk_major < 2:
+        steps = [(name, step) for name, step in steps if step is not check_directory]
+    names = [name for name, _ in steps]
     done = 0
     with anyio.move_on_after(OVERALL_TIMEOUT - CLOSE_MARGIN):
         try:
             async with connect(args, sdk_major, anyio) as conn:
-                for name, step in zip(CHECKS, steps):
+                for name, step in steps:
                     try:
                         with anyio.fail_after(CHECK_TIMEOUT):
                             ok, detail = await step(conn, tree)
@@ -212,10 +243,10 @@ async def run(args, sdk_major, tree):
                     emit(name, ok, detail)
                     done += 1
         except Exception as exc:
-            for name in CHECKS[done:]:
+            for name in names[done:]:
                 emit(name, False, "session failed: " + describe(exc))
-            done = len(CHECKS)
-    for name in CHECKS[done:]:
+            done = len(names)
+    for name in names[done:]:
         emit(name, False, f"overall {OVERALL_TIMEOUT} s timeout")
 
 

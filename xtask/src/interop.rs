@@ -11,7 +11,9 @@
 //! - its `mcpdo` (a daemon of its own, in a private directory): subscribe, then see the update
 //!   when the file changes;
 //! - the official Python SDK (PyPI `mcp`, 2.x and 1.x, each in a venv), through
-//!   `xtask/interop/python_client.py`: every page, text, blob, subscribe or listen;
+//!   `xtask/interop/python_client.py`: every page, text, blob, a directory (2.x: the SDK has no
+//!   method for it, so the script sends it as a typed request of its own), subscribe or
+//!   listen;
 //! - rmcp's own client, through `xtask/interop/rmcp-client` (its own workspace): the same, and
 //!   a directory read.
 //!
