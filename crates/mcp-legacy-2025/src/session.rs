@@ -389,14 +389,7 @@ impl Session {
             client.elicitation = None;
         }
         if let Some(missing) = input::missing_capabilities(&needed.requests, &client) {
-            let names: Vec<&str> = [
-                missing.elicitation.is_some().then_some("elicitation"),
-                missing.sampling.is_some().then_some("sampling"),
-                missing.roots.is_some().then_some("roots"),
-            ]
-            .into_iter()
-            .flatten()
-            .collect();
+            let names = input::capability_names(&missing);
             let error = errors::input_unsupported(&uri, &names);
             self.respond(origin.id, origin.batch, Err::<(), _>(error));
             return;

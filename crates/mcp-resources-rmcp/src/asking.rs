@@ -42,14 +42,7 @@ pub(crate) async fn ask(
         declared.elicitation = None;
     }
     if let Some(missing) = to_wire_input::missing_capabilities(&input.requests, &declared) {
-        let names: Vec<&str> = [
-            missing.elicitation.is_some().then_some("elicitation"),
-            missing.sampling.is_some().then_some("sampling"),
-            missing.roots.is_some().then_some("roots"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
+        let names = to_wire_input::capability_names(&missing);
         return Err(convert::error(legacy::input_unsupported(uri, &names)));
     }
     let mut responses = BTreeMap::new();

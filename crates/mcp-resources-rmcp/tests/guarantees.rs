@@ -225,19 +225,22 @@ async fn a_legacy_sessions_reads_waiting_for_the_client_are_bounded() {
     assert_eq!((asked, refused), (16, 1));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_error_in_answer_to_the_confirmation_refuses_the_read() {
-    let resources = Arc::new(Resources::new(plain()));
-    let mut raw = Raw::connect(&resources);
-    raw.initialize("2025-11-25", json!({ "elicitation": {} }))
-        .await;
-    raw.send(
-        json!({ "jsonrpc": "2.0", "id": 1, "method": "resources/read",
-        "params": { "uri": "mem://secret" } }),
-    )
-    .await;
+/// A session of `version` whose client declared elicitation, reading `mem://secret` as
+/// request 1; the server's `elicitation/create`.
+async fn asked_to_confirm(version: &str) -> (Raw, Value) {
+    let mut raw = Raw::connect(&Arc::new(Resources::new(plain())));
+    raw.initialize(version, json!({ "elicitation": {} })).await;
+    let read = json!({ "jsonrpc": "2.0", "id": 1, "method": "resources/read",
+        "params": { "uri": "mem://secret" } });
+    raw.send(read).await;
     let asked = raw.next(WAIT).await.expect("the server asks");
     assert_eq!(asked["method"], json!("elicitation/create"), "{asked}");
+    (raw, asked)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_in_answer_to_the_confirmation_refuses_the_read() {
+    let (mut raw, asked) = asked_to_confirm("2025-11-25").await;
     assert_eq!(
         asked["params"]["mode"],
         json!("form"),
@@ -252,17 +255,7 @@ async fn an_error_in_answer_to_the_confirmation_refuses_the_read() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2025_06_18_elicitation_has_no_mode() {
-    let resources = Arc::new(Resources::new(plain()));
-    let mut raw = Raw::connect(&resources);
-    raw.initialize("2025-06-18", json!({ "elicitation": {} }))
-        .await;
-    raw.send(
-        json!({ "jsonrpc": "2.0", "id": 1, "method": "resources/read",
-        "params": { "uri": "mem://secret" } }),
-    )
-    .await;
-    let asked = raw.next(WAIT).await.expect("the server asks");
-    assert_eq!(asked["method"], json!("elicitation/create"), "{asked}");
+    let (_raw, asked) = asked_to_confirm("2025-06-18").await;
     assert!(asked["params"].get("mode").is_none(), "{asked}");
 }
 

@@ -46,6 +46,19 @@ pub fn missing_capabilities(
     any.then_some(missing)
 }
 
+/// The names of the capabilities `missing` holds (`elicitation`, `sampling`, `roots`), as an
+/// error message names them.
+pub fn capability_names(missing: &ClientCapabilities) -> Vec<&'static str> {
+    [
+        missing.elicitation.is_some().then_some("elicitation"),
+        missing.sampling.is_some().then_some("sampling"),
+        missing.roots.is_some().then_some("roots"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// The method and params of `request`. `with_mode` writes an elicitation's `mode: "form"`
 /// (2025-11-25 on; 2025-06-18 has no modes).
 pub fn request(request: &InputRequest, with_mode: bool) -> (&'static str, Option<Value>) {
