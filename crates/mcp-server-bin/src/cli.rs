@@ -243,7 +243,8 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     pub(crate) refuse_hard_links: bool,
 
-    /// Do not watch the directories (no change notifications).
+    /// Watch nothing (directories, repositories, databases): no change notifications, and
+    /// none offered to clients (no `subscribe` or `listChanged` capability).
     #[arg(long)]
     pub(crate) no_watch: bool,
 

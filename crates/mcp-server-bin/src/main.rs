@@ -374,11 +374,20 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
             "the resources are served as tools too (--tools): for hosts that never read \
              resources; a host that does sees them twice"
         );
-        builder = builder.offer(mcp_resources_core::service::Offer {
-            tools: true,
-            ..mcp_resources_core::service::Offer::default()
-        });
     }
+    if !config.watch {
+        tracing::info!(
+            "nothing is watched (--no-watch): clients are offered no change notifications"
+        );
+    }
+    // Without watchers no change is ever heard: subscriptions are not offered rather than
+    // accepted and never kept.
+    builder = builder.offer(mcp_resources_core::service::Offer {
+        tools: config.tools,
+        subscribe: config.watch,
+        list_changed: config.watch,
+        ..mcp_resources_core::service::Offer::default()
+    });
     if !config.sensitive.is_empty() {
         let log = match &config.audit_log {
             Some(path) => AuditLog::file(path).map_err(|error| {

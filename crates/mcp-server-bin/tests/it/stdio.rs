@@ -578,6 +578,44 @@ fn subscribe_and_listen_get_notified_in_both_eras() {
     assert!(server.wait_exit().success());
 }
 
+/// With nothing watched no change is ever heard: subscriptions are neither offered nor
+/// accepted, in either era.
+#[test]
+fn without_watchers_no_subscription_is_offered() {
+    let (_dir, root) = tree();
+    let mut server = Spawned::start(&root, &["--no-watch"]);
+    let init = server.request(
+        json!(1),
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "legacy-test", "version": "1"}
+        }),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["resources"],
+        json!({}),
+        "{init}"
+    );
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let subscribed = server.request(
+        json!(2),
+        "resources/subscribe",
+        json!({"uri": uri(&root, "note-1.txt")}),
+    );
+    assert_eq!(subscribed["error"]["code"], -32601, "{subscribed}");
+    server.send(&json!({
+        "jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+        "params": with_meta(json!({"notifications": {
+            "resourcesListChanged": true,
+            "resourceSubscriptions": [uri(&root, "note-1.txt")],
+        }}))
+    }));
+    let ack = server.notification("notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["notifications"], json!({}), "{ack}");
+}
+
 #[test]
 fn cancelled_listen_stream_stops() {
     let (_dir, root) = tree();
