@@ -27,9 +27,26 @@ pub(crate) fn deadline() -> Instant {
     Instant::now() + Duration::from_secs(u64::from(mcp_legacy_2025::ASK_TICKS))
 }
 
-/// Asks the session's client what `input` needs; the answers (and the state) to read `uri`
-/// again with. A client that did not declare a capability the requests need gets the legacy
-/// adapter's `-32600`.
+/// The legacy adapter's `-32600` when the session's client cannot be asked what `input`
+/// needs: it did not declare a capability the requests need at `initialize` (elicitation
+/// needs 2025-06-18 too), or there is no session.
+pub(crate) fn refusal(
+    context: &RequestContext<RoleServer>,
+    version: &ProtocolVersion,
+    uri: &str,
+    input: &InputRequired,
+) -> Option<ErrorData> {
+    let mut declared = convert::session_capabilities(&context.peer);
+    if !version.has_titles() {
+        declared.elicitation = None;
+    }
+    let missing = to_wire_input::missing_capabilities(&input.requests, &declared)?;
+    let names = to_wire_input::capability_names(&missing);
+    Some(convert::error(legacy::input_unsupported(uri, &names)))
+}
+
+/// Asks the session's client what `input` needs (checked by [`refusal`] first); the answers
+/// (and the state) to read `uri` again with.
 pub(crate) async fn ask(
     context: &RequestContext<RoleServer>,
     version: &ProtocolVersion,
@@ -37,14 +54,6 @@ pub(crate) async fn ask(
     input: InputRequired,
     deadline: Instant,
 ) -> Result<Inputs, ErrorData> {
-    let mut declared = convert::session_capabilities(&context.peer);
-    if !version.has_titles() {
-        declared.elicitation = None;
-    }
-    if let Some(missing) = to_wire_input::missing_capabilities(&input.requests, &declared) {
-        let names = to_wire_input::capability_names(&missing);
-        return Err(convert::error(legacy::input_unsupported(uri, &names)));
-    }
     let mut responses = BTreeMap::new();
     for (key, request) in &input.requests {
         let response = ask_one(context, request, version.has_icons(), uri, deadline).await?;
@@ -64,6 +73,9 @@ async fn ask_one(
     uri: &str,
     deadline: Instant,
 ) -> Result<InputResponse, ErrorData> {
+    if context.ct.is_cancelled() {
+        return Err(ErrorData::internal_error("the read was cancelled", None));
+    }
     let left = deadline.saturating_duration_since(Instant::now());
     if left.is_zero() {
         return Err(convert::error(legacy::input_timed_out(uri)));

@@ -47,18 +47,33 @@ pub(crate) enum Era {
 }
 
 impl Era {
-    /// The era of `context`'s request: the version its connection's `initialize` negotiated
-    /// when it opened with one (a request's own `_meta` cannot change a session's version),
-    /// else 2026-07-28, even when a stateless request names an older version (the legacy
-    /// era needs a session).
+    /// The era of `context`'s request, as rmcp serves it: 2026-07-28 when the request's own
+    /// `_meta` names it (such a request carries everything it needs and never uses a
+    /// session's capabilities); else the version its connection's `initialize` negotiated (a
+    /// request's `_meta` cannot change a session's version); else, on a connection without a
+    /// session, the legacy version the request names (answered with no one to ask).
     pub(crate) fn of(context: &RequestContext<RoleServer>, private: bool) -> Era {
+        let ours = |version: rmcp::model::ProtocolVersion| {
+            ProtocolVersion::new(version.as_str().to_owned())
+        };
+        let requested = context.meta.protocol_version().map(ours);
+        if requested
+            .as_ref()
+            .is_some_and(|version| version.era() == Some(mcp_types::Era::Modern))
+        {
+            return Era::Modern { private };
+        }
         let negotiated = context
             .peer
             .peer_info()
-            .map(|session| ProtocolVersion::new(session.protocol_version.as_str().to_owned()));
-        match negotiated {
-            Some(version) if version.era() == Some(mcp_types::Era::Legacy) => Era::Legacy(version),
-            _ => Era::Modern { private },
+            .map(|session| ours(session.protocol_version.clone()));
+        match negotiated.or(requested) {
+            Some(version) if version.era() == Some(mcp_types::Era::Modern) => {
+                Era::Modern { private }
+            }
+            Some(version) if version.is_known() => Era::Legacy(version),
+            Some(_) => Era::Legacy(ProtocolVersion::LATEST_LEGACY),
+            None => Era::Modern { private },
         }
     }
 

@@ -63,8 +63,12 @@ impl Feed {
                         Change::ListChanged => peer.notify_resource_list_changed().await,
                     };
                     if let Err(error) = sent {
-                        tracing::debug!(%error, "the session's client is gone: its feed stops");
-                        return;
+                        if peer.is_transport_closed() {
+                            tracing::debug!(%error, "the session's client is gone: its feed stops");
+                            return;
+                        }
+                        // One notification lost, the session's subscriptions kept.
+                        tracing::warn!(%error, "a change notification could not be sent");
                     }
                 }
             }
@@ -101,7 +105,13 @@ pub(crate) async fn listen(
     context: SubscriptionContext,
 ) -> Result<(), ErrorData> {
     let accepted = context.accepted();
-    let uris = accepted.resource_subscriptions.clone().unwrap_or_default();
+    // rmcp's acknowledgment keeps a URI asked twice twice; the hub holds it once.
+    let mut uris: Vec<String> = Vec::new();
+    for uri in accepted.resource_subscriptions.iter().flatten() {
+        if !uris.contains(uri) {
+            uris.push(uri.clone());
+        }
+    }
     let list_changes = accepted.resources_list_changed == Some(true);
     let wake = Arc::new(Notify::new());
     let subscriber = resources.server.subscriber(Arc::clone(&wake));

@@ -57,14 +57,17 @@
 //!
 //! # Eras and sessions
 //!
-//! A request on a connection that opened with `initialize` is served in that session's
-//! negotiated version, with the capabilities its client declared then (a request's own
-//! `_meta` changes neither); any other request is served in the 2026-07-28 era. Legacy
-//! sessions are told apart by rmcp's peer, so one `Resources` (or its clones, which share
-//! everything) may serve many; a session's subscriptions end with it. A listen stream's
-//! acknowledgment is decided before the stream subscribes (rmcp sends it first): a change in
-//! between is not told, and a stream whose acknowledged URIs cannot all be subscribed ends
-//! with an error rather than staying silent about some.
+//! Each request is served in the era rmcp serves it in: 2026-07-28 when its own `_meta` names
+//! it; else the version its connection's `initialize` negotiated, with the capabilities the
+//! client declared then (a request's `_meta` changes neither, and a second `initialize` is
+//! refused, as by our own legacy adapter); else, with no session, the legacy version it
+//! names, with no client to ask. Legacy sessions are told apart by rmcp's peer, so one
+//! `Resources` (or its clones, which share everything) may serve many; a session's
+//! subscriptions end with it. A listen stream's acknowledgment is decided before the stream
+//! subscribes (rmcp sends it first): a change in between is not told, and a stream whose
+//! acknowledged URIs cannot all be subscribed ends with an error rather than staying silent
+//! about some. In rmcp's stateless HTTP mode every request is a session of its own, so a
+//! legacy `resources/subscribe` there is accepted and never told anything.
 
 mod asking;
 mod convert;
@@ -248,6 +251,9 @@ impl Resources {
             let Era::Legacy(version) = &era else {
                 return convert::input_required(&input, &context).map(Into::into);
             };
+            if let Some(refused) = asking::refusal(&context, version, &request.uri, &input) {
+                return Err(refused);
+            }
             if asking.is_none() {
                 let session = self.session(&context.peer)?;
                 asking = Some(
@@ -354,7 +360,8 @@ impl Resources {
             accepted.resources_list_changed = Some(true);
         }
         if let (true, Some(uris)) = (offer.subscribe, &requested.resource_subscriptions) {
-            let kept: Vec<String> = uris
+            let mut kept: Vec<String> = Vec::new();
+            let allowed = uris
                 .iter()
                 .filter(|text| {
                     ResourceUri::parse(text).is_ok_and(|uri| {
@@ -363,14 +370,20 @@ impl Resources {
                             && engine.allows(&self.principal, Action::Read, &uri)
                     })
                 })
-                .take(
-                    self.server
-                        .service()
-                        .subscription_limits()
-                        .max_subscriptions_per_subscriber,
-                )
-                .cloned()
-                .collect();
+                .cloned();
+            let limit = self
+                .server
+                .service()
+                .subscription_limits()
+                .max_subscriptions_per_subscriber;
+            for uri in allowed {
+                if kept.len() == limit {
+                    break;
+                }
+                if !kept.contains(&uri) {
+                    kept.push(uri);
+                }
+            }
             accepted.resource_subscriptions = Some(kept);
         }
         Some(accepted)
@@ -431,19 +444,41 @@ impl Resources {
         }
     }
 
-    /// The client of a legacy session is ready: from now on it is told when the list of
-    /// resources changes (when list changes are offered).
+    /// The client of a legacy session is ready: its session starts (a second `initialize` is
+    /// refused from now on), and it is told when the list of resources changes (when list
+    /// changes are offered).
     pub async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let Ok(SessionRef { subscriber, .. }) = self.session(&context.peer) else {
+            return;
+        };
         if self.server.service().offer().list_changed {
-            let Ok(SessionRef { subscriber, .. }) = self.session(&context.peer) else {
-                return;
-            };
             let watch = Query::WatchListChanges { enabled: true };
             if let Answer::WatchingListChanges(Err(error)) = self.ask(watch, Some(subscriber)).await
             {
                 tracing::warn!(%error, "the session will not be told of list changes");
             }
         }
+    }
+
+    /// `-32600` for an `initialize` on a connection whose session has started (rmcp would
+    /// start it over, with new capabilities and a new version, while its subscriptions and
+    /// waiting reads went on), as our own legacy adapter answers. [`serve_resources!`] calls it
+    /// from `initialize`; a handler writing its own `initialize` calls it first.
+    ///
+    /// # Errors
+    ///
+    /// The `-32600` when the session has started.
+    pub fn refuse_reinitialize(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if self.sessions.has_started(&context.peer) {
+            return Err(ErrorData::invalid_request(
+                "the session is initialized already: a second initialize is refused",
+                None,
+            ));
+        }
+        Ok(())
     }
 
     /// Asks the service `query` as this principal, with `subscriber` for subscription queries.
@@ -474,16 +509,33 @@ fn not_offered(method: &str) -> ErrorData {
 
 /// Writes, inside an `impl rmcp::ServerHandler` block, the resource methods forwarded to the
 /// [`Resources`] in field `$field` of the handler: lists, reads, templates, completion,
-/// subscriptions in both eras, the Skills extension, and `on_initialized`. Declare the
-/// capabilities in `get_info` with [`Resources::capabilities`].
+/// subscriptions in both eras, the Skills extension, `initialize` (refusing a second one,
+/// [`Resources::refuse_reinitialize`]) and `on_initialized`. Declare the capabilities in
+/// `get_info` with [`Resources::capabilities`].
 ///
-/// A handler that completes prompt arguments too writes `complete` itself and calls
-/// [`Resources::complete`] for `ref/resource`; use `serve_resources!($field, without
-/// complete)` then.
+/// A handler that writes some of these itself leaves them out: `serve_resources!($field,
+/// without complete)` (a handler completing prompt arguments too calls
+/// [`Resources::complete`] for `ref/resource`), `without initialize` (its `initialize` calls
+/// [`Resources::refuse_reinitialize`] first), or `without complete, initialize`.
 #[macro_export]
 macro_rules! serve_resources {
     ($field:ident) => {
-        $crate::serve_resources!($field, without complete);
+        $crate::serve_resources!(@resources $field);
+        $crate::serve_resources!(@complete $field);
+        $crate::serve_resources!(@initialize $field);
+    };
+    ($field:ident, without complete) => {
+        $crate::serve_resources!(@resources $field);
+        $crate::serve_resources!(@initialize $field);
+    };
+    ($field:ident, without initialize) => {
+        $crate::serve_resources!(@resources $field);
+        $crate::serve_resources!(@complete $field);
+    };
+    ($field:ident, without complete, initialize) => {
+        $crate::serve_resources!(@resources $field);
+    };
+    (@complete $field:ident) => {
         async fn complete(
             &self,
             request: ::rmcp::model::CompleteRequestParams,
@@ -492,7 +544,18 @@ macro_rules! serve_resources {
             self.$field.complete(request, context).await
         }
     };
-    ($field:ident, without complete) => {
+    (@initialize $field:ident) => {
+        async fn initialize(
+            &self,
+            request: ::rmcp::model::InitializeRequestParams,
+            context: ::rmcp::service::RequestContext<::rmcp::service::RoleServer>,
+        ) -> ::std::result::Result<::rmcp::model::InitializeResult, ::rmcp::ErrorData> {
+            self.$field.refuse_reinitialize(&context)?;
+            context.peer.set_peer_info(request.clone());
+            self.negotiate_initialize(&request)
+        }
+    };
+    (@resources $field:ident) => {
         async fn list_resources(
             &self,
             request: ::std::option::Option<::rmcp::model::PaginatedRequestParams>,

@@ -9,7 +9,7 @@
 //! service anything.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use mcp_resources_core::subscription::SubscriberId;
 use mcp_resources_server::Server;
@@ -42,8 +42,7 @@ impl Sessions {
     /// first call; `None` when `peer` has no legacy session (it never sent `initialize`).
     pub(crate) fn of(&self, server: &Server, peer: &Peer<RoleServer>) -> Option<SessionRef> {
         let key = peer.peer_info()?;
-        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
-        live.retain(|session| !session.feed.is_finished());
+        let mut live = self.live();
         let found = live.iter().find(|session| Arc::ptr_eq(&session.key, &key));
         let session = match found {
             Some(session) => session,
@@ -60,6 +59,27 @@ impl Sessions {
             subscriber: session.feed.subscriber(),
             asking: Arc::clone(&session.asking),
         })
+    }
+}
+
+impl Sessions {
+    /// Whether `peer`'s session has started (its client sent `notifications/initialized`, or
+    /// a request that needed the session).
+    pub(crate) fn has_started(&self, peer: &Peer<RoleServer>) -> bool {
+        peer.peer_info().is_some_and(|key| {
+            self.live()
+                .iter()
+                .any(|session| Arc::ptr_eq(&session.key, &key))
+        })
+    }
+
+    /// The live sessions, without those that ended: whose feed stopped (the client is gone),
+    /// or whose key rmcp no longer holds (the connection is gone, or rmcp took another
+    /// `initialize` on it from a handler that does not refuse one: that session starts over).
+    fn live(&self) -> MutexGuard<'_, Vec<Session>> {
+        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        live.retain(|session| !session.feed.is_finished() && Arc::strong_count(&session.key) > 1);
+        live
     }
 }
 

@@ -192,15 +192,89 @@ async fn a_legacy_sessions_capabilities_and_version_are_its_own() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_stateless_request_naming_a_legacy_version_is_served_in_the_2026_era() {
+async fn each_request_is_served_in_the_era_rmcp_serves_it_in() {
     let resources = Arc::new(Resources::new(plain()));
+    // No session, a legacy version named: that version's codes, and no one to ask.
     let mut raw = Raw::connect(&resources);
     let mut meta = modern_meta(json!({ "elicitation": {} }));
     meta["io.modelcontextprotocol/protocolVersion"] = json!("2025-06-18");
-    let params = json!({ "uri": "mem://nothing", "_meta": meta });
-    let answer = raw.request(1, "resources/read", params).await;
-    // Not found is -32602 in 2026-07-28 (-32002 would be a legacy session's).
-    assert_eq!(code(&answer), -32602, "{answer}");
+    let missing = json!({ "uri": "mem://nothing", "_meta": meta.clone() });
+    assert_eq!(
+        code(&raw.request(1, "resources/read", missing).await),
+        -32002
+    );
+    let secret = json!({ "uri": "mem://secret", "_meta": meta });
+    assert_eq!(
+        code(&raw.request(2, "resources/read", secret).await),
+        -32600
+    );
+    // A legacy session's request naming 2026-07-28 is a 2026 request: it needs no session.
+    let mut session = Raw::connect(&resources);
+    session.initialize("2025-06-18", json!({})).await;
+    let params =
+        json!({ "uri": "mem://secret", "_meta": modern_meta(json!({ "elicitation": {} })) });
+    let asked = session.request(1, "resources/read", params).await;
+    assert_eq!(
+        asked["result"]["resultType"],
+        json!("input_required"),
+        "{asked}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_initialize_is_refused() {
+    let server = plain();
+    let resources = Arc::new(Resources::new(server.clone()));
+    let mut raw = Raw::connect(&resources);
+    raw.initialize("2025-06-18", json!({})).await;
+    let subscribed = raw
+        .request(1, "resources/subscribe", json!({ "uri": "mem://a" }))
+        .await;
+    assert!(subscribed.get("result").is_some(), "{subscribed}");
+    let again = json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": { "elicitation": {} },
+        "clientInfo": { "name": "raw", "version": "2" },
+    });
+    assert_eq!(code(&raw.request(2, "initialize", again).await), -32600);
+    // The session is the one it was: its subscription holds, and elicitation was not added.
+    server.resource_updated("mem://a");
+    let told = raw.next(WAIT).await.expect("the subscription holds");
+    assert_eq!(told["params"]["uri"], json!("mem://a"), "{told}");
+    let secret = raw
+        .request(3, "resources/read", json!({ "uri": "mem://secret" }))
+        .await;
+    assert_eq!(code(&secret), -32600, "{secret}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_uri_asked_twice_is_listened_to_once() {
+    let server = plain();
+    let resources = Arc::new(Resources::new(server.clone()));
+    let mut raw = Raw::connect(&resources);
+    raw.send(
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": {
+        "_meta": modern_meta(json!({})),
+        "notifications": { "resourceSubscriptions": ["mem://a", "mem://a"] },
+    } }),
+    )
+    .await;
+    let acknowledged = raw.next(WAIT).await.expect("an acknowledgment");
+    assert!(acknowledged.get("error").is_none(), "{acknowledged}");
+    let mut told = None;
+    for _ in 0..20 {
+        server.resource_updated("mem://a");
+        told = raw.next(QUIET / 2).await;
+        if told.is_some() {
+            break;
+        }
+    }
+    let told = told.expect("mem://a is told");
+    assert_eq!(
+        told["params"]["uri"],
+        json!("mem://a"),
+        "the stream lives: {told}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
