@@ -8,6 +8,7 @@
 //! This module never decides who may be told what: the hub only holds what the service
 //! accepted.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -106,12 +107,14 @@ pub(crate) async fn listen(
 ) -> Result<(), ErrorData> {
     let accepted = context.accepted();
     // rmcp's acknowledgment keeps a URI asked twice twice; the hub holds it once.
-    let mut uris: Vec<String> = Vec::new();
-    for uri in accepted.resource_subscriptions.iter().flatten() {
-        if !uris.contains(uri) {
-            uris.push(uri.clone());
-        }
-    }
+    let mut seen = HashSet::new();
+    let uris: Vec<String> = accepted
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .filter(|uri| seen.insert(uri.as_str()))
+        .cloned()
+        .collect();
     let list_changes = accepted.resources_list_changed == Some(true);
     let wake = Arc::new(Notify::new());
     let subscriber = resources.server.subscriber(Arc::clone(&wake));

@@ -264,7 +264,14 @@ impl Resources {
             }
             inputs = asking::ask(&context, version, &request.uri, *input, deadline).await?;
         }
-        Err(convert::error(legacy::input_unsupported(&request.uri, &[])))
+        Err(ErrorData::internal_error(
+            format!(
+                "the read of {} still needs input after {MAX_ASK_ROUNDS} rounds of questions; \
+                 it is not served",
+                mcp_types::error::echo(&request.uri)
+            ),
+            None,
+        ))
     }
 
     /// `completion/complete` of a resource template's variable (this bridge has no prompts:
@@ -376,11 +383,12 @@ impl Resources {
                 .service()
                 .subscription_limits()
                 .max_subscriptions_per_subscriber;
+            let mut seen = std::collections::HashSet::new();
             for uri in allowed {
                 if kept.len() == limit {
                     break;
                 }
-                if !kept.contains(&uri) {
+                if seen.insert(uri.clone()) {
                     kept.push(uri);
                 }
             }

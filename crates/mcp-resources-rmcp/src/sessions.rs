@@ -60,9 +60,7 @@ impl Sessions {
             asking: Arc::clone(&session.asking),
         })
     }
-}
 
-impl Sessions {
     /// Whether `peer`'s session has started (its client sent `notifications/initialized`, or
     /// a request that needed the session).
     pub(crate) fn has_started(&self, peer: &Peer<RoleServer>) -> bool {
