@@ -89,10 +89,10 @@ use mcp_resources_server::Server;
 use mcp_resources_wire::input as to_wire_input;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetSkillRequestParams, GetSkillResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, PaginatedRequestParams,
-    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
-    ReadResourceResponse, Reference, ServerCapabilities, SubscribeRequestParams,
-    SubscriptionFilter, UnsubscribeRequestParams,
+    InitializeRequestParams, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
+    PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, Reference, ServerCapabilities,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 use rmcp::{ErrorData, Peer};
@@ -452,14 +452,13 @@ impl Resources {
         }
     }
 
-    /// The client of a legacy session is ready: its session starts (a second `initialize` is
-    /// refused from now on), and it is told when the list of resources changes (when list
-    /// changes are offered).
+    /// The client of a legacy session is ready: from now on it is told when the list of
+    /// resources changes (when list changes are offered).
     pub async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let Ok(SessionRef { subscriber, .. }) = self.session(&context.peer) else {
-            return;
-        };
         if self.server.service().offer().list_changed {
+            let Ok(SessionRef { subscriber, .. }) = self.session(&context.peer) else {
+                return;
+            };
             let watch = Query::WatchListChanges { enabled: true };
             if let Answer::WatchingListChanges(Err(error)) = self.ask(watch, Some(subscriber)).await
             {
@@ -468,25 +467,37 @@ impl Resources {
         }
     }
 
-    /// `-32600` for an `initialize` on a connection whose session has started (rmcp would
-    /// start it over, with new capabilities and a new version, while its subscriptions and
-    /// waiting reads went on), as our own legacy adapter answers. [`serve_resources!`] calls it
-    /// from `initialize`; a handler writing its own `initialize` calls it first.
+    /// `-32600` for an `initialize` on a connection that has one already, as our own legacy
+    /// adapter answers: rmcp would take it and start the session over, with other
+    /// capabilities and a version it did not negotiate, while its subscriptions and waiting
+    /// reads went on. rmcp records the client's `initialize` params before the handshake's
+    /// handler runs and the negotiated ones after it: an `initialize` whose params are not
+    /// the recorded ones is a second one (a repeat of the first, word for word, changes
+    /// nothing and is answered). [`serve_resources!`] calls it from `initialize`; a handler
+    /// writing its own `initialize` calls it first.
     ///
     /// # Errors
     ///
-    /// The `-32600` when the session has started.
+    /// The `-32600` for a second `initialize`.
     pub fn refuse_reinitialize(
         &self,
+        request: &InitializeRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        if self.sessions.has_started(&context.peer) {
-            return Err(ErrorData::invalid_request(
+        let Some(recorded) = context.peer.peer_info() else {
+            return Ok(());
+        };
+        let same = recorded.protocol_version == request.protocol_version
+            && recorded.capabilities == request.capabilities
+            && recorded.client_info == request.client_info;
+        if same {
+            Ok(())
+        } else {
+            Err(ErrorData::invalid_request(
                 "the session is initialized already: a second initialize is refused",
                 None,
-            ));
+            ))
         }
-        Ok(())
     }
 
     /// Asks the service `query` as this principal, with `subscriber` for subscription queries.
@@ -558,8 +569,10 @@ macro_rules! serve_resources {
             request: ::rmcp::model::InitializeRequestParams,
             context: ::rmcp::service::RequestContext<::rmcp::service::RoleServer>,
         ) -> ::std::result::Result<::rmcp::model::InitializeResult, ::rmcp::ErrorData> {
-            self.$field.refuse_reinitialize(&context)?;
-            context.peer.set_peer_info(request.clone());
+            self.$field.refuse_reinitialize(&request, &context)?;
+            if context.peer.peer_info().is_none() {
+                context.peer.set_peer_info(request.clone());
+            }
             self.negotiate_initialize(&request)
         }
     };

@@ -61,18 +61,8 @@ impl Sessions {
         })
     }
 
-    /// Whether `peer`'s session has started (its client sent `notifications/initialized`, or
-    /// a request that needed the session).
-    pub(crate) fn has_started(&self, peer: &Peer<RoleServer>) -> bool {
-        peer.peer_info().is_some_and(|key| {
-            self.live()
-                .iter()
-                .any(|session| Arc::ptr_eq(&session.key, &key))
-        })
-    }
-
     /// The live sessions, without those that ended: whose feed stopped (the client is gone),
-    /// or whose key rmcp no longer holds (the connection is gone, or rmcp took another
+    /// or whose key rmcp no longer holds (the connection is gone, or rmcp took a second
     /// `initialize` on it from a handler that does not refuse one: that session starts over).
     fn live(&self) -> MutexGuard<'_, Vec<Session>> {
         let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);

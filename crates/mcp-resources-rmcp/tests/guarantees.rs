@@ -225,26 +225,75 @@ async fn each_request_is_served_in_the_era_rmcp_serves_it_in() {
 async fn a_second_initialize_is_refused() {
     let server = plain();
     let resources = Arc::new(Resources::new(server.clone()));
+    let first = json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": { "name": "raw", "version": "1" },
+    });
+    let second = json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": { "elicitation": {} },
+        "clientInfo": { "name": "raw", "version": "2" },
+    });
+    // Before notifications/initialized.
+    let mut early = Raw::connect(&resources);
+    assert!(
+        early
+            .request(0, "initialize", first.clone())
+            .await
+            .get("result")
+            .is_some()
+    );
+    assert_eq!(
+        code(&early.request(1, "initialize", second.clone()).await),
+        -32600
+    );
+    // Sent with notifications/initialized, racing the session's start, many times.
+    for _ in 0..20 {
+        let mut raw = Raw::connect(&resources);
+        assert!(
+            raw.request(0, "initialize", first.clone())
+                .await
+                .get("result")
+                .is_some()
+        );
+        raw.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+            .await;
+        raw.send(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": second }))
+            .await;
+        assert_eq!(code(&raw.response(1).await), -32600);
+        // The session is the one it was: elicitation was not added.
+        let secret = raw
+            .request(2, "resources/read", json!({ "uri": "mem://secret" }))
+            .await;
+        assert_eq!(code(&secret), -32600, "{secret}");
+    }
+    // After the session started, with a subscription: it holds.
     let mut raw = Raw::connect(&resources);
     raw.initialize("2025-06-18", json!({})).await;
     let subscribed = raw
         .request(1, "resources/subscribe", json!({ "uri": "mem://a" }))
         .await;
     assert!(subscribed.get("result").is_some(), "{subscribed}");
-    let again = json!({
-        "protocolVersion": "2025-06-18",
-        "capabilities": { "elicitation": {} },
-        "clientInfo": { "name": "raw", "version": "2" },
-    });
-    assert_eq!(code(&raw.request(2, "initialize", again).await), -32600);
-    // The session is the one it was: its subscription holds, and elicitation was not added.
+    assert_eq!(code(&raw.request(2, "initialize", second).await), -32600);
     server.resource_updated("mem://a");
     let told = raw.next(WAIT).await.expect("the subscription holds");
     assert_eq!(told["params"]["uri"], json!("mem://a"), "{told}");
-    let secret = raw
-        .request(3, "resources/read", json!({ "uri": "mem://secret" }))
-        .await;
-    assert_eq!(code(&secret), -32600, "{secret}");
+    // A word-for-word repeat of the first changes nothing and is answered.
+    let mut repeat = Raw::connect(&resources);
+    repeat.initialize("2025-06-18", json!({})).await;
+    let again = json!({
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": { "name": "raw", "version": "1" },
+    });
+    assert!(
+        repeat
+            .request(1, "initialize", again)
+            .await
+            .get("result")
+            .is_some()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -325,6 +374,28 @@ async fn an_error_in_answer_to_the_confirmation_refuses_the_read() {
         .await;
     let answer = raw.response(1).await;
     assert_eq!(code(&answer), -32602, "not confirmed: {answer}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_read_cancels_its_question() {
+    let (mut raw, asked) = asked_to_confirm("2025-11-25").await;
+    raw.send(
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": { "requestId": 1, "reason": "changed my mind" } }),
+    )
+    .await;
+    let cancelled = raw.next(WAIT).await.expect("the question is withdrawn");
+    assert_eq!(
+        cancelled["method"],
+        json!("notifications/cancelled"),
+        "{cancelled}"
+    );
+    assert_eq!(cancelled["params"]["requestId"], asked["id"], "{cancelled}");
+    // A late answer serves nothing.
+    raw.send(json!({ "jsonrpc": "2.0", "id": asked["id"].clone(),
+        "result": { "action": "accept", "content": { "confirm": true } } }))
+        .await;
+    assert_eq!(raw.next(QUIET).await, None);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
