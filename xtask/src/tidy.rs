@@ -40,6 +40,9 @@ enum Layer {
     Server,
     /// A provider: the core's seams over its own I/O; knows no server, adapter or wire type.
     Provider,
+    /// A change feed between instances (Redis): the core's feed seam over its own I/O, held
+    /// to the providers' rules.
+    Feed,
     /// A front end over another SDK (rmcp): the server library's service behind that SDK's
     /// handler; names no provider.
     Bridge,
@@ -61,6 +64,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("mcp-resources-fs", Layer::Provider),
     ("mcp-resources-git", Layer::Provider),
     ("mcp-resources-sql", Layer::Provider),
+    ("mcp-resources-redis", Layer::Feed),
     ("mcp-resources-rmcp", Layer::Bridge),
     ("mcp-server-bin", Layer::Binary),
     ("xtask", Layer::Tooling),
@@ -224,7 +228,7 @@ fn check_dependency_graph(metadata: &Metadata) -> Vec<String> {
             );
         }
     }
-    for provider in crates_of(Layer::Provider) {
+    for provider in crates_of(Layer::Provider).chain(crates_of(Layer::Feed)) {
         let above = crates_of(Layer::Types)
             .chain(crates_of(Layer::Wire))
             .chain(crates_of(Layer::Adapter))
@@ -234,7 +238,7 @@ fn check_dependency_graph(metadata: &Metadata) -> Vec<String> {
                 &mut problems,
                 provider,
                 forbidden,
-                "a provider stands on the core's seams and its own I/O crates only",
+                "a provider or a feed stands on the core's seams and its own I/O crates only",
             );
         }
     }
@@ -242,12 +246,12 @@ fn check_dependency_graph(metadata: &Metadata) -> Vec<String> {
         if *layer == Layer::Binary || metadata.workspace_member(name).is_none() {
             continue;
         }
-        for provider in crates_of(Layer::Provider) {
+        for provider in crates_of(Layer::Provider).chain(crates_of(Layer::Feed)) {
             forbid(
                 &mut problems,
                 name,
                 provider,
-                "only the binary names a provider",
+                "only the binary names a provider or a feed",
             );
         }
     }
@@ -677,11 +681,12 @@ mod tests {
                 {"id": "git", "name": "mcp-resources-git"},
                 {"id": "sql", "name": "mcp-resources-sql"},
                 {"id": "bin", "name": "mcp-server-bin"},
+                {"id": "feed", "name": "mcp-resources-redis"},
                 {"id": "bridge", "name": "mcp-resources-rmcp"},
                 {"id": "rmcp", "name": "rmcp"},
                 {"id": "xtask", "name": "xtask"}
             ],
-            "workspace_members": ["core", "wire", "types", "legacy", "modern", "server", "fs", "git", "sql", "bin", "bridge", "xtask"],
+            "workspace_members": ["core", "wire", "types", "legacy", "modern", "server", "fs", "git", "sql", "bin", "feed", "bridge", "xtask"],
             "resolve": {"nodes": [
                 {"id": "core", "deps": [
                     {"pkg": "glue", "dep_kinds": [{"kind": null}]},
@@ -699,6 +704,7 @@ mod tests {
                 ]},
                 {"id": "bridge", "deps": [{"pkg": "rmcp", "dep_kinds": [{"kind": null}]}]},
                 {"id": "rmcp", "deps": []},
+                {"id": "feed", "deps": []},
                 {"id": "fs", "deps": [
                     {"pkg": "tokio", "dep_kinds": [{"kind": null}]},
                     {"pkg": "axum", "dep_kinds": [{"kind": null}]}

@@ -1,0 +1,247 @@
+//! The Redis change feed: the instances of one deployment publish the changes their own
+//! sources see on one Redis pub/sub channel, and each takes every instance's changes from it.
+//!
+//! **Layer:** a feed, beside the providers: the core's [`ChangeFeed`] seam over Redis (the
+//! `redis` crate, on tokio). It knows the core's [`Change`] only, written as a small JSON
+//! object of its own ([`message`]), never a protocol frame; it must never know the server,
+//! the adapters, a session or a subscriber. Whoever consumes it (the server) keeps the hub.
+//!
+//! # Delivery
+//!
+//! [`RedisFeed::connect`] connects (a Redis it cannot reach is a start-up error, not a feed
+//! that is silently down), subscribes once, and keeps the subscription in a task: every
+//! message becomes a [`FeedEvent::Change`] for every consumer of [`ChangeFeed::events`]. When
+//! the connection is lost the consumers get [`FeedEvent::Lost`] (changes may be missed from
+//! then on), the task reconnects with a growing pause (from 100 ms to 5 s), and once
+//! subscribed again they get [`FeedEvent::Restored`]. A consumer that falls more than
+//! [`EVENTS_BUFFERED`] events behind gets `Lost` then `Restored` as well: it missed changes,
+//! and is told so rather than left thinking it did not. Pub/sub delivers to whoever listens
+//! at the time: nothing is replayed, which is the level-triggered contract the protocol gives
+//! clients (a stream that ended is listened to again, and what it cares about is read again).
+//!
+//! Publishing goes through redis' `ConnectionManager`, which reconnects by itself; a change
+//! that cannot be published is an error for the publisher to log.
+
+pub mod message;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use futures_util::StreamExt;
+use mcp_resources_core::change::{Change, ChangeFeed, FeedError, FeedEvent, FeedEvents};
+use redis::AsyncCommands;
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+
+/// How many events a consumer may fall behind before it is told it lost some.
+pub const EVENTS_BUFFERED: usize = 4096;
+/// The first pause before reconnecting; it doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+/// The longest pause between two attempts to reconnect.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// Why a feed could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum RedisFeedError {
+    /// The URL is not a Redis URL.
+    #[error("invalid Redis URL: {0}")]
+    Url(redis::RedisError),
+    /// Redis could not be reached or refused the subscription.
+    #[error("cannot reach Redis at {url}: {error}")]
+    Connect {
+        /// The URL, without its password.
+        url: String,
+        /// What went wrong.
+        error: redis::RedisError,
+    },
+}
+
+/// The change feed of one deployment on one Redis channel.
+pub struct RedisFeed {
+    channel: String,
+    publisher: redis::aio::ConnectionManager,
+    events: broadcast::Sender<FeedEvent>,
+    subscription: JoinHandle<()>,
+}
+
+impl std::fmt::Debug for RedisFeed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisFeed")
+            .field("channel", &self.channel)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisFeed {
+    /// Connects to Redis at `url` (`redis://host:port/db`, a password in the URL or not) and
+    /// subscribes to `channel`. Spawns the subscription's task on the current runtime.
+    ///
+    /// # Errors
+    ///
+    /// [`RedisFeedError::Url`] for a URL that is not Redis', [`RedisFeedError::Connect`] when
+    /// Redis cannot be reached or refuses the subscription.
+    pub async fn connect(url: &str, channel: &str) -> Result<RedisFeed, RedisFeedError> {
+        let client = redis::Client::open(url).map_err(RedisFeedError::Url)?;
+        let shown = shown_url(url);
+        let connect_error = |error| RedisFeedError::Connect {
+            url: shown.clone(),
+            error,
+        };
+        // The subscription first: one attempt, so that an unreachable Redis fails at once
+        // (the connection manager would retry for seconds first).
+        let mut pubsub = client.get_async_pubsub().await.map_err(connect_error)?;
+        pubsub.subscribe(channel).await.map_err(connect_error)?;
+        let publisher = client
+            .get_connection_manager()
+            .await
+            .map_err(connect_error)?;
+        let (events, _) = broadcast::channel(EVENTS_BUFFERED);
+        let subscription = tokio::spawn(subscribe(
+            client,
+            channel.to_owned(),
+            pubsub,
+            events.clone(),
+        ));
+        tracing::info!(url = %shown, channel, "the change feed is connected to Redis");
+        Ok(RedisFeed {
+            channel: channel.to_owned(),
+            publisher,
+            events,
+            subscription,
+        })
+    }
+}
+
+impl Drop for RedisFeed {
+    fn drop(&mut self) {
+        self.subscription.abort();
+    }
+}
+
+#[async_trait]
+impl ChangeFeed for RedisFeed {
+    async fn publish(&self, change: &Change) -> Result<(), FeedError> {
+        let payload = message::encode(change);
+        let mut publisher = self.publisher.clone();
+        publisher
+            .publish::<_, _, ()>(&self.channel, payload)
+            .await
+            .map_err(|error| FeedError(error.to_string()))
+    }
+
+    fn events(&self) -> Box<dyn FeedEvents> {
+        Box::new(Events {
+            receiver: self.events.subscribe(),
+            behind: false,
+        })
+    }
+}
+
+/// One consumer's events.
+struct Events {
+    receiver: broadcast::Receiver<FeedEvent>,
+    /// It fell behind and was told `Lost`: `Restored` comes next.
+    behind: bool,
+}
+
+#[async_trait]
+impl FeedEvents for Events {
+    async fn next_event(&mut self) -> Option<FeedEvent> {
+        if std::mem::take(&mut self.behind) {
+            return Some(FeedEvent::Restored);
+        }
+        match self.receiver.recv().await {
+            Ok(event) => Some(event),
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, "a consumer of the change feed fell behind");
+                self.behind = true;
+                Some(FeedEvent::Lost)
+            }
+            Err(broadcast::error::RecvError::Closed) => None,
+        }
+    }
+}
+
+/// The subscription's task: messages to events while connected, `Lost` when the connection
+/// goes, reconnecting with a growing pause, `Restored` once subscribed again.
+async fn subscribe(
+    client: redis::Client,
+    channel: String,
+    first: redis::aio::PubSub,
+    events: broadcast::Sender<FeedEvent>,
+) {
+    let mut pubsub = Some(first);
+    let mut backoff = FIRST_BACKOFF;
+    loop {
+        if let Some(connected) = pubsub.take() {
+            let mut messages = connected.into_on_message();
+            while let Some(message) = messages.next().await {
+                let payload: Vec<u8> = message.get_payload_bytes().to_vec();
+                match message::decode(&payload) {
+                    Some(change) => {
+                        // No consumer yet is no error: the change concerned no one.
+                        let _ = events.send(FeedEvent::Change(change));
+                    }
+                    None => tracing::warn!(
+                        bytes = payload.len(),
+                        "a message on the change feed's channel is not a change; ignored"
+                    ),
+                }
+            }
+            tracing::warn!(
+                channel,
+                "the change feed lost Redis: changes may be missed until it is back"
+            );
+            let _ = events.send(FeedEvent::Lost);
+            backoff = FIRST_BACKOFF;
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+        match reconnect(&client, &channel).await {
+            Ok(connected) => {
+                tracing::info!(channel, "the change feed is connected to Redis again");
+                pubsub = Some(connected);
+                let _ = events.send(FeedEvent::Restored);
+            }
+            Err(error) => {
+                tracing::debug!(%error, "Redis is still unreachable");
+            }
+        }
+    }
+}
+
+async fn reconnect(
+    client: &redis::Client,
+    channel: &str,
+) -> redis::RedisResult<redis::aio::PubSub> {
+    let mut pubsub = client.get_async_pubsub().await?;
+    pubsub.subscribe(channel).await?;
+    Ok(pubsub)
+}
+
+/// `url` without its password, for logs and errors.
+fn shown_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}://…@{}", &url[..scheme], &url[at + 1..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_not_shown() {
+        assert_eq!(
+            shown_url("redis://user:secret@10.0.0.1:6379/0"),
+            "redis://…@10.0.0.1:6379/0"
+        );
+        assert_eq!(
+            shown_url("redis://127.0.0.1:6379"),
+            "redis://127.0.0.1:6379"
+        );
+    }
+}

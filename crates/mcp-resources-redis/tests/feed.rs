@@ -1,0 +1,185 @@
+//! The Redis feed against a real `redis-server` on loopback (Debian's package; `.ci/run`
+//! installs it): changes published by one instance reach every instance, in order; a message
+//! that is not a change is skipped; other channels are not heard; and when Redis goes away the
+//! consumers are told they may miss changes, then told again when it is back. Without
+//! `redis-server` the tests say so loudly and pass, except under `CI=true`, where they fail.
+
+use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mcp_resources_core::change::{Change, ChangeFeed, FeedEvent, FeedEvents};
+use mcp_resources_core::uri::ResourceUri;
+use mcp_resources_redis::RedisFeed;
+
+/// How long an event may take to arrive.
+const WAIT: Duration = Duration::from_secs(10);
+
+/// A `redis-server` on a loopback port, killed when dropped.
+struct Redis {
+    child: Child,
+    port: u16,
+}
+
+impl Redis {
+    /// A fresh server, or `None` (said loudly) when `redis-server` is not installed.
+    fn start() -> Option<Redis> {
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        Redis::start_on(port)
+    }
+
+    fn start_on(port: u16) -> Option<Redis> {
+        let spawned = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        let child = match spawned {
+            Ok(child) => child,
+            Err(error) => {
+                assert!(
+                    std::env::var("CI").as_deref() != Ok("true"),
+                    "redis-server is needed under CI=true: {error}"
+                );
+                eprintln!(
+                    "!!! redis-server cannot be started ({error}): the Redis feed is NOT tested"
+                );
+                return None;
+            }
+        };
+        let redis = Redis { child, port };
+        let address = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port).into();
+        let deadline = Instant::now() + WAIT;
+        while TcpStream::connect_timeout(&address, Duration::from_millis(100)).is_err() {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(redis)
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn uri(text: &str) -> ResourceUri {
+    ResourceUri::parse(text).unwrap()
+}
+
+async fn next(events: &mut Box<dyn FeedEvents>) -> FeedEvent {
+    tokio::time::timeout(WAIT, events.next_event())
+        .await
+        .expect("an event in time")
+        .expect("the feed goes on")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_instance_hears_every_change_in_order() {
+    let Some(redis) = Redis::start() else { return };
+    let one = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let two = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let elsewhere = RedisFeed::connect(&redis.url(), "other-deployment")
+        .await
+        .unwrap();
+    let (mut heard_by_one, mut heard_by_two) = (one.events(), two.events());
+    let mut heard_elsewhere = elsewhere.events();
+    let changes = [
+        Change::Updated(uri("file:///srv/a.txt")),
+        Change::ListChanged {
+            created: vec![uri("file:///srv/new.txt")],
+            removed: vec![uri("file:///srv/old.txt")],
+        },
+        Change::Updated(uri("file:///srv/a.txt")),
+    ];
+    // Published by both instances, heard by both (the publisher too).
+    one.publish(&changes[0]).await.unwrap();
+    two.publish(&changes[1]).await.unwrap();
+    one.publish(&changes[2]).await.unwrap();
+    for change in &changes {
+        assert_eq!(
+            next(&mut heard_by_one).await,
+            FeedEvent::Change(change.clone())
+        );
+        assert_eq!(
+            next(&mut heard_by_two).await,
+            FeedEvent::Change(change.clone())
+        );
+    }
+    // Another channel heard nothing.
+    let quiet = tokio::time::timeout(Duration::from_millis(300), heard_elsewhere.next_event());
+    assert!(quiet.await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_that_is_no_change_is_skipped() {
+    let Some(redis) = Redis::start() else { return };
+    let feed = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let mut events = feed.events();
+    let client = redis::Client::open(redis.url()).unwrap();
+    let mut raw = client.get_multiplexed_async_connection().await.unwrap();
+    for junk in [&b"junk"[..], br#"{"updated": "not a uri"}"#] {
+        let _: () = redis::cmd("PUBLISH")
+            .arg("changes")
+            .arg(junk)
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+    }
+    let change = Change::Updated(uri("file:///srv/a.txt"));
+    feed.publish(&change).await.unwrap();
+    assert_eq!(next(&mut events).await, FeedEvent::Change(change));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn losing_redis_is_told_and_so_is_its_return() {
+    let Some(redis) = Redis::start() else { return };
+    let port = redis.port;
+    let feed = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let mut events = feed.events();
+    drop(redis);
+    assert_eq!(next(&mut events).await, FeedEvent::Lost);
+    assert!(
+        feed.publish(&Change::Updated(uri("file:///srv/a.txt")))
+            .await
+            .is_err(),
+        "nothing to publish to"
+    );
+    let _back = Redis::start_on(port).expect("redis-server starts again");
+    assert_eq!(next(&mut events).await, FeedEvent::Restored);
+    let change = Change::Updated(uri("file:///srv/b.txt"));
+    // The publishing connection comes back by itself, in a moment.
+    let deadline = Instant::now() + WAIT;
+    while feed.publish(&change).await.is_err() {
+        assert!(Instant::now() < deadline, "publishing did not come back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(next(&mut events).await, FeedEvent::Change(change));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_redis_is_an_error_at_start() {
+    let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .and_then(|listener| listener.local_addr())
+        .unwrap()
+        .port();
+    let error = RedisFeed::connect(&format!("redis://u:hunter2@127.0.0.1:{port}/"), "changes")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("cannot reach Redis"), "{error}");
+    assert!(
+        !error.contains("hunter2"),
+        "the password is not shown: {error}"
+    );
+}
