@@ -67,6 +67,10 @@ CONFIGURATION FILE (TOML):
         confirm = true                  # each read waits for the user's yes (elicitation)
         reason = \"Salaries and reviews.\" # shown when asking
         grant = true                    # served only to principals a [[grants]] entry covers
+    Many instances behind one load balancer (the flag --cursor-key-env VAR):
+        [cluster]
+        cursor_key_env = \"MCP_CURSOR_KEY\"   # 64 hex digits, the same on every instance:
+                                           # any instance serves a list's next page
     Databases (the flag --sql [NAME=]URL, repeatable):
         [[sql]]
         url = \"sqlite:./app.db\"       # relative to the file's directory
@@ -260,6 +264,12 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) audit_log: Option<std::path::PathBuf>,
 
+    /// The environment variable holding the key that signs list cursors (64 hexadecimal
+    /// digits): instances behind one load balancer given the same key accept each other's
+    /// cursors. Without it each process makes a key of its own.
+    #[arg(long, value_name = "VAR")]
+    pub(crate) cursor_key_env: Option<String>,
+
     /// Serve the resources as tools too (list_resources, read_resource,
     /// list_resource_templates, read_directory, complete_template_variable), over the same
     /// policy and content rules, for hosts that call tools but never read resources (Copilot
@@ -323,6 +333,12 @@ impl ServeArgs {
             resources: None,
             authorization: None,
             http_limits: None,
+            cluster: self
+                .cursor_key_env
+                .clone()
+                .map(|name| crate::config::RawCluster {
+                    cursor_key_env: Some(name),
+                }),
             grants: None,
         }
     }

@@ -174,6 +174,33 @@ fn install_logging(
 
 /// `off`, `error`, `warn`, `info`, `debug` or `trace` (any case) as a level filter: the same
 /// filter as those directives, without building a directive filter.
+/// The shared cursor key from the variable `name`, whose value is `value`: 64 hexadecimal
+/// digits. The error names the variable and never shows the value.
+fn cursor_key(
+    name: &str,
+    value: Option<String>,
+) -> Result<mcp_resources_core::pagination::CursorKey, String> {
+    let value = value.ok_or_else(|| {
+        format!("the cursor key variable {name} is not set (--cursor-key-env, [cluster])")
+    })?;
+    let digits = value.trim();
+    let bytes: Option<Vec<u8>> = (digits.len() == 64
+        && digits.bytes().all(|digit| digit.is_ascii_hexdigit()))
+    .then(|| {
+        (0..32)
+            .map(|at| u8::from_str_radix(digits.get(at * 2..at * 2 + 2)?, 16).ok())
+            .collect()
+    })
+    .flatten();
+    match bytes.and_then(|bytes| <[u8; 32]>::try_from(bytes).ok()) {
+        Some(key) => Ok(mcp_resources_core::pagination::CursorKey::new(key)),
+        None => Err(format!(
+            "the cursor key variable {name} must hold 64 hexadecimal digits (32 bytes; \
+             `openssl rand -hex 32` makes one)"
+        )),
+    }
+}
+
 /// The threads of the blocking pool (large file reads, rescans of the watched tree).
 const BLOCKING_THREADS: usize = 64;
 
@@ -332,6 +359,14 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         .server_info(config.server_name.clone(), env!("CARGO_PKG_VERSION"))
         .page_size(config.page_size)
         .max_read_bytes(config.max_read_bytes);
+    if let Some(name) = &config.cursor_key_env {
+        let key = cursor_key(name, std::env::var(name).ok())?;
+        tracing::info!(
+            variable = %name,
+            "list cursors are signed with the shared key: every instance with it accepts them"
+        );
+        builder = builder.cursor_key(key);
+    }
     // Skills first: their SKILL.md entries lead the resource list, before the files (which
     // may hold the same SKILL.md again, when the skills directory is served as files too).
     if let Some(skills) = &skills {
@@ -496,4 +531,24 @@ fn fail(error: &dyn std::error::Error) -> ExitCode {
     }
     let _ = writeln!(stderr);
     ExitCode::from(EXIT_CONFIG)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cursor_key_is_64_hexadecimal_digits_and_never_shown() {
+        let key = "00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF";
+        assert!(cursor_key("K", Some(key.to_owned())).is_ok());
+        assert!(cursor_key("K", Some(format!(" {key}\n"))).is_ok());
+        let unset = cursor_key("MCP_KEY", None).unwrap_err();
+        assert!(unset.contains("MCP_KEY is not set"), "{unset}");
+        let wrong = "+f".repeat(32);
+        for value in [&key[..62], "zz".repeat(32).as_str(), wrong.as_str()] {
+            let error = cursor_key("MCP_KEY", Some(value.to_owned())).unwrap_err();
+            assert!(error.contains("64 hexadecimal digits"), "{error}");
+            assert!(!error.contains(value), "the value is not shown: {error}");
+        }
+    }
 }

@@ -129,11 +129,24 @@ pub(crate) struct RawConfig {
     /// HTTP: what clients may hold at once and how long they may take (the `[http_limits]`
     /// table; no flag). Every key has a default that suits a server on a loopback address.
     pub(crate) http_limits: Option<RawHttpLimits>,
+    /// Many instances behind one load balancer (the `[cluster]` table).
+    pub(crate) cluster: Option<RawCluster>,
     /// Who may do what on which URIs (`[[grants]]` entries; no flag). Without any, everyone
     /// may do everything; with some, whatever no grant allows is refused (as not found), on
     /// every transport: stdio and tokenless requests run as the anonymous principal, whom only
     /// grants without `subject` and `scope` reach.
     pub(crate) grants: Option<Vec<RawGrant>>,
+}
+
+/// The `[cluster]` table: what the instances of one deployment share.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawCluster {
+    /// The environment variable holding the key that signs list cursors, as 64 hexadecimal
+    /// digits (32 bytes; `openssl rand -hex 32` makes one): every instance given the same key
+    /// accepts the cursors of every other, so that any instance serves a list's next page.
+    /// Without it each process makes a key of its own at start. `--cursor-key-env` sets it.
+    pub(crate) cursor_key_env: Option<String>,
 }
 
 /// One `[[git]]` entry: a repository served as `git://NAME/...`.
@@ -937,6 +950,7 @@ impl RawConfig {
             authorization: over.authorization.or(self.authorization),
             http_limits: over.http_limits.or(self.http_limits),
             grants: over.grants.or(self.grants),
+            cluster: over.cluster.or(self.cluster),
         }
     }
 
@@ -993,6 +1007,8 @@ pub(crate) struct Config {
     pub(crate) audit_log: Option<PathBuf>,
     /// Whether the resources are served as tools too.
     pub(crate) tools: bool,
+    /// The environment variable holding the shared cursor key, when there is one.
+    pub(crate) cursor_key_env: Option<String>,
     /// The server name given to clients.
     pub(crate) server_name: String,
     /// Guidance for the client's model.
@@ -1239,6 +1255,7 @@ impl Config {
             sensitive,
             audit_log: raw.audit_log.filter(|path| path.as_os_str() != "-"),
             tools: raw.tools.unwrap_or(false),
+            cursor_key_env: raw.cluster.and_then(|cluster| cluster.cursor_key_env),
             server_name,
             instructions: raw.instructions,
             http_threads: NonZeroUsize::new(raw.http_threads.unwrap_or(1))

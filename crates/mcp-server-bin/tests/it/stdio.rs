@@ -578,6 +578,69 @@ fn subscribe_and_listen_get_notified_in_both_eras() {
     assert!(server.wait_exit().success());
 }
 
+/// One 2026-07-28 request to a fresh `serve --page-size 1 --cursor-key-env KEY ROOT` whose
+/// `KEY` holds `key`; its response.
+fn ask_instance(root: &Path, key: &str, request: &Value) -> Value {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-resources"))
+        .args([
+            "serve",
+            "--page-size",
+            "1",
+            "--cursor-key-env",
+            "TEST_CURSOR_KEY",
+        ])
+        .arg(root)
+        .env("TEST_CURSOR_KEY", key)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary starts");
+    let mut input = child.stdin.take().expect("stdin");
+    writeln!(input, "{request}").expect("the server reads");
+    drop(input);
+    let output = child
+        .wait_with_output()
+        .expect("the server ends at the end of its input");
+    let text = String::from_utf8(output.stdout).expect("UTF-8");
+    text.lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("JSON"))
+        .find(|message| message["id"] == request["id"])
+        .expect("a response")
+}
+
+/// Instances given the same cursor key accept each other's cursors (any instance behind a load
+/// balancer serves a list's next page); another key is refused as an invalid cursor.
+#[test]
+fn instances_sharing_a_cursor_key_accept_each_others_cursors() {
+    let (_dir, root) = tree();
+    let key = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
+    let first = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/list",
+        "params": with_meta(json!({}))});
+    let page = ask_instance(&root, key, &first);
+    let cursor = page["result"]["nextCursor"]
+        .as_str()
+        .expect("a next page")
+        .to_owned();
+    let next = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/list",
+        "params": with_meta(json!({"cursor": cursor}))});
+    let other_instance = ask_instance(&root, key, &next);
+    assert_eq!(
+        other_instance["result"]["resources"]
+            .as_array()
+            .map(Vec::len),
+        Some(1),
+        "{other_instance}"
+    );
+    assert_ne!(
+        other_instance["result"]["resources"],
+        page["result"]["resources"]
+    );
+    let other_key = ask_instance(&root, &key.replace('0', "1"), &next);
+    assert_eq!(other_key["error"]["code"], -32602, "{other_key}");
+}
+
 /// With nothing watched no change is ever heard: subscriptions are neither offered nor
 /// accepted, in either era.
 #[test]
