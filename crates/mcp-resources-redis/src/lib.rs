@@ -13,9 +13,12 @@
 //! message becomes a [`FeedEvent::Change`] for every consumer of [`ChangeFeed::events`]. When
 //! the connection is lost the consumers get [`FeedEvent::Lost`] (changes may be missed from
 //! then on), the task reconnects with a growing pause (from 100 ms to 5 s), and once
-//! subscribed again they get [`FeedEvent::Restored`]. A consumer that falls more than
-//! [`EVENTS_BUFFERED`] events behind gets `Lost` then `Restored` as well: it missed changes,
-//! and is told so rather than left thinking it did not. Pub/sub delivers to whoever listens
+//! subscribed again they get [`FeedEvent::Restored`]; a connection that stops answering
+//! pings counts as lost too. A consumer that falls more than [`EVENTS_BUFFERED`] events behind
+//! gets `Lost` (it missed changes, and is told so rather than left thinking it did not), then
+//! `Restored` once the feed is connected. Redis is trusted infrastructure; still, a message is
+//! read only up to [`message::MAX_MESSAGE_BYTES`] and [`message::MAX_URIS`] URIs, so that a
+//! flood on the channel stays finite. Pub/sub delivers to whoever listens
 //! at the time: nothing is replayed, which is the level-triggered contract the protocol gives
 //! clients (a stream that ended is listened to again, and what it cares about is read again).
 //!
@@ -24,6 +27,8 @@
 
 pub mod message;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -34,7 +39,10 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 /// How many events a consumer may fall behind before it is told it lost some.
-pub const EVENTS_BUFFERED: usize = 4096;
+pub const EVENTS_BUFFERED: usize = 1024;
+/// How often the subscription's connection is pinged, and how long a ping may go unanswered
+/// before the connection counts as lost (a partition or a stalled Redis closes nothing).
+const PING_EVERY: Duration = Duration::from_secs(5);
 /// The first pause before reconnecting; it doubles up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 /// The longest pause between two attempts to reconnect.
@@ -61,6 +69,8 @@ pub struct RedisFeed {
     channel: String,
     publisher: redis::aio::ConnectionManager,
     events: broadcast::Sender<FeedEvent>,
+    /// Whether the subscription is connected now.
+    connected: Arc<AtomicBool>,
     subscription: JoinHandle<()>,
 }
 
@@ -96,17 +106,20 @@ impl RedisFeed {
             .await
             .map_err(connect_error)?;
         let (events, _) = broadcast::channel(EVENTS_BUFFERED);
+        let connected = Arc::new(AtomicBool::new(true));
         let subscription = tokio::spawn(subscribe(
             client,
             channel.to_owned(),
             pubsub,
             events.clone(),
+            Arc::clone(&connected),
         ));
         tracing::info!(url = %shown, channel, "the change feed is connected to Redis");
         Ok(RedisFeed {
             channel: channel.to_owned(),
             publisher,
             events,
+            connected,
             subscription,
         })
     }
@@ -121,17 +134,20 @@ impl Drop for RedisFeed {
 #[async_trait]
 impl ChangeFeed for RedisFeed {
     async fn publish(&self, change: &Change) -> Result<(), FeedError> {
-        let payload = message::encode(change);
         let mut publisher = self.publisher.clone();
-        publisher
-            .publish::<_, _, ()>(&self.channel, payload)
-            .await
-            .map_err(|error| FeedError(error.to_string()))
+        for payload in message::encode(change) {
+            publisher
+                .publish::<_, _, ()>(&self.channel, payload)
+                .await
+                .map_err(|error| FeedError(error.to_string()))?;
+        }
+        Ok(())
     }
 
     fn events(&self) -> Box<dyn FeedEvents> {
         Box::new(Events {
             receiver: self.events.subscribe(),
+            connected: Arc::clone(&self.connected),
             behind: false,
         })
     }
@@ -140,54 +156,56 @@ impl ChangeFeed for RedisFeed {
 /// One consumer's events.
 struct Events {
     receiver: broadcast::Receiver<FeedEvent>,
-    /// It fell behind and was told `Lost`: `Restored` comes next.
+    connected: Arc<AtomicBool>,
+    /// It fell behind and was told `Lost`: `Restored` comes once the feed is connected.
     behind: bool,
 }
 
 #[async_trait]
 impl FeedEvents for Events {
     async fn next_event(&mut self) -> Option<FeedEvent> {
-        if std::mem::take(&mut self.behind) {
-            return Some(FeedEvent::Restored);
-        }
-        match self.receiver.recv().await {
-            Ok(event) => Some(event),
-            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                tracing::warn!(missed, "a consumer of the change feed fell behind");
-                self.behind = true;
-                Some(FeedEvent::Lost)
+        loop {
+            if self.behind && self.connected.load(Ordering::Acquire) {
+                self.behind = false;
+                return Some(FeedEvent::Restored);
             }
-            Err(broadcast::error::RecvError::Closed) => None,
+            match self.receiver.recv().await {
+                // Behind, everything but the feed's return is part of what was lost.
+                Ok(FeedEvent::Change(_) | FeedEvent::Lost) if self.behind => {}
+                Ok(FeedEvent::Restored) if self.behind => {
+                    self.behind = false;
+                    return Some(FeedEvent::Restored);
+                }
+                Ok(event) => return Some(event),
+                Err(broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "a consumer of the change feed fell behind");
+                    if !self.behind {
+                        self.behind = true;
+                        return Some(FeedEvent::Lost);
+                    }
+                }
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
         }
     }
 }
 
 /// The subscription's task: messages to events while connected, `Lost` when the connection
-/// goes, reconnecting with a growing pause, `Restored` once subscribed again.
+/// goes (closed, or silent: a ping unanswered for [`PING_EVERY`]), reconnecting with a growing
+/// pause, `Restored` once subscribed again.
 async fn subscribe(
     client: redis::Client,
     channel: String,
     first: redis::aio::PubSub,
     events: broadcast::Sender<FeedEvent>,
+    connected: Arc<AtomicBool>,
 ) {
     let mut pubsub = Some(first);
     let mut backoff = FIRST_BACKOFF;
     loop {
-        if let Some(connected) = pubsub.take() {
-            let mut messages = connected.into_on_message();
-            while let Some(message) = messages.next().await {
-                let payload: Vec<u8> = message.get_payload_bytes().to_vec();
-                match message::decode(&payload) {
-                    Some(change) => {
-                        // No consumer yet is no error: the change concerned no one.
-                        let _ = events.send(FeedEvent::Change(change));
-                    }
-                    None => tracing::warn!(
-                        bytes = payload.len(),
-                        "a message on the change feed's channel is not a change; ignored"
-                    ),
-                }
-            }
+        if let Some(subscribed) = pubsub.take() {
+            follow(subscribed, &events).await;
+            connected.store(false, Ordering::Release);
             tracing::warn!(
                 channel,
                 "the change feed lost Redis: changes may be missed until it is back"
@@ -198,13 +216,44 @@ async fn subscribe(
         tokio::time::sleep(backoff).await;
         backoff = (backoff * 2).min(MAX_BACKOFF);
         match reconnect(&client, &channel).await {
-            Ok(connected) => {
+            Ok(subscribed) => {
                 tracing::info!(channel, "the change feed is connected to Redis again");
-                pubsub = Some(connected);
+                pubsub = Some(subscribed);
+                connected.store(true, Ordering::Release);
                 let _ = events.send(FeedEvent::Restored);
             }
             Err(error) => {
                 tracing::debug!(%error, "Redis is still unreachable");
+            }
+        }
+    }
+}
+
+/// Turns one connection's messages into events until it closes or stops answering pings.
+async fn follow(subscribed: redis::aio::PubSub, events: &broadcast::Sender<FeedEvent>) {
+    let (mut sink, mut messages) = subscribed.split();
+    let mut pings = tokio::time::interval(PING_EVERY);
+    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            message = messages.next() => {
+                let Some(message) = message else { return };
+                match message::decode(message.get_payload_bytes()) {
+                    // No consumer yet is no error: the change concerned no one.
+                    Some(change) => {
+                        let _ = events.send(FeedEvent::Change(change));
+                    }
+                    None => tracing::warn!(
+                        bytes = message.get_payload_bytes().len(),
+                        "a message on the change feed's channel is not a change; ignored"
+                    ),
+                }
+            }
+            _ = pings.tick() => {
+                let answered = tokio::time::timeout(PING_EVERY, sink.ping::<redis::Value>()).await;
+                if !matches!(answered, Ok(Ok(_))) {
+                    return;
+                }
             }
         }
     }
@@ -219,13 +268,18 @@ async fn reconnect(
     Ok(pubsub)
 }
 
-/// `url` without its password, for logs and errors.
+/// `url` without what may hold a password (user information, and the query, where
+/// `redis+unix` URLs take it), for logs and errors.
 fn shown_url(url: &str) -> String {
+    let url = match url.split_once('?') {
+        Some((before, _)) => format!("{before}?…"),
+        None => url.to_owned(),
+    };
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             format!("{}://…@{}", &url[..scheme], &url[at + 1..])
         }
-        _ => url.to_owned(),
+        _ => url,
     }
 }
 
@@ -242,6 +296,10 @@ mod tests {
         assert_eq!(
             shown_url("redis://127.0.0.1:6379"),
             "redis://127.0.0.1:6379"
+        );
+        assert_eq!(
+            shown_url("redis+unix:///run/redis.sock?pass=hunter2"),
+            "redis+unix:///run/redis.sock?…"
         );
     }
 }

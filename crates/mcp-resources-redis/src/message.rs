@@ -1,29 +1,56 @@
 //! A [`Change`] as the feed's messages carry it: a small JSON object of the feed's own,
-//! `{"updated": URI}` or `{"created": [URI…], "removed": [URI…]}`.
+//! `{"updated": URI}` or `{"created": [URI…], "removed": [URI…]}`, a list change of many
+//! resources split over several messages of at most [`MAX_URIS`] URIs (the hub takes them as
+//! one: it coalesces).
 //!
 //! **Layer:** the Redis feed's format. Anyone who can publish on the channel can send
-//! anything, so [`decode`] trusts nothing: a message over [`MAX_MESSAGE_BYTES`], of another
-//! shape, or with a URI that does not parse is no change at all. It never knows a protocol
+//! anything, so [`decode`] trusts nothing: a message over [`MAX_MESSAGE_BYTES`] or
+//! [`MAX_URIS`] URIs, of another shape, or with a URI that does not parse is no change at all,
+//! and a list change read back is put in URI order without repeats. It never knows a protocol
 //! frame: what a change becomes on the wire is the adapters' business.
 
 use mcp_resources_core::change::Change;
 use mcp_resources_core::uri::ResourceUri;
 use serde_json::{Value, json};
 
-/// The largest message read as a change (a list change naming many resources is the large
-/// case).
-pub const MAX_MESSAGE_BYTES: usize = 4 << 20;
+/// The largest message read as a change.
+pub const MAX_MESSAGE_BYTES: usize = 1 << 20;
+/// The most URIs one list-change message names.
+pub const MAX_URIS: usize = 256;
 
-/// `change` as a message.
-pub fn encode(change: &Change) -> Vec<u8> {
-    let value = match change {
-        Change::Updated(uri) => json!({ "updated": uri.as_str() }),
-        Change::ListChanged { created, removed } => json!({
-            "created": created.iter().map(ResourceUri::as_str).collect::<Vec<_>>(),
-            "removed": removed.iter().map(ResourceUri::as_str).collect::<Vec<_>>(),
-        }),
+/// `change` as one message, or several for a list change naming more than [`MAX_URIS`]
+/// resources.
+pub fn encode(change: &Change) -> Vec<Vec<u8>> {
+    match change {
+        Change::Updated(uri) => vec![json!({ "updated": uri.as_str() }).to_string().into_bytes()],
+        Change::ListChanged { created, removed } => {
+            let named: Vec<(bool, &ResourceUri)> = created
+                .iter()
+                .map(|uri| (true, uri))
+                .chain(removed.iter().map(|uri| (false, uri)))
+                .collect();
+            let chunks: Vec<&[(bool, &ResourceUri)]> = if named.is_empty() {
+                vec![&[]]
+            } else {
+                named.chunks(MAX_URIS).collect()
+            };
+            chunks.into_iter().map(list_message).collect()
+        }
+    }
+}
+
+/// One list-change message naming `chunk`'s URIs (`true`: created).
+fn list_message(chunk: &[(bool, &ResourceUri)]) -> Vec<u8> {
+    let of = |created: bool| -> Vec<&str> {
+        chunk
+            .iter()
+            .filter(|(is_created, _)| *is_created == created)
+            .map(|(_, uri)| uri.as_str())
+            .collect()
     };
-    value.to_string().into_bytes()
+    json!({ "created": of(true), "removed": of(false) })
+        .to_string()
+        .into_bytes()
 }
 
 /// The change a message holds; `None` for anything else.
@@ -40,21 +67,26 @@ pub fn decode(message: &[u8]) -> Option<Change> {
             .and_then(|uri| ResourceUri::parse(uri).ok())
             .map(Change::Updated);
     }
-    let uris = |key: &str| -> Option<Vec<ResourceUri>> {
-        object
-            .get(key)?
-            .as_array()?
-            .iter()
-            .map(|uri| ResourceUri::parse(uri.as_str()?).ok())
-            .collect()
-    };
-    if object.len() != 2 {
+    let listed = |key: &str| object.get(key).and_then(Value::as_array);
+    let (created, removed) = (listed("created")?, listed("removed")?);
+    if object.len() != 2 || created.len() + removed.len() > MAX_URIS {
         return None;
     }
     Some(Change::ListChanged {
-        created: uris("created")?,
-        removed: uris("removed")?,
+        created: uris(created)?,
+        removed: uris(removed)?,
     })
+}
+
+/// The URIs of a list, in URI order without repeats; `None` if one is not a URI.
+fn uris(list: &[Value]) -> Option<Vec<ResourceUri>> {
+    let mut uris: Vec<ResourceUri> = list
+        .iter()
+        .map(|uri| ResourceUri::parse(uri.as_str()?).ok())
+        .collect::<Option<_>>()?;
+    uris.sort_unstable_by(|one, other| one.as_str().cmp(other.as_str()));
+    uris.dedup_by(|one, other| one.as_str() == other.as_str());
+    Some(uris)
 }
 
 #[cfg(test)]
@@ -78,8 +110,45 @@ mod tests {
                 removed: vec![uri("db://main/t/1")],
             },
         ] {
-            assert_eq!(decode(&encode(&change)), Some(change));
+            let messages = encode(&change);
+            assert_eq!(messages.len(), 1);
+            assert_eq!(decode(&messages[0]), Some(change));
         }
+    }
+
+    #[test]
+    fn a_large_list_change_goes_in_parts_and_comes_back_whole() {
+        let created: Vec<ResourceUri> = (0..MAX_URIS + 10)
+            .map(|n| uri(&format!("file:///srv/{n:05}.txt")))
+            .collect();
+        let removed = vec![uri("file:///srv/gone.txt")];
+        let messages = encode(&Change::ListChanged {
+            created: created.clone(),
+            removed: removed.clone(),
+        });
+        assert_eq!(messages.len(), 2);
+        let (mut back_created, mut back_removed) = (Vec::new(), Vec::new());
+        for message in &messages {
+            assert!(message.len() <= MAX_MESSAGE_BYTES);
+            let Some(Change::ListChanged { created, removed }) = decode(message) else {
+                panic!("a list change");
+            };
+            back_created.extend(created);
+            back_removed.extend(removed);
+        }
+        assert_eq!((back_created, back_removed), (created, removed));
+    }
+
+    #[test]
+    fn a_list_change_read_back_is_in_order_without_repeats() {
+        let message = br#"{"created": ["file:///b", "file:///a", "file:///b"], "removed": []}"#;
+        assert_eq!(
+            decode(message),
+            Some(Change::ListChanged {
+                created: vec![uri("file:///a"), uri("file:///b")],
+                removed: vec![],
+            })
+        );
     }
 
     #[test]
@@ -107,5 +176,8 @@ mod tests {
             "a".repeat(MAX_MESSAGE_BYTES)
         );
         assert_eq!(decode(huge.as_bytes()), None);
+        let many: Vec<String> = (0..=MAX_URIS).map(|n| format!("\"file:///{n}\"")).collect();
+        let too_many = format!(r#"{{"created": [{}], "removed": []}}"#, many.join(","));
+        assert_eq!(decode(too_many.as_bytes()), None);
     }
 }

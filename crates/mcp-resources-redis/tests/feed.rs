@@ -168,6 +168,25 @@ async fn losing_redis_is_told_and_so_is_its_return() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_that_stops_answering_is_lost_too() {
+    let Some(redis) = Redis::start() else { return };
+    let feed = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let mut events = feed.events();
+    let pid = redis.child.id().to_string();
+    // Stalled, not closed: only an unanswered ping tells.
+    assert!(
+        Command::new("kill")
+            .args(["-STOP", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let lost = tokio::time::timeout(WAIT * 2, events.next_event()).await;
+    let _ = Command::new("kill").args(["-CONT", &pid]).status();
+    assert_eq!(lost.expect("told in time"), Some(FeedEvent::Lost));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_redis_is_an_error_at_start() {
     let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .and_then(|listener| listener.local_addr())

@@ -60,7 +60,7 @@
 //! Each request is served in the era rmcp serves it in: 2026-07-28 when its own `_meta` names
 //! it; else the version its connection's `initialize` negotiated, with the capabilities the
 //! client declared then (a request's `_meta` changes neither, and a second `initialize` is
-//! refused, as by our own legacy adapter); else, with no session, the legacy version it
+//! answered without changing anything); else, with no session, the legacy version it
 //! names, with no client to ask. Legacy sessions are told apart by rmcp's peer, so one
 //! `Resources` (or its clones, which share everything) may serve many; a session's
 //! subscriptions end with it. A listen stream's acknowledgment is decided before the stream
@@ -467,36 +467,32 @@ impl Resources {
         }
     }
 
-    /// `-32600` for an `initialize` on a connection that has one already, as our own legacy
-    /// adapter answers: rmcp would take it and start the session over, with other
-    /// capabilities and a version it did not negotiate, while its subscriptions and waiting
-    /// reads went on. rmcp records the client's `initialize` params before the handshake's
-    /// handler runs and the negotiated ones after it: an `initialize` whose params are not
-    /// the recorded ones is a second one (a repeat of the first, word for word, changes
-    /// nothing and is answered). [`serve_resources!`] calls it from `initialize`; a handler
-    /// writing its own `initialize` calls it first.
+    /// `initialize`: answered from the params rmcp recorded for the connection, never
+    /// recording new ones. rmcp records the client's params before the handshake's handler
+    /// runs and the negotiated ones after it, and takes a second `initialize` as any request:
+    /// rmcp's default handler would record its params, starting the session over with other
+    /// capabilities and a version nobody negotiated while its subscriptions and waiting reads
+    /// went on. Here a second `initialize` changes nothing and is answered with the session's
+    /// own version (our legacy adapter refuses it; a bridge cannot tell it from the first in
+    /// every rmcp transport). Connections without recorded params (none of rmcp's today) get
+    /// the request's. [`serve_resources!`] writes an `initialize` calling this; a handler
+    /// writing its own calls it instead of recording the params itself.
     ///
     /// # Errors
     ///
-    /// The `-32600` for a second `initialize`.
-    pub fn refuse_reinitialize(
+    /// rmcp's own, when no version can be agreed.
+    pub fn initialize<H: rmcp::ServerHandler>(
         &self,
+        handler: &H,
         request: &InitializeRequestParams,
         context: &RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        let Some(recorded) = context.peer.peer_info() else {
-            return Ok(());
-        };
-        let same = recorded.protocol_version == request.protocol_version
-            && recorded.capabilities == request.capabilities
-            && recorded.client_info == request.client_info;
-        if same {
-            Ok(())
-        } else {
-            Err(ErrorData::invalid_request(
-                "the session is initialized already: a second initialize is refused",
-                None,
-            ))
+    ) -> Result<rmcp::model::InitializeResult, ErrorData> {
+        match context.peer.peer_info() {
+            Some(recorded) => handler.negotiate_initialize(&recorded),
+            None => {
+                context.peer.set_peer_info(request.clone());
+                handler.negotiate_initialize(request)
+            }
         }
     }
 
@@ -528,14 +524,14 @@ fn not_offered(method: &str) -> ErrorData {
 
 /// Writes, inside an `impl rmcp::ServerHandler` block, the resource methods forwarded to the
 /// [`Resources`] in field `$field` of the handler: lists, reads, templates, completion,
-/// subscriptions in both eras, the Skills extension, `initialize` (refusing a second one,
-/// [`Resources::refuse_reinitialize`]) and `on_initialized`. Declare the capabilities in
+/// subscriptions in both eras, the Skills extension, `initialize` (where a second one
+/// changes nothing, [`Resources::initialize`]) and `on_initialized`. Declare the capabilities in
 /// `get_info` with [`Resources::capabilities`].
 ///
 /// A handler that writes some of these itself leaves them out: `serve_resources!($field,
 /// without complete)` (a handler completing prompt arguments too calls
 /// [`Resources::complete`] for `ref/resource`), `without initialize` (its `initialize` calls
-/// [`Resources::refuse_reinitialize`] first), or `without complete, initialize`.
+/// [`Resources::initialize`]), or `without complete, initialize`.
 #[macro_export]
 macro_rules! serve_resources {
     ($field:ident) => {
@@ -569,11 +565,7 @@ macro_rules! serve_resources {
             request: ::rmcp::model::InitializeRequestParams,
             context: ::rmcp::service::RequestContext<::rmcp::service::RoleServer>,
         ) -> ::std::result::Result<::rmcp::model::InitializeResult, ::rmcp::ErrorData> {
-            self.$field.refuse_reinitialize(&request, &context)?;
-            if context.peer.peer_info().is_none() {
-                context.peer.set_peer_info(request.clone());
-            }
-            self.negotiate_initialize(&request)
+            self.$field.initialize(self, &request, &context)
         }
     };
     (@resources $field:ident) => {

@@ -360,7 +360,9 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         .page_size(config.page_size)
         .max_read_bytes(config.max_read_bytes);
     if let Some(name) = &config.cursor_key_env {
-        let key = cursor_key(name, std::env::var(name).ok())?;
+        // A value that is not Unicode is set, and malformed.
+        let value = std::env::var_os(name).map(|value| value.to_string_lossy().into_owned());
+        let key = cursor_key(name, value)?;
         tracing::info!(
             variable = %name,
             "list cursors are signed with the shared key: every instance with it accepts them"
