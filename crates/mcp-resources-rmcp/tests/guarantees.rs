@@ -125,16 +125,21 @@ impl Raw {
     }
 
     async fn initialize(&mut self, version: &str, capabilities: Value) {
-        let params = json!({
-            "protocolVersion": version,
-            "capabilities": capabilities,
-            "clientInfo": { "name": "raw", "version": "1" },
-        });
+        let params = initialize_params(version, capabilities, "1");
         let answer = self.request(0, "initialize", params).await;
         assert!(answer.get("result").is_some(), "{answer}");
         self.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
             .await;
     }
+}
+
+/// The params of an `initialize` from client version `client`.
+fn initialize_params(version: &str, capabilities: Value, client: &str) -> Value {
+    json!({
+        "protocolVersion": version,
+        "capabilities": capabilities,
+        "clientInfo": { "name": "raw", "version": client },
+    })
 }
 
 fn modern_meta(capabilities: Value) -> Value {
@@ -225,16 +230,8 @@ async fn each_request_is_served_in_the_era_rmcp_serves_it_in() {
 async fn a_second_initialize_changes_nothing() {
     let server = plain();
     let resources = Arc::new(Resources::new(server.clone()));
-    let first = json!({
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": { "name": "raw", "version": "1" },
-    });
-    let second = json!({
-        "protocolVersion": "2025-11-25",
-        "capabilities": { "elicitation": {} },
-        "clientInfo": { "name": "raw", "version": "2" },
-    });
+    let first = initialize_params("2025-06-18", json!({}), "1");
+    let second = initialize_params("2025-11-25", json!({ "elicitation": {} }), "2");
     // Before notifications/initialized, and racing it, many times.
     for racing in [false, true, true, true, true, true, true, true, true, true] {
         let mut raw = Raw::connect(&resources);
@@ -301,11 +298,7 @@ async fn a_stateless_connections_initialize_is_answered() {
         lines: BufReader::new(lines),
         out,
     };
-    let params = json!({
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": { "name": "some-client", "version": "1" },
-    });
+    let params = initialize_params("2025-06-18", json!({}), "1");
     let answer = raw.request(0, "initialize", params).await;
     assert_eq!(
         answer["result"]["protocolVersion"],

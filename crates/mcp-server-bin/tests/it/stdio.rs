@@ -188,7 +188,8 @@ fn uri(root: &Path, name: &str) -> String {
     format!("file://{}/{name}", root.display())
 }
 
-pub(crate) fn initialize(server: &mut Spawned) {
+/// A legacy 2025-06-18 session, initialized; the `initialize` response.
+pub(crate) fn initialize(server: &mut Spawned) -> Value {
     let result = server.request(
         json!(1),
         "initialize",
@@ -203,6 +204,7 @@ pub(crate) fn initialize(server: &mut Spawned) {
         "{result}"
     );
     server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    result
 }
 
 /// Every URI of a paged list, following `nextCursor`, and the number of pages.
@@ -647,21 +649,12 @@ fn instances_sharing_a_cursor_key_accept_each_others_cursors() {
 fn without_watchers_no_subscription_is_offered() {
     let (_dir, root) = tree();
     let mut server = Spawned::start(&root, &["--no-watch"]);
-    let init = server.request(
-        json!(1),
-        "initialize",
-        json!({
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "legacy-test", "version": "1"}
-        }),
-    );
+    let init = initialize(&mut server);
     assert_eq!(
         init["result"]["capabilities"]["resources"],
         json!({}),
         "{init}"
     );
-    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let subscribed = server.request(
         json!(2),
         "resources/subscribe",
