@@ -242,20 +242,19 @@ fn a_range_of_a_range_uri_is_masked_as_the_file() {
     let mut server = Spawned::start_with(&[OsStr::new("--tools"), root.as_os_str()]);
     handshake(&mut server, "2025-06-18");
     let uri = format!("file://{}/config.py?offset=12", root.display());
+    neither_read_shows(&mut server, &uri, &TOKEN[3..]);
+}
+
+/// Neither `resources/read` of `uri` nor the `read_resource` tool shows `secret`.
+fn neither_read_shows(server: &mut Spawned, uri: &str, secret: &str) {
     let read = server.request(json!(2), "resources/read", json!({"uri": uri}));
-    let tail = &TOKEN[3..];
     assert!(
-        !read.to_string().contains(tail),
+        !read.to_string().contains(secret),
         "resources/read leaks: {read}"
     );
-    let via_tool = tool(
-        &mut server,
-        3,
-        "read_resource",
-        json!({"uri": uri, "offset": 0}),
-    );
+    let via_tool = tool(server, 3, "read_resource", json!({"uri": uri, "offset": 0}));
     assert!(
-        !via_tool.to_string().contains(tail),
+        !via_tool.to_string().contains(secret),
         "read_resource leaks: {via_tool}"
     );
 }
@@ -278,21 +277,7 @@ fn a_scoped_rule_holds_for_a_range_of_a_range_uri() {
     ]);
     handshake(&mut server, "2025-06-18");
     let uri = format!("file://{}/people.csv?offset=0", root.display());
-    let read = server.request(json!(2), "resources/read", json!({"uri": uri}));
-    assert!(
-        !read.to_string().contains("bob.secret"),
-        "resources/read leaks: {read}"
-    );
-    let via_tool = tool(
-        &mut server,
-        3,
-        "read_resource",
-        json!({"uri": uri, "offset": 0}),
-    );
-    assert!(
-        !via_tool.to_string().contains("bob.secret"),
-        "read_resource leaks: {via_tool}"
-    );
+    neither_read_shows(&mut server, &uri, "bob.secret");
 }
 
 /// offset without length reads to the end, as `?offset=` does.
