@@ -1,10 +1,12 @@
-//! The Redis feed against a real `redis-server` on loopback (Debian's package; `.ci/run`
+//! The Redis feed against a real `redis-server` on a Unix socket (Debian's package; `.ci/run`
 //! installs it): changes published by one instance reach every instance, in order; a message
 //! that is not a change is skipped; other channels are not heard; and when Redis goes away the
 //! consumers are told they may miss changes, then told again when it is back. Without
 //! `redis-server` the tests say so loudly and pass, except under `CI=true`, where they fail.
 
-use std::net::{Ipv4Addr, SocketAddrV4, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpListener};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,30 +17,32 @@ use mcp_resources_redis::RedisFeed;
 /// How long an event may take to arrive.
 const WAIT: Duration = Duration::from_secs(10);
 
-/// A `redis-server` on a loopback port, killed when dropped.
+/// A `redis-server` listening only on a Unix socket in a directory of its own (no port that
+/// another test's server could take), killed when dropped.
 struct Redis {
     child: Child,
-    port: u16,
+    socket: PathBuf,
+    /// Its directory, removed when dropped; taken by [`Redis::stop`].
+    dir: Option<tempfile::TempDir>,
 }
 
 impl Redis {
     /// A fresh server, or `None` (said loudly) when `redis-server` is not installed.
     fn start() -> Option<Redis> {
-        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
-        Redis::start_on(port)
+        Redis::start_in(tempfile::tempdir().expect("a temporary directory"))
     }
 
-    fn start_on(port: u16) -> Option<Redis> {
+    /// A server on the socket in `dir` (a stopped one's, to start it again).
+    fn start_in(dir: tempfile::TempDir) -> Option<Redis> {
+        let socket = dir.path().join("redis.sock");
         let spawned = Command::new("redis-server")
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--port", "0", "--unixsocket"])
+            .arg(&socket)
             .args(["--save", "", "--appendonly", "no"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn();
-        let child = match spawned {
+        let mut child = match spawned {
             Ok(child) => child,
             Err(error) => {
                 assert!(
@@ -51,18 +55,31 @@ impl Redis {
                 return None;
             }
         };
-        let redis = Redis { child, port };
-        let address = SocketAddrV4::new(Ipv4Addr::LOCALHOST, port).into();
         let deadline = Instant::now() + WAIT;
-        while TcpStream::connect_timeout(&address, Duration::from_millis(100)).is_err() {
+        while UnixStream::connect(&socket).is_err() {
+            if let Some(status) = child.try_wait().expect("the server's status") {
+                panic!("redis-server ended at start: {status}");
+            }
             assert!(Instant::now() < deadline, "redis-server did not start");
             std::thread::sleep(Duration::from_millis(50));
         }
-        Some(redis)
+        Some(Redis {
+            child,
+            socket,
+            dir: Some(dir),
+        })
     }
 
     fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
+        format!("redis+unix://{}", self.socket.display())
+    }
+
+    /// Kills the server, keeping its directory for [`Redis::start_in`].
+    fn stop(mut self) -> tempfile::TempDir {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_file(&self.socket);
+        self.dir.take().expect("a running server's directory")
     }
 }
 
@@ -144,10 +161,9 @@ async fn a_message_that_is_no_change_is_skipped() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn losing_redis_is_told_and_so_is_its_return() {
     let Some(redis) = Redis::start() else { return };
-    let port = redis.port;
     let feed = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
     let mut events = feed.events();
-    drop(redis);
+    let dir = redis.stop();
     assert_eq!(next(&mut events).await, FeedEvent::Lost);
     assert!(
         feed.publish(&Change::Updated(uri("file:///srv/a.txt")))
@@ -155,7 +171,7 @@ async fn losing_redis_is_told_and_so_is_its_return() {
             .is_err(),
         "nothing to publish to"
     );
-    let _back = Redis::start_on(port).expect("redis-server starts again");
+    let _back = Redis::start_in(dir).expect("redis-server starts again");
     assert_eq!(next(&mut events).await, FeedEvent::Restored);
     let change = Change::Updated(uri("file:///srv/b.txt"));
     // The publishing connection comes back by itself, in a moment.
