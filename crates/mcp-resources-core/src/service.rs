@@ -498,6 +498,15 @@ impl Service {
         hub.take_ready()
     }
 
+    /// Anything may have changed (changes were missed): every subscriber is told about each
+    /// resource it subscribed to, and about the list if it listens to list changes. Returns
+    /// the subscribers that now have something to be told.
+    pub fn everything_changed(&self) -> Vec<SubscriberId> {
+        let mut hub = self.hub();
+        hub.everything_changed();
+        hub.take_ready()
+    }
+
     /// Takes what `subscriber` has to be told, coalesced since the last drain.
     pub fn drain_changes(&self, subscriber: SubscriberId) -> Vec<Change> {
         self.hub().drain(subscriber)

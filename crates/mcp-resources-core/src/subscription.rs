@@ -632,6 +632,34 @@ impl SubscriptionHub {
         newly_pending
     }
 
+    /// Records that anything may have changed (changes were missed, say, while the feed that
+    /// carries them between instances was away): marks every subscription of every subscriber
+    /// pending, and the list flag of every subscriber with list changes on. Returns how many
+    /// pending items were newly made. Visits every subscriber and subscription.
+    pub fn everything_changed(&mut self) -> usize {
+        let mut newly_pending = 0;
+        for (&id, subscriber) in &mut self.subscribers {
+            let before = subscriber.pending_count();
+            for subscription in &mut subscriber.subscriptions {
+                if !subscription.pending {
+                    subscription.pending = true;
+                    subscriber.pending_uris += 1;
+                }
+            }
+            if subscriber.list_changes {
+                subscriber.list_pending = true;
+            }
+            let made = subscriber.pending_count() - before;
+            if made > 0 && !subscriber.queued {
+                subscriber.queued = true;
+                self.ready.push(id);
+            }
+            newly_pending += made;
+        }
+        self.pending_total += newly_pending;
+        newly_pending
+    }
+
     /// Takes everything pending for `id`: [`Change::ListChanged`] first if pending, then one
     /// [`Change::ResourceUpdated`] per pending URI in URI order. Empty for an unknown subscriber.
     pub fn drain(&mut self, id: SubscriberId) -> Vec<Change> {

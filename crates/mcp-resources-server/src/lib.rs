@@ -47,6 +47,8 @@
 //!
 //! - [`Server`] and [`ServerBuilder`]: what is served and how the server presents itself;
 //!   [`Server::follow`] feeds a provider's changes to the subscribers.
+//! - [`feed`]: many instances as one, through a change feed ([`ServerBuilder::feed`]):
+//!   every instance's changes told to every instance's subscribers, and readiness.
 //! - [`era`]: the one function that decides which adapter serves a message.
 //! - The stdio transport ([`Server::serve_stdio`], [`Server::serve_lines`]).
 //! - With feature `http`: the Streamable HTTP transport (`Server::router` to mount in your own
@@ -57,6 +59,7 @@
 pub mod audit;
 mod driver;
 pub mod era;
+pub mod feed;
 #[cfg(feature = "http")]
 mod http;
 mod server;

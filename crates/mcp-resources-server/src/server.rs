@@ -10,10 +10,11 @@
 
 use std::num::NonZeroUsize;
 use std::sync::Arc;
+use std::time::Duration;
 
 use mcp_2026::{Handler, ModernConfig};
 use mcp_legacy_2025::LegacyConfig;
-use mcp_resources_core::change::{Change, ChangeSource};
+use mcp_resources_core::change::{ChangeFeed, ChangeSource};
 use mcp_resources_core::engine::{Engine, FunctionTemplate, Limits, StaticResource};
 use mcp_resources_core::pagination::CursorKey;
 use mcp_resources_core::policy::{Policy, Principal};
@@ -28,6 +29,7 @@ use mcp_resources_core::uri::ResourceUri;
 use mcp_types::lifecycle::Implementation;
 use tokio_util::sync::CancellationToken;
 
+use crate::feed::{Cluster, DEFAULT_SETTLE};
 use crate::wake::Wakers;
 
 /// The default `ttlMs` of a modern `server/discover` result: one hour.
@@ -42,6 +44,12 @@ pub enum BuildError {
     /// No cursor key was given and the operating system could not supply random bytes for one.
     #[error("cannot draw a random cursor key from the operating system: {0}")]
     Random(getrandom::Error),
+    /// A change feed was given, and the builder was not called inside a tokio runtime to spawn
+    /// the task that hears it.
+    #[error(
+        "a server with a change feed is built inside a tokio runtime (it hears the feed on a task)"
+    )]
+    NoRuntime,
 }
 
 /// Collects what a [`Server`] serves and how it presents itself.
@@ -77,6 +85,8 @@ pub struct ServerBuilder {
     redactor: Option<Redactor>,
     sensitive: Vec<SensitiveRule>,
     audit: Option<Arc<dyn AuditSink>>,
+    feed: Option<Arc<dyn ChangeFeed>>,
+    feed_settle: Duration,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -117,6 +127,8 @@ impl ServerBuilder {
             redactor: None,
             sensitive: Vec::new(),
             audit: None,
+            feed: None,
+            feed_settle: DEFAULT_SETTLE,
         }
     }
 
@@ -279,13 +291,36 @@ impl ServerBuilder {
         self
     }
 
+    /// Carries changes between the instances of a deployment through `feed` (see
+    /// [`crate::feed`]): what [`Server::follow`] takes from a source is published to every
+    /// instance, and every instance's changes reach this one's subscribers. The server is then
+    /// built inside a tokio runtime, on which it hears the feed until it shuts down.
+    #[must_use]
+    pub fn feed(mut self, feed: Arc<dyn ChangeFeed>) -> Self {
+        self.feed = Some(feed);
+        self
+    }
+
+    /// Sets how long changes heard from the feed are gathered before subscribers are told
+    /// (default [`DEFAULT_SETTLE`](crate::feed::DEFAULT_SETTLE), 20 ms): the same change
+    /// published by several instances within it is told once.
+    #[must_use]
+    pub fn feed_settle(mut self, settle: Duration) -> Self {
+        self.feed_settle = settle;
+        self
+    }
+
     /// Builds the server.
     ///
     /// # Errors
     ///
     /// [`BuildError::Engine`] when a static URI or a template text is registered twice;
-    /// [`BuildError::Random`] when no cursor key was set and the OS has no randomness to give.
+    /// [`BuildError::Random`] when no cursor key was set and the OS has no randomness to give;
+    /// [`BuildError::NoRuntime`] when a feed was given and no tokio runtime is current.
     pub fn build(self) -> Result<Server, BuildError> {
+        if self.feed.is_some() && tokio::runtime::Handle::try_current().is_err() {
+            return Err(BuildError::NoRuntime);
+        }
         let cursor_key = match self.cursor_key {
             Some(key) => key,
             None => {
@@ -346,16 +381,20 @@ impl ServerBuilder {
             private_results: per_principal,
             ..ModernConfig::new(self.server_info)
         };
-        Ok(Server {
+        let shutdown = CancellationToken::new();
+        let server = Server {
             shared: Arc::new(Shared {
                 service: Arc::new(service),
                 legacy: Arc::new(legacy),
                 modern: Handler::new(Arc::new(modern)),
                 wakers: Wakers::default(),
-                shutdown: CancellationToken::new(),
+                cluster: Cluster::new(self.feed, self.feed_settle, &shutdown),
+                shutdown,
                 stdio_principal: Arc::new(self.stdio_principal),
             }),
-        })
+        };
+        server.hear_feed();
+        Ok(server)
     }
 }
 
@@ -383,6 +422,8 @@ pub(crate) struct Shared {
     pub(crate) shutdown: CancellationToken,
     /// The principal of every stdio request.
     pub(crate) stdio_principal: Arc<Principal>,
+    /// The change feed between instances, readiness, and the end of live streams.
+    pub(crate) cluster: Cluster,
 }
 
 impl Server {
@@ -435,8 +476,9 @@ impl Server {
     }
 
     /// Feeds the changes a provider's source reports (a file watcher, a repository whose refs
-    /// move) to the subscribers, until the source stops or the server shuts down. Spawns a task
-    /// on the current tokio runtime.
+    /// move) to the subscribers (through the feed, to every instance, when the server has
+    /// one: [`ServerBuilder::feed`]), until the source stops or the server shuts down. Spawns a
+    /// task on the current tokio runtime.
     pub fn follow(&self, mut source: impl ChangeSource + 'static) -> tokio::task::JoinHandle<()> {
         let server = self.clone();
         tokio::spawn(async move {
@@ -447,27 +489,7 @@ impl Server {
                 };
                 match change {
                     None => return,
-                    Some(Change::Updated(uri)) => {
-                        tracing::debug!(
-                            uri = uri.as_str(),
-                            "resource changed: notifying its subscribers"
-                        );
-                        server.resource_updated(uri.as_str());
-                    }
-                    Some(Change::ListChanged { created, removed }) => {
-                        tracing::debug!(
-                            created = created.len(),
-                            removed = removed.len(),
-                            "resources appeared or disappeared: notifying subscribers"
-                        );
-                        // A subscriber of a resource that is gone learns it from an update too.
-                        for uri in &removed {
-                            server.resource_updated(uri.as_str());
-                        }
-                        let changed: Vec<ResourceUri> =
-                            created.into_iter().chain(removed).collect();
-                        server.list_changed_for(&changed);
-                    }
+                    Some(change) => server.tell(change).await,
                 }
             }
         })

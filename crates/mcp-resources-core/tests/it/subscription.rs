@@ -13,7 +13,7 @@ use proptest::prelude::*;
 //
 // Operations (subscribers are named by one word; `add` binds the name):
 //   add NAME | remove NAME | sub NAME URI | unsub NAME URI | list NAME on|off
-//   update URI | update-with-ancestors URI | list-changed | drain NAME | ready | peek-ready | subs NAME | pending NAME
+//   update URI | update-with-ancestors URI | list-changed | everything-changed | drain NAME | ready | peek-ready | subs NAME | pending NAME
 //   subscribers-of URI | stats
 // A line `limit N` (no `=>`) sets the per-subscriber limit; it must come first.
 // ---------------------------------------------------------------------------------------------
@@ -87,6 +87,7 @@ fn run_line(
         ["update", uri] => hub.resource_updated(uri).to_string(),
         ["update-with-ancestors", uri] => hub.resource_updated_with_ancestors(uri).to_string(),
         ["list-changed"] => hub.list_changed().to_string(),
+        ["everything-changed"] => hub.everything_changed().to_string(),
         ["drain", name] => {
             let changes: Vec<String> = hub
                 .drain(id(name))
@@ -247,6 +248,29 @@ fn list_changes_reach_list_subscribers_only_and_coalesce() {
         ready                 => []
         drain a               => []
         list-changed          => 0
+        ",
+    );
+}
+
+#[test]
+fn everything_changed_marks_every_subscription_and_list_once() {
+    check(
+        "
+        add a                 => id 1
+        add b                 => id 2
+        add c                 => id 3
+        sub a file:///x       => new
+        sub a file:///y       => new
+        list a on             => ok
+        sub b file:///y       => new
+        update file:///y      => 2
+        everything-changed    => 2
+        everything-changed    => 0
+        ready                 => [a, b]
+        drain a               => [list, file:///x, file:///y]
+        drain b               => [file:///y]
+        drain c               => []
+        stats                 => subscribers=3 subscriptions=3 uris=2 list=1 pending=0 ready=0
         ",
     );
 }
@@ -602,6 +626,7 @@ enum Operation {
     Update(usize),
     UpdateWithAncestors(usize),
     ListChanged,
+    EverythingChanged,
     Drain(usize),
     TakeReady,
 }
@@ -619,6 +644,7 @@ fn operation() -> impl Strategy<Value = Operation> {
         4 => uri.clone().prop_map(Operation::Update),
         2 => uri.prop_map(Operation::UpdateWithAncestors),
         1 => Just(Operation::ListChanged),
+        1 => Just(Operation::EverythingChanged),
         3 => subscriber.prop_map(Operation::Drain),
         1 => Just(Operation::TakeReady),
     ]
@@ -790,6 +816,19 @@ fn step(
                 }
             }
             prop_assert_eq!(hub.list_changed(), expected);
+        }
+        Operation::EverythingChanged => {
+            let mut expected = 0;
+            for (id, s) in &mut model.subscribers {
+                let before = s.pending();
+                s.pending_uris.extend(s.uris.iter().cloned());
+                s.list_pending |= s.list_changes;
+                if s.pending() > before {
+                    expected += s.pending() - before;
+                    model.newly_pending.insert(*id);
+                }
+            }
+            prop_assert_eq!(hub.everything_changed(), expected);
         }
         Operation::Drain(index) => {
             let Some(id) = pick(index) else { return Ok(()) };

@@ -895,7 +895,7 @@ pub(crate) fn open_stream(state: &HttpState, session: Arc<LegacyHttpSession>) ->
     let stream = GetStream::new(
         session,
         generation,
-        state.shared.shutdown.clone(),
+        state.shared.cluster.streams_end(),
         state.options.keep_alive,
     );
     reply::live(stream.frames())
@@ -910,7 +910,8 @@ pub(crate) struct GetStream {
     generation: u64,
     /// Frames taken from the session, in its order, to send.
     frames: VecDeque<Bytes>,
-    /// Ready at shutdown: one wait for the stream's whole life, not one per frame.
+    /// Ready at shutdown, or when the change feed is lost ([`crate::feed`]): one wait for the
+    /// stream's whole life, not one per frame.
     shutdown: Pin<Box<WaitForCancellationFutureOwned>>,
     keep_alive: Interval,
     /// Ticks the session once a second while it waits for the client's answers

@@ -120,6 +120,7 @@ impl Server {
     /// ```
     pub fn router(&self, options: HttpOptions) -> Router {
         let path = options.path.clone();
+        let health = options.health;
         let metadata_paths = options
             .authorization
             .as_ref()
@@ -136,8 +137,19 @@ impl Server {
             .without_v07_checks()
             .route(&literal_route(&path), axum::routing::any(endpoint));
         // An endpoint at a metadata path is the endpoint: one route per path.
-        for metadata_path in metadata_paths.into_iter().filter(|other| *other != path) {
-            router = router.route(&literal_route(&metadata_path), axum::routing::any(metadata));
+        for metadata_path in metadata_paths.iter().filter(|other| **other != path) {
+            router = router.route(&literal_route(metadata_path), axum::routing::any(metadata));
+        }
+        if health {
+            let taken = |candidate: &str| {
+                candidate == path || metadata_paths.iter().any(|other| other == candidate)
+            };
+            if !taken(HEALTHZ) {
+                router = router.route(HEALTHZ, axum::routing::any(healthz));
+            }
+            if !taken(READYZ) {
+                router = router.route(READYZ, axum::routing::any(readyz));
+            }
         }
         router.with_state(state)
     }
@@ -435,6 +447,48 @@ async fn metadata(State(router): State<RouterState>, method: Method) -> axum::re
         None => reply::status(StatusCode::NOT_FOUND),
     };
     response.map(axum::body::Body::new)
+}
+
+/// The liveness path ([`HttpOptions::health`]).
+const HEALTHZ: &str = "/healthz";
+/// The readiness path ([`HttpOptions::health`]).
+const READYZ: &str = "/readyz";
+
+/// `GET /healthz`: the process serves.
+async fn healthz(method: Method) -> axum::response::Response {
+    health_reply(&method, true, "ok\n")
+}
+
+/// `GET /readyz`: ready for requests, change feed connected.
+async fn readyz(State(router): State<RouterState>, method: Method) -> axum::response::Response {
+    let server = Server {
+        shared: Arc::clone(&router.state.shared),
+    };
+    if server.is_ready() {
+        health_reply(&method, true, "ready\n")
+    } else if server.is_shut_down() {
+        health_reply(&method, false, "not ready: shutting down\n")
+    } else {
+        health_reply(&method, false, "not ready: the change feed is away\n")
+    }
+}
+
+/// A health answer: `200` or `503` with a line of text, to `GET` and `HEAD` only.
+fn health_reply(method: &Method, healthy: bool, text: &'static str) -> axum::response::Response {
+    if method != Method::GET && method != Method::HEAD {
+        return method_not_allowed().map(axum::body::Body::new);
+    }
+    let status = if healthy {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    axum::response::Response::builder()
+        .status(status)
+        .header(header::CONTENT_TYPE, "text/plain; charset=utf-8")
+        .header(header::CACHE_CONTROL, "no-store")
+        .body(axum::body::Body::from(text))
+        .expect("a fixed status and headers")
 }
 
 /// The one handler of the endpoint, as a [`Router`] route.

@@ -124,7 +124,7 @@ async fn listen(state: &HttpState, mut exchange: Exchange) -> Response {
         exchange,
         subscriber,
         changes,
-        shutdown: Box::pin(state.shared.shutdown.clone().cancelled_owned()),
+        shutdown: Box::pin(state.shared.cluster.streams_end().cancelled_owned()),
         keep_alive: sse::keep_alive_timer(state.options.keep_alive),
         frames,
     };
@@ -141,7 +141,8 @@ struct ListenStream {
     subscriber: SubscriberGuard,
     /// Notified by the hub when the subscriber has changes waiting.
     changes: Arc<Notify>,
-    /// Ready at shutdown: one wait for the stream's whole life, not one per frame.
+    /// Ready at shutdown, or when the change feed is lost ([`crate::feed`]): one wait for the
+    /// stream's whole life, not one per frame.
     shutdown: Pin<Box<WaitForCancellationFutureOwned>>,
     keep_alive: Interval,
     frames: VecDeque<Bytes>,

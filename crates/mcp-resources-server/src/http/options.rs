@@ -95,6 +95,13 @@ pub struct HttpOptions {
     /// Bearer-token authorization of every request ([`auth`]; default `None`: none, for a
     /// local server). With it, the metadata document is served at its well-known paths.
     pub authorization: Option<auth::Authorization>,
+    /// Whether the router also answers `GET /healthz` (liveness: `200` while the process
+    /// serves) and `GET /readyz` (`200` while [`Server::is_ready`](crate::Server::is_ready),
+    /// `503` once shutting down or while the change feed is away), for a load balancer's
+    /// checks (default off, so that an app merging the router keeps those paths for its own).
+    /// Neither needs a token nor checks `Origin` and `Host`; neither tells anything but the
+    /// state. A path equal to the endpoint's is the endpoint's.
+    pub health: bool,
 }
 
 impl Default for HttpOptions {
@@ -124,6 +131,7 @@ impl Default for HttpOptions {
             max_request_bytes: 256 * 1024 * 1024,
             max_request_bytes_per_client: 32 * 1024 * 1024,
             authorization: None,
+            health: false,
         }
     }
 }

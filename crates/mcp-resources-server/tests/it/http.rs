@@ -14,9 +14,9 @@ use mcp_resources_server::{HttpOptions, Server};
 use serde_json::{Value, json};
 
 /// How long any single wait may take before the test fails.
-const WAIT: Duration = Duration::from_secs(10);
+pub(crate) const WAIT: Duration = Duration::from_secs(10);
 
-const MODERN: &str = "2026-07-28";
+pub(crate) const MODERN: &str = "2026-07-28";
 
 /// Reads of `test://gate/{n}` wait at gate `n` until a test lets one through (one gate per
 /// test, as tests run at once).
@@ -27,14 +27,56 @@ static GATES: [tokio::sync::Notify; 4] = [
     tokio::sync::Notify::const_new(),
 ];
 
-/// A server with the conformance-style fixture, served on an ephemeral loopback port.
-struct TestServer {
-    server: Server,
+/// The conformance-style fixture: `test://static-text`, `test://watched-resource`, the gates
+/// `test://gate/{n}` and the template `test://template/{id}/data`.
+pub(crate) fn fixture() -> mcp_resources_server::ServerBuilder {
+    let text = ResourceUri::parse("test://static-text").unwrap();
+    let watched = ResourceUri::parse("test://watched-resource").unwrap();
+    Server::builder()
+        .server_info("http-test", "1.0.0")
+        .static_resource(
+            Resource::new(text.clone(), "static-text").with_mime_type("text/plain"),
+            vec![Contents::text(text, "hello over http")],
+        )
+        .static_resource(
+            Resource::new(watched.clone(), "watched").with_mime_type("text/plain"),
+            vec![Contents::text(watched, "watch me")],
+        )
+        .template_fn(
+            ResourceTemplate::new(UriTemplate::parse("test://gate/{n}").unwrap(), "gate"),
+            |uri, variables| {
+                let contents = Contents::text(uri.clone(), "through the gate");
+                let gate = variables.get_str("n").and_then(|n| n.parse::<usize>().ok());
+                async move {
+                    if let Some(gate) = gate.and_then(|gate| GATES.get(gate)) {
+                        gate.notified().await;
+                    }
+                    Ok(vec![contents])
+                }
+            },
+        )
+        .template_fn(
+            ResourceTemplate::new(
+                UriTemplate::parse("test://template/{id}/data").unwrap(),
+                "data",
+            ),
+            |uri, variables| {
+                let id = variables.get_str("id").unwrap_or_default().to_owned();
+                let contents = Contents::text(uri.clone(), format!(r#"{{"id":"{id}"}}"#));
+                async move { Ok(vec![contents]) }
+            },
+        )
+}
+
+/// A server served on an ephemeral loopback port, shut down when dropped.
+pub(crate) struct TestServer {
+    pub(crate) server: Server,
     addr: SocketAddr,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
 impl TestServer {
+    /// The fixture, served with `options`.
     async fn start(options: HttpOptions) -> TestServer {
         TestServer::start_with(options, None).await
     }
@@ -44,46 +86,15 @@ impl TestServer {
         options: HttpOptions,
         policy: Option<std::sync::Arc<dyn mcp_resources_core::policy::Policy>>,
     ) -> TestServer {
-        let text = ResourceUri::parse("test://static-text").unwrap();
-        let watched = ResourceUri::parse("test://watched-resource").unwrap();
-        let mut builder = Server::builder()
-            .server_info("http-test", "1.0.0")
-            .static_resource(
-                Resource::new(text.clone(), "static-text").with_mime_type("text/plain"),
-                vec![Contents::text(text, "hello over http")],
-            )
-            .static_resource(
-                Resource::new(watched.clone(), "watched").with_mime_type("text/plain"),
-                vec![Contents::text(watched, "watch me")],
-            )
-            .template_fn(
-                ResourceTemplate::new(UriTemplate::parse("test://gate/{n}").unwrap(), "gate"),
-                |uri, variables| {
-                    let contents = Contents::text(uri.clone(), "through the gate");
-                    let gate = variables.get_str("n").and_then(|n| n.parse::<usize>().ok());
-                    async move {
-                        if let Some(gate) = gate.and_then(|gate| GATES.get(gate)) {
-                            gate.notified().await;
-                        }
-                        Ok(vec![contents])
-                    }
-                },
-            )
-            .template_fn(
-                ResourceTemplate::new(
-                    UriTemplate::parse("test://template/{id}/data").unwrap(),
-                    "data",
-                ),
-                |uri, variables| {
-                    let id = variables.get_str("id").unwrap_or_default().to_owned();
-                    let contents = Contents::text(uri.clone(), format!(r#"{{"id":"{id}"}}"#));
-                    async move { Ok(vec![contents]) }
-                },
-            );
+        let mut builder = fixture();
         if let Some(policy) = policy {
             builder = builder.policy(policy);
         }
-        let server = builder.build().unwrap();
+        TestServer::serve(builder.build().unwrap(), options).await
+    }
+
+    /// Serves `server` with `options`.
+    pub(crate) async fn serve(server: Server, options: HttpOptions) -> TestServer {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let task = tokio::spawn(server.clone().serve_http_on(listener, options));
@@ -96,7 +107,7 @@ impl TestServer {
 
     /// One HTTP request on a fresh connection. `Host` is the server's address unless `headers`
     /// names one.
-    async fn send(
+    pub(crate) async fn send(
         &self,
         method: &str,
         headers: &[(&str, &str)],
@@ -106,7 +117,7 @@ impl TestServer {
     }
 
     /// [`TestServer::send`] to another path.
-    async fn send_at(
+    pub(crate) async fn send_at(
         &self,
         path: &str,
         method: &str,
@@ -152,7 +163,7 @@ impl TestServer {
     }
 
     /// A modern request with every header the 2026-07-28 HTTP transport requires.
-    async fn modern(&self, method: &str, params: Value) -> Answer {
+    pub(crate) async fn modern(&self, method: &str, params: Value) -> Answer {
         let mut params = params;
         params["_meta"] = modern_meta();
         let uri = params["uri"].as_str().map(str::to_owned);
@@ -194,7 +205,7 @@ impl TestServer {
     }
 
     /// A legacy session of `version` subscribed to `test://watched-resource`; its id.
-    async fn watching_legacy_session(&self, version: &str) -> String {
+    pub(crate) async fn watching_legacy_session(&self, version: &str) -> String {
         let session = self.legacy_session(version).await;
         let headers = [
             ("mcp-session-id", session.as_str()),
@@ -257,7 +268,7 @@ fn authorization() -> mcp_resources_server::auth::Authorization {
     .unwrap()
 }
 
-fn modern_meta() -> Value {
+pub(crate) fn modern_meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -267,12 +278,12 @@ fn modern_meta() -> Value {
 
 /// A finished POST.
 #[derive(Debug)]
-struct Answer {
-    status: u16,
+pub(crate) struct Answer {
+    pub(crate) status: u16,
     session: Option<String>,
     content_type: Option<String>,
     /// The body, or an SSE body's last message.
-    json: Value,
+    pub(crate) json: Value,
     /// An SSE body's messages before its last.
     before: Vec<Value>,
 }
@@ -328,13 +339,13 @@ fn events(text: &str) -> Vec<Value> {
 }
 
 /// Reads a live SSE body one message at a time.
-struct EventReader {
+pub(crate) struct EventReader {
     body: Incoming,
     buffer: String,
 }
 
 impl EventReader {
-    fn new(response: hyper::Response<Incoming>) -> EventReader {
+    pub(crate) fn new(response: hyper::Response<Incoming>) -> EventReader {
         assert_eq!(response.status(), 200);
         assert_eq!(
             response.headers()["content-type"].to_str().unwrap(),
@@ -347,7 +358,7 @@ impl EventReader {
     }
 
     /// The next JSON message, skipping comments; `None` when the stream ended.
-    async fn next(&mut self) -> Option<Value> {
+    pub(crate) async fn next(&mut self) -> Option<Value> {
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
                 let event: String = self.buffer.drain(..end + 2).collect();
@@ -386,7 +397,7 @@ where
 
 /// The default options with no keep-alive within a test's time: a stream's first event is the
 /// one the test waits for.
-fn quiet() -> HttpOptions {
+pub(crate) fn quiet() -> HttpOptions {
     HttpOptions {
         keep_alive: Duration::from_secs(3600),
         ..HttpOptions::default()

@@ -1,0 +1,281 @@
+//! Instances sharing a change feed, over real HTTP on 127.0.0.1: what one instance sees reaches
+//! the streams of every instance, once; losing the feed ends live streams and readiness while
+//! reads go on; its return tells every subscriber that what it follows may have changed. The
+//! feed here is an in-memory one of the test's own (a broadcast channel the test can take
+//! down); the Redis feed is tested against a real Redis in its crate and in the binary's
+//! deployment test.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use mcp_resources_core::change::{
+    Change, ChangeFeed, ChangeSource, FeedError, FeedEvent, FeedEvents,
+};
+use mcp_resources_core::uri::ResourceUri;
+use mcp_resources_server::{BuildError, HttpOptions, Server};
+use serde_json::{Value, json};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::http::{EventReader, MODERN, TestServer, fixture, modern_meta, quiet};
+
+/// Every instance's changes, on one broadcast channel; down, it takes none.
+struct MemoryFeed {
+    events: broadcast::Sender<FeedEvent>,
+    down: AtomicBool,
+}
+
+impl MemoryFeed {
+    fn new() -> Arc<MemoryFeed> {
+        Arc::new(MemoryFeed {
+            events: broadcast::channel(64).0,
+            down: AtomicBool::new(false),
+        })
+    }
+
+    /// The connection is gone: every consumer is told.
+    fn lose(&self) {
+        self.down.store(true, Ordering::SeqCst);
+        let _ = self.events.send(FeedEvent::Lost);
+    }
+
+    /// The connection is back.
+    fn restore(&self) {
+        self.down.store(false, Ordering::SeqCst);
+        let _ = self.events.send(FeedEvent::Restored);
+    }
+}
+
+#[async_trait]
+impl ChangeFeed for MemoryFeed {
+    async fn publish(&self, change: &Change) -> Result<(), FeedError> {
+        if self.down.load(Ordering::SeqCst) {
+            return Err(FeedError("the feed is down".to_owned()));
+        }
+        let _ = self.events.send(FeedEvent::Change(change.clone()));
+        Ok(())
+    }
+
+    fn events(&self) -> Box<dyn FeedEvents> {
+        Box::new(Heard(self.events.subscribe()))
+    }
+}
+
+struct Heard(broadcast::Receiver<FeedEvent>);
+
+#[async_trait]
+impl FeedEvents for Heard {
+    async fn next_event(&mut self) -> Option<FeedEvent> {
+        match self.0.recv().await {
+            Ok(event) => Some(event),
+            Err(broadcast::error::RecvError::Lagged(_)) => Some(FeedEvent::Lost),
+            Err(broadcast::error::RecvError::Closed) => None,
+        }
+    }
+}
+
+/// A source of changes the test sends into.
+struct Source(mpsc::Receiver<Change>);
+
+#[async_trait]
+impl ChangeSource for Source {
+    async fn next_change(&mut self) -> Option<Change> {
+        self.0.recv().await
+    }
+}
+
+const WATCHED: &str = "test://watched-resource";
+
+fn watched() -> Change {
+    Change::Updated(ResourceUri::parse(WATCHED).unwrap())
+}
+
+/// An instance of the fixture on `feed`, with the default settle time.
+async fn instance(feed: &Arc<MemoryFeed>) -> TestServer {
+    instance_settling(feed, mcp_resources_server::feed::DEFAULT_SETTLE).await
+}
+
+/// An instance of the fixture on `feed` whose heard changes settle for `settle`.
+async fn instance_settling(feed: &Arc<MemoryFeed>, settle: Duration) -> TestServer {
+    let feed: Arc<dyn ChangeFeed> = feed.clone();
+    let server = fixture().feed(feed).feed_settle(settle).build().unwrap();
+    TestServer::serve(
+        server,
+        HttpOptions {
+            health: true,
+            ..quiet()
+        },
+    )
+    .await
+}
+
+/// A listen stream of `server` on the watched resource and list changes, past its
+/// acknowledgment.
+async fn listen(server: &TestServer, id: &str) -> EventReader {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+    "params": {"_meta": modern_meta(), "notifications": {
+        "resourceSubscriptions": [WATCHED], "resourcesListChanged": true
+    }}});
+    let headers = [
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", "subscriptions/listen"),
+    ];
+    let response = server.send("POST", &headers, Some(&body.to_string())).await;
+    let mut stream = EventReader::new(response);
+    let ack = stream.next().await.expect("the acknowledgment");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    stream
+}
+
+/// The method and URI of a stream's next message.
+async fn next(stream: &mut EventReader) -> (String, Value) {
+    let message = stream.next().await.expect("a message");
+    (
+        message["method"].as_str().unwrap_or_default().to_owned(),
+        message["params"]["uri"].clone(),
+    )
+}
+
+fn updated() -> (String, Value) {
+    ("notifications/resources/updated".to_owned(), json!(WATCHED))
+}
+
+fn list_changed() -> (String, Value) {
+    (
+        "notifications/resources/list_changed".to_owned(),
+        Value::Null,
+    )
+}
+
+/// The status and text of `GET path`.
+async fn probe(server: &TestServer, path: &str) -> (u16, String) {
+    use http_body_util::BodyExt as _;
+    let response = server.send_at(path, "GET", &[], None).await;
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8(body.to_vec()).unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_one_instance_sees_reaches_every_instances_streams_once() {
+    let feed = MemoryFeed::new();
+    // A settle time far above the test's gaps between instances, however slow the machine.
+    let settle = Duration::from_millis(500);
+    let one = instance_settling(&feed, settle).await;
+    let two = instance_settling(&feed, settle).await;
+    let (changes, source) = mpsc::channel(8);
+    one.server.follow(Source(source));
+    let mut on_one = listen(&one, "on-one").await;
+    let mut on_two = listen(&two, "on-two").await;
+
+    // Seen by the first instance only, told by both.
+    changes.send(watched()).await.unwrap();
+    assert_eq!(next(&mut on_one).await, updated());
+    assert_eq!(next(&mut on_two).await, updated());
+
+    // The same change published by three instances a moment apart (all watching the same
+    // storage) is told once: the hub holds one pending update per subscription, and the
+    // feed's changes settle before anyone is woken. A list change afterwards is the very next
+    // message.
+    for _ in 0..3 {
+        feed.publish(&watched()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(next(&mut on_two).await, updated());
+    two.server.list_changed();
+    assert_eq!(next(&mut on_two).await, list_changed());
+    assert_eq!(next(&mut on_one).await, updated());
+    one.server.list_changed();
+    assert_eq!(next(&mut on_one).await, list_changed());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn losing_the_feed_ends_live_streams_and_readiness_until_it_is_back() {
+    let feed = MemoryFeed::new();
+    let server = instance(&feed).await;
+    assert_eq!(probe(&server, "/readyz").await, (200, "ready\n".to_owned()));
+    let session = server.watching_legacy_session("2025-06-18").await;
+    let get_headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-06-18"),
+        ("accept", "text/event-stream"),
+    ];
+    let mut get = EventReader::new(server.send("GET", &get_headers, None).await);
+    let mut listening = listen(&server, "before").await;
+
+    feed.lose();
+    // The listen stream gets its graceful result, then ends; so does the GET stream.
+    let last = listening.next().await.expect("the graceful result");
+    assert_eq!(last["id"], "before");
+    assert_eq!(last["result"]["resultType"], "complete");
+    assert_eq!(listening.next().await, None);
+    assert_eq!(get.next().await, None);
+    // Not ready, alive, and reads go on.
+    let (status, text) = probe(&server, "/readyz").await;
+    assert_eq!(
+        (status, text.as_str()),
+        (503, "not ready: the change feed is away\n")
+    );
+    assert_eq!(probe(&server, "/healthz").await, (200, "ok\n".to_owned()));
+    let read = server
+        .modern("resources/read", json!({"uri": "test://static-text"}))
+        .await;
+    assert_eq!(read.status, 200);
+    assert_eq!(
+        read.json["result"]["contents"][0]["text"],
+        "hello over http"
+    );
+
+    // What this instance sees while the feed is away still reaches its own subscribers.
+    let (changes, source) = mpsc::channel(8);
+    server.server.follow(Source(source));
+    let mut during = listen(&server, "during").await;
+    changes.send(watched()).await.unwrap();
+    assert_eq!(next(&mut during).await, updated());
+
+    feed.restore();
+    // Whatever changed elsewhere meanwhile: everything it follows may have changed.
+    assert_eq!(next(&mut during).await, list_changed());
+    assert_eq!(next(&mut during).await, updated());
+    assert_eq!(probe(&server, "/readyz").await, (200, "ready\n".to_owned()));
+    // The legacy session (told list changes without asking), its GET stream open again, is
+    // told the same.
+    let mut get = EventReader::new(server.send("GET", &get_headers, None).await);
+    assert_eq!(next(&mut get).await, list_changed());
+    assert_eq!(next(&mut get).await, updated());
+}
+
+#[tokio::test]
+async fn health_paths_are_served_when_asked_only() {
+    let feed = MemoryFeed::new();
+    let server = instance(&feed).await;
+    assert_eq!(
+        server.send_at("/readyz", "HEAD", &[], None).await.status(),
+        200
+    );
+    assert_eq!(
+        server.send_at("/healthz", "POST", &[], None).await.status(),
+        405
+    );
+    // Without `health`, the paths are not the server's.
+    let plain = TestServer::serve(fixture().build().unwrap(), quiet()).await;
+    assert_eq!(
+        plain.send_at("/healthz", "GET", &[], None).await.status(),
+        404
+    );
+    assert_eq!(
+        plain.send_at("/readyz", "GET", &[], None).await.status(),
+        404
+    );
+    assert!(plain.server.is_ready());
+    plain.server.shutdown();
+    assert!(!plain.server.is_ready(), "not ready once shutting down");
+}
+
+#[test]
+fn a_server_with_a_feed_is_built_inside_a_runtime() {
+    let feed: Arc<dyn ChangeFeed> = MemoryFeed::new();
+    let built = Server::builder().feed(feed).build();
+    assert!(matches!(built, Err(BuildError::NoRuntime)), "{built:?}");
+}
