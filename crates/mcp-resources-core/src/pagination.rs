@@ -49,6 +49,18 @@ impl CursorKey {
     pub fn new(bytes: [u8; 32]) -> CursorKey {
         CursorKey(bytes)
     }
+
+    /// A name of this key that tells nothing of it (32 hexadecimal digits of a MAC, by the key,
+    /// of a fixed text): instances compare fingerprints to learn whether they share a key.
+    pub fn fingerprint(&self) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
+        mac.update(b"mcp-resources cursor key fingerprint");
+        let digest = mac.finalize().into_bytes();
+        digest[..16]
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect()
+    }
 }
 
 impl fmt::Debug for CursorKey {

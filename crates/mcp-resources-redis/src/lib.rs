@@ -62,6 +62,17 @@ pub enum RedisFeedError {
         /// What went wrong.
         error: redis::RedisError,
     },
+    /// Another instance of the channel holds another value ([`RedisFeed::agree`]).
+    #[error("another instance on the Redis channel {channel} has another {name}")]
+    Disagreement {
+        /// The channel.
+        channel: String,
+        /// What the instances disagree on.
+        name: String,
+    },
+    /// A command failed.
+    #[error("Redis refused a command: {0}")]
+    Command(redis::RedisError),
 }
 
 /// The change feed of one deployment on one Redis channel.
@@ -122,6 +133,56 @@ impl RedisFeed {
             connected,
             subscription,
         })
+    }
+}
+
+impl RedisFeed {
+    /// Agrees with the other instances of the channel on the value named `name` (a key's
+    /// fingerprint, say): the first instance records `value` in Redis (under
+    /// `<channel>:<name>`, for `lasting`), and every instance that agrees extends the record;
+    /// an instance with another value is told, while the record lasts. Call it again before
+    /// `lasting` is over to keep the record.
+    ///
+    /// # Errors
+    ///
+    /// [`RedisFeedError::Disagreement`] when another instance recorded another value;
+    /// [`RedisFeedError::Command`] when Redis cannot be asked.
+    pub async fn agree(
+        &self,
+        name: &str,
+        value: &str,
+        lasting: Duration,
+    ) -> Result<(), RedisFeedError> {
+        let key = format!("{}:{name}", self.channel);
+        let millis = u64::try_from(lasting.as_millis())
+            .unwrap_or(u64::MAX)
+            .max(1);
+        let mut connection = self.publisher.clone();
+        let recorded: Option<String> = redis::cmd("SET")
+            .arg(&key)
+            .arg(value)
+            .arg("NX")
+            .arg("GET")
+            .arg("PX")
+            .arg(millis)
+            .query_async(&mut connection)
+            .await
+            .map_err(RedisFeedError::Command)?;
+        match recorded {
+            // Recorded now, by this instance.
+            None => Ok(()),
+            Some(recorded) if recorded == value => {
+                let _: bool = connection
+                    .pexpire(&key, i64::try_from(millis).unwrap_or(i64::MAX))
+                    .await
+                    .map_err(RedisFeedError::Command)?;
+                Ok(())
+            }
+            Some(_) => Err(RedisFeedError::Disagreement {
+                channel: self.channel.clone(),
+                name: name.to_owned(),
+            }),
+        }
     }
 }
 

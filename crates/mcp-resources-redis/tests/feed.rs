@@ -218,3 +218,31 @@ async fn an_unreachable_redis_is_an_error_at_start() {
         "the password is not shown: {error}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instances_agree_on_a_value_or_are_told_they_do_not() {
+    let Some(redis) = Redis::start() else { return };
+    let one = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let two = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let other_channel = RedisFeed::connect(&redis.url(), "elsewhere").await.unwrap();
+    let lasting = Duration::from_millis(400);
+    one.agree("key", "aaaa", lasting).await.unwrap();
+    two.agree("key", "aaaa", lasting).await.unwrap();
+    let error = two.agree("key", "bbbb", lasting).await.unwrap_err();
+    let text = error.to_string();
+    assert!(
+        matches!(
+            error,
+            mcp_resources_redis::RedisFeedError::Disagreement { .. }
+        ),
+        "{text}"
+    );
+    assert!(text.contains("changes") && text.contains("key"), "{text}");
+    assert!(!text.contains("aaaa") && !text.contains("bbbb"), "{text}");
+    // Each channel is a deployment of its own.
+    other_channel.agree("key", "bbbb", lasting).await.unwrap();
+    // Once no instance holding the old value has renewed it, a new one is taken.
+    tokio::time::sleep(lasting * 2).await;
+    two.agree("key", "bbbb", lasting).await.unwrap();
+    assert!(one.agree("key", "aaaa", lasting).await.is_err());
+}

@@ -67,10 +67,14 @@ CONFIGURATION FILE (TOML):
         confirm = true                  # each read waits for the user's yes (elicitation)
         reason = \"Salaries and reviews.\" # shown when asking
         grant = true                    # served only to principals a [[grants]] entry covers
-    Many instances behind one load balancer (the flag --cursor-key-env VAR):
+    Many instances behind one load balancer (flags --cursor-key-env VAR, --feed-redis URL,
+    --feed-channel NAME); over HTTP, /healthz and /readyz answer the balancer's checks:
         [cluster]
         cursor_key_env = \"MCP_CURSOR_KEY\"   # 64 hex digits, the same on every instance:
                                            # any instance serves a list's next page
+        [feed]
+        redis = \"redis://127.0.0.1:6379/\"   # every instance's changes reach every instance
+        channel = \"mcp-resources\"          # one per deployment sharing a Redis
     Databases (the flag --sql [NAME=]URL, repeatable):
         [[sql]]
         url = \"sqlite:./app.db\"       # relative to the file's directory
@@ -270,6 +274,17 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "VAR")]
     pub(crate) cursor_key_env: Option<String>,
 
+    /// The Redis server that carries changes between the instances of a deployment
+    /// (`redis://host:6379/`; a password in the URL is never logged): each instance publishes
+    /// what its watchers see and tells its subscribers what any instance saw; while Redis is
+    /// away, reads go on, live streams end (clients listen again) and /readyz says 503.
+    #[arg(long, value_name = "URL")]
+    pub(crate) feed_redis: Option<String>,
+
+    /// The Redis channel of this deployment [default: mcp-resources].
+    #[arg(long, value_name = "NAME")]
+    pub(crate) feed_channel: Option<String>,
+
     /// Serve the resources as tools too (list_resources, read_resource,
     /// list_resource_templates, read_directory, complete_template_variable), over the same
     /// policy and content rules, for hosts that call tools but never read resources (Copilot
@@ -339,6 +354,12 @@ impl ServeArgs {
                 .map(|name| crate::config::RawCluster {
                     cursor_key_env: Some(name),
                 }),
+            feed: (self.feed_redis.is_some() || self.feed_channel.is_some()).then(|| {
+                crate::config::RawFeed {
+                    redis: self.feed_redis.clone(),
+                    channel: self.feed_channel.clone(),
+                }
+            }),
             grants: None,
         }
     }

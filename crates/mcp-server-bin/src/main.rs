@@ -4,9 +4,9 @@
 //! **Layer:** server binary. It parses the command line ([`cli`]), merges it over the
 //! configuration file and validates the result ([`config`], [`resources_config`]), installs
 //! logging on stderr, starts the filesystem provider (and the skills, git and SQL providers)
-//! and their watchers, and serves stdio or Streamable HTTP until the input ends or SIGINT/SIGTERM
-//! arrives. Stdout belongs to the protocol: everything
-//! else, errors included, goes to stderr.
+//! and their watchers, joins the deployment's Redis change feed when one is configured, and
+//! serves stdio or Streamable HTTP until the input ends or SIGINT/SIGTERM arrives. Stdout
+//! belongs to the protocol: everything else, errors included, goes to stderr.
 
 mod cli;
 mod config;
@@ -21,6 +21,7 @@ use mcp_resources_core::policy::{AllowAllBut, UriPattern};
 use mcp_resources_core::redact::Redactor;
 use mcp_resources_fs::{FilesystemProvider, FsConfig, SkillsProvider};
 use mcp_resources_git::{GitConfig, GitProvider};
+use mcp_resources_redis::{RedisFeed, RedisFeedError};
 use mcp_resources_server::audit::AuditLog;
 use mcp_resources_server::{HttpOptions, Server};
 use mcp_resources_sql::{SqlConfig, SqlProvider};
@@ -359,6 +360,7 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         .server_info(config.server_name.clone(), env!("CARGO_PKG_VERSION"))
         .page_size(config.page_size)
         .max_read_bytes(config.max_read_bytes);
+    let mut shared_key = None;
     if let Some(name) = &config.cursor_key_env {
         // A value that is not Unicode is set, and malformed.
         let value = std::env::var_os(name).map(|value| value.to_string_lossy().into_owned());
@@ -367,7 +369,12 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
             variable = %name,
             "list cursors are signed with the shared key: every instance with it accepts them"
         );
+        shared_key = Some((name.clone(), key.fingerprint()));
         builder = builder.cursor_key(key);
+    }
+    if let Some(feed) = &config.feed {
+        let feed = join_feed(feed, shared_key).await?;
+        builder = builder.feed(feed);
     }
     // Skills first: their SKILL.md entries lead the resource list, before the files (which
     // may hold the same SKILL.md again, when the skills directory is served as files too).
@@ -476,6 +483,7 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
                 allowed_hosts: config.allowed_hosts.clone(),
                 allowed_origins: config.allowed_origins.clone(),
                 authorization,
+                health: true,
                 ..HttpOptions::default()
             });
             tracing::info!(%addr, "serving Streamable HTTP at /mcp");
@@ -491,6 +499,63 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         }
     }
     Ok(())
+}
+
+/// How long an instance's record of its cursor key's fingerprint lasts in Redis without being
+/// renewed, and how often it is renewed.
+const KEY_RECORD_LASTS: std::time::Duration = std::time::Duration::from_secs(30);
+const KEY_RECORD_RENEWED: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Connects to the deployment's Redis feed and, with a shared cursor key (its variable's name
+/// and the key's fingerprint), checks that every instance on the channel has the same key, at
+/// start (a different key stops the start, rather than every next page another instance serves
+/// being refused) and every [`KEY_RECORD_RENEWED`] after (logged).
+async fn join_feed(
+    feed: &config::FeedConfig,
+    shared_key: Option<(String, String)>,
+) -> Result<Arc<RedisFeed>, Box<dyn std::error::Error>> {
+    let redis = Arc::new(RedisFeed::connect(&feed.redis, &feed.channel).await?);
+    let Some((variable, fingerprint)) = shared_key else {
+        tracing::warn!(
+            channel = %feed.channel,
+            "a change feed without a shared cursor key (--cursor-key-env): this instance's \
+             list cursors are refused by every other instance"
+        );
+        return Ok(redis);
+    };
+    redis
+        .agree("cursor-key", &fingerprint, KEY_RECORD_LASTS)
+        .await
+        .map_err(|error| key_disagreement(&variable, error))?;
+    let renewing = Arc::downgrade(&redis);
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(KEY_RECORD_RENEWED).await;
+            let Some(redis) = renewing.upgrade() else {
+                return;
+            };
+            if let Err(error) = redis
+                .agree("cursor-key", &fingerprint, KEY_RECORD_LASTS)
+                .await
+            {
+                tracing::error!(error = %key_disagreement(&variable, error), "the shared cursor key");
+            }
+        }
+    });
+    Ok(redis)
+}
+
+/// What a failed agreement on the cursor key in `variable` means.
+fn key_disagreement(variable: &str, error: RedisFeedError) -> String {
+    match error {
+        RedisFeedError::Disagreement { channel, .. } => format!(
+            "the cursor key in {variable} differs from the one other instances on the Redis \
+             channel {channel} use: give every instance the same key (or, to change it, stop \
+             them all; their record expires {} s after the last one stops)",
+            KEY_RECORD_LASTS.as_secs()
+        ),
+        other => other.to_string(),
+    }
 }
 
 /// Shuts the server down gracefully on the first SIGINT or SIGTERM.

@@ -450,3 +450,14 @@ fn a_cursor_deep_into_a_large_provider_resumes_after_its_key() {
     );
     assert!(page.next_cursor.is_some());
 }
+
+#[test]
+fn a_key_fingerprint_tells_keys_apart_and_nothing_of_them() {
+    let (one, two) = (CursorKey::new([7; 32]), CursorKey::new([8; 32]));
+    assert_eq!(one.fingerprint(), CursorKey::new([7; 32]).fingerprint());
+    assert_ne!(one.fingerprint(), two.fingerprint());
+    let fingerprint = one.fingerprint();
+    assert_eq!(fingerprint.len(), 32);
+    assert!(fingerprint.bytes().all(|digit| digit.is_ascii_hexdigit()));
+    assert!(!fingerprint.contains("0707"), "not the key's bytes");
+}

@@ -131,6 +131,8 @@ pub(crate) struct RawConfig {
     pub(crate) http_limits: Option<RawHttpLimits>,
     /// Many instances behind one load balancer (the `[cluster]` table).
     pub(crate) cluster: Option<RawCluster>,
+    /// Changes between instances (the `[feed]` table).
+    pub(crate) feed: Option<RawFeed>,
     /// Who may do what on which URIs (`[[grants]]` entries; no flag). Without any, everyone
     /// may do everything; with some, whatever no grant allows is refused (as not found), on
     /// every transport: stdio and tokenless requests run as the anonymous principal, whom only
@@ -148,6 +150,42 @@ pub(crate) struct RawCluster {
     /// Without it each process makes a key of its own at start. `--cursor-key-env` sets it.
     pub(crate) cursor_key_env: Option<String>,
 }
+
+/// The `[feed]` table: how the instances of one deployment tell each other what changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawFeed {
+    /// The Redis server carrying changes between instances (`redis://host:6379/`,
+    /// `rediss://…` or `redis+unix:///path`): every instance publishes what its watchers see,
+    /// and tells its subscribers what any instance saw. Without it, each instance tells its
+    /// own subscribers only. `--feed-redis` sets it.
+    pub(crate) redis: Option<String>,
+    /// The Redis pub/sub channel of this deployment (default `mcp-resources`): deployments
+    /// sharing one Redis use channels of their own. `--feed-channel` sets it.
+    pub(crate) channel: Option<String>,
+}
+
+impl RawFeed {
+    /// `self` with every key that `over` sets replaced by `over`'s value.
+    fn merged_with(self, over: RawFeed) -> RawFeed {
+        RawFeed {
+            redis: over.redis.or(self.redis),
+            channel: over.channel.or(self.channel),
+        }
+    }
+}
+
+/// How the instances of a deployment share their changes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct FeedConfig {
+    /// The Redis URL (its password, if any, is never logged).
+    pub(crate) redis: String,
+    /// The pub/sub channel.
+    pub(crate) channel: String,
+}
+
+/// The channel of `[feed]` when none is named.
+pub(crate) const DEFAULT_FEED_CHANNEL: &str = "mcp-resources";
 
 /// One `[[git]]` entry: a repository served as `git://NAME/...`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -901,10 +939,9 @@ impl RawConfig {
             .authorization
             .as_mut()
             .and_then(|authorization| authorization.jwks_file.as_mut())
+            && jwks.is_relative()
         {
-            if jwks.is_relative() {
-                *jwks = base.join(&*jwks);
-            }
+            *jwks = base.join(&*jwks);
         }
         Ok(raw)
     }
@@ -951,6 +988,10 @@ impl RawConfig {
             http_limits: over.http_limits.or(self.http_limits),
             grants: over.grants.or(self.grants),
             cluster: over.cluster.or(self.cluster),
+            feed: match (self.feed, over.feed) {
+                (Some(file), Some(flags)) => Some(file.merged_with(flags)),
+                (file, flags) => flags.or(file),
+            },
         }
     }
 
@@ -1009,6 +1050,8 @@ pub(crate) struct Config {
     pub(crate) tools: bool,
     /// The environment variable holding the shared cursor key, when there is one.
     pub(crate) cursor_key_env: Option<String>,
+    /// The change feed between instances, when there is one.
+    pub(crate) feed: Option<FeedConfig>,
     /// The server name given to clients.
     pub(crate) server_name: String,
     /// Guidance for the client's model.
@@ -1069,6 +1112,12 @@ pub(crate) enum ConfigError {
     /// `page_size` is zero.
     #[error("page_size must be at least 1")]
     ZeroPageSize,
+    /// `[feed]` names no Redis.
+    #[error("[feed] needs redis = \"redis://host:6379/\" (or --feed-redis URL)")]
+    FeedWithoutRedis,
+    /// `[feed] channel` is empty.
+    #[error("[feed] channel must not be empty")]
+    EmptyFeedChannel,
     /// `max_read_bytes` is zero.
     #[error("max_read_bytes must be at least 1")]
     ZeroMaxReadBytes,
@@ -1208,15 +1257,15 @@ impl Config {
                     .authorization
                     .as_ref()
                     .map_or(0, |table| table.authorization_servers.len());
-                if let Some(grant) = grants.iter().find(|grant| grant.subject.is_some()) {
-                    if issuers > 1 {
-                        return Err(ConfigError::Grant {
-                            uris: grant.uris.clone(),
-                            reason: "a grant to a subject needs a single authorization server: \
+                if let Some(grant) = grants.iter().find(|grant| grant.subject.is_some())
+                    && issuers > 1
+                {
+                    return Err(ConfigError::Grant {
+                        uris: grant.uris.clone(),
+                        reason: "a grant to a subject needs a single authorization server: \
                                      a token's sub is only unique within its issuer"
-                                .to_owned(),
-                        });
-                    }
+                            .to_owned(),
+                    });
                 }
                 let grants = grants
                     .iter()
@@ -1256,6 +1305,20 @@ impl Config {
             audit_log: raw.audit_log.filter(|path| path.as_os_str() != "-"),
             tools: raw.tools.unwrap_or(false),
             cursor_key_env: raw.cluster.and_then(|cluster| cluster.cursor_key_env),
+            feed: match raw.feed {
+                None => None,
+                Some(RawFeed { redis: None, .. }) => return Err(ConfigError::FeedWithoutRedis),
+                Some(RawFeed {
+                    redis: Some(redis),
+                    channel,
+                }) => {
+                    let channel = channel.unwrap_or_else(|| DEFAULT_FEED_CHANNEL.to_owned());
+                    if channel.is_empty() {
+                        return Err(ConfigError::EmptyFeedChannel);
+                    }
+                    Some(FeedConfig { redis, channel })
+                }
+            },
             server_name,
             instructions: raw.instructions,
             http_threads: NonZeroUsize::new(raw.http_threads.unwrap_or(1))

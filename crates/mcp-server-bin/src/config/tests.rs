@@ -196,6 +196,61 @@ fn flags_override_the_file_key_by_key() {
 }
 
 #[test]
+fn the_feed_table_names_a_redis_and_a_channel_each_overridden_alone() {
+    let file =
+        RawConfig::from_toml("[feed]\nredis = \"redis://10.0.0.5:6379/\"\nchannel = \"docs\"")
+            .expect("valid");
+    let config = Config::from_raw(file.clone()).expect("valid");
+    let feed = config.feed.expect("a feed");
+    assert_eq!(
+        (feed.redis.as_str(), feed.channel.as_str()),
+        ("redis://10.0.0.5:6379/", "docs")
+    );
+    // A flag for the URL keeps the file's channel.
+    let flags = RawConfig {
+        feed: Some(super::RawFeed {
+            redis: Some("redis://127.0.0.1:6379/".to_owned()),
+            channel: None,
+        }),
+        ..RawConfig::default()
+    };
+    let feed = Config::from_raw(file.merged_with(flags))
+        .expect("valid")
+        .feed
+        .expect("a feed");
+    assert_eq!(
+        (feed.redis.as_str(), feed.channel.as_str()),
+        ("redis://127.0.0.1:6379/", "docs")
+    );
+    let default = RawConfig::from_toml("[feed]\nredis = \"redis://r/\"").expect("valid");
+    let feed = Config::from_raw(default)
+        .expect("valid")
+        .feed
+        .expect("a feed");
+    assert_eq!(feed.channel, super::DEFAULT_FEED_CHANNEL);
+    assert!(
+        Config::from_raw(RawConfig::default())
+            .expect("valid")
+            .feed
+            .is_none()
+    );
+    for (toml, message) in [
+        (
+            "[feed]\nchannel = \"docs\"",
+            "[feed] needs redis = \"redis://host:6379/\" (or --feed-redis URL)",
+        ),
+        (
+            "[feed]\nredis = \"redis://r/\"\nchannel = \"\"",
+            "[feed] channel must not be empty",
+        ),
+    ] {
+        let error = Config::from_raw(RawConfig::from_toml(toml).expect("valid TOML")).unwrap_err();
+        assert_eq!(error.to_string(), message);
+    }
+    assert!(RawConfig::from_toml("[feed]\nurl = \"redis://r/\"").is_err());
+}
+
+#[test]
 fn relative_paths_in_a_file_are_relative_to_it() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let file = dir.path().join("conf.toml");

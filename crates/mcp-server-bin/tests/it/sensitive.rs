@@ -264,12 +264,11 @@ fn get_stream(port: u16, session: &str) -> std::sync::mpsc::Receiver<Value> {
     std::thread::spawn(move || {
         for line in BufReader::new(stream).lines() {
             let Ok(line) = line else { return };
-            if let Some(data) = line.strip_prefix("data:") {
-                if let Ok(message) = serde_json::from_str(data.trim()) {
-                    if sender.send(message).is_err() {
-                        return;
-                    }
-                }
+            if let Some(data) = line.strip_prefix("data:")
+                && let Ok(message) = serde_json::from_str(data.trim())
+                && sender.send(message).is_err()
+            {
+                return;
             }
         }
     });
