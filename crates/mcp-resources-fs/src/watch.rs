@@ -114,6 +114,16 @@ pub(crate) fn start() -> Result<(WatchState, RawEvents), notify::Error> {
     let overflow = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&overflow);
     let watcher = notify::recommended_watcher(move |event: notify::Result<Event>| {
+        // Opening, reading and closing change nothing (a write is also a modification): they
+        // neither start a batch nor hold one back. Every read of a served file, and every
+        // rescan of another watcher of the same tree (other instances of a deployment), would
+        // otherwise make each watcher rescan, and hold its changes back by a debounce more.
+        if event
+            .as_ref()
+            .is_ok_and(|event| matches!(event.kind, EventKind::Access(_)))
+        {
+            return;
+        }
         if sender.try_send(event).is_err() {
             flag.store(true, Ordering::SeqCst);
         }

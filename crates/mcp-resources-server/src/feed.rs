@@ -160,13 +160,14 @@ impl Server {
 
     /// The feed is back: whatever changed meanwhile is told as "everything may have changed".
     fn feed_restored(&self) {
-        self.shared.cluster.connected.store(true, Ordering::SeqCst);
         let ready = self.shared.service.everything_changed();
         tracing::info!(
             subscribers = ready.len(),
             "the change feed is back: telling every subscriber that what it follows may have changed"
         );
         self.shared.wakers.wake(&ready);
+        // Ready once they are told: a stream opened after is told later changes only.
+        self.shared.cluster.connected.store(true, Ordering::SeqCst);
     }
 }
 

@@ -75,6 +75,7 @@ CONFIGURATION FILE (TOML):
         [feed]
         redis = \"redis://127.0.0.1:6379/\"   # every instance's changes reach every instance
         channel = \"mcp-resources\"          # one per deployment sharing a Redis
+        settle_ms = 20                     # the same change from several instances: told once
     Databases (the flag --sql [NAME=]URL, repeatable):
         [[sql]]
         url = \"sqlite:./app.db\"       # relative to the file's directory
@@ -358,6 +359,7 @@ impl ServeArgs {
                 crate::config::RawFeed {
                     redis: self.feed_redis.clone(),
                     channel: self.feed_channel.clone(),
+                    settle_ms: None,
                 }
             }),
             grants: None,

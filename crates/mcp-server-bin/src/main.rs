@@ -373,8 +373,9 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         builder = builder.cursor_key(key);
     }
     if let Some(feed) = &config.feed {
+        let settle = feed.settle;
         let feed = join_feed(feed, shared_key).await?;
-        builder = builder.feed(feed);
+        builder = builder.feed(feed).feed_settle(settle);
     }
     // Skills first: their SKILL.md entries lead the resource list, before the files (which
     // may hold the same SKILL.md again, when the skills directory is served as files too).

@@ -1122,6 +1122,47 @@ async fn the_watcher_reports_updates_creations_and_removals() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_do_not_hold_a_change_back() {
+    let fixture = Fixture::new();
+    let provider = fixture.provider_with(|config| {
+        config.watch = true;
+        config.debounce = Duration::from_millis(300);
+    });
+    let mut watcher = provider.watch().unwrap();
+    // A reader opening the file every 20 ms, as clients (or the other instances of a
+    // deployment rescanning the same tree) do: were opening and closing events, each would
+    // restart the debounce, and the change would wait for the longest batch.
+    let path = fixture.path().join("README.md");
+    let reading = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let reader = {
+        let (path, reading) = (path.clone(), Arc::clone(&reading));
+        std::thread::spawn(move || {
+            for _ in 0..500 {
+                if !reading.load(std::sync::atomic::Ordering::SeqCst) {
+                    return;
+                }
+                let _ = fs::read(&path);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    let readme = fixture.uri("README.md");
+    let written = std::time::Instant::now();
+    fs::write(&path, "# Changed while read\n").unwrap();
+    wait_for(&mut watcher, |c| {
+        *c == Change::Updated(ResourceUri::parse(&readme).unwrap())
+    })
+    .await;
+    let waited = written.elapsed();
+    reading.store(false, std::sync::atomic::Ordering::SeqCst);
+    reader.join().unwrap();
+    assert!(
+        waited < mcp_resources_fs::MAX_BATCH_DELAY,
+        "told after {waited:?}: the reads held the change back"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gitignore_change_refilters_its_directory() {
     let fixture = Fixture::new();
     let provider = fixture.provider_with(|config| {

@@ -163,6 +163,10 @@ pub(crate) struct RawFeed {
     /// The Redis pub/sub channel of this deployment (default `mcp-resources`): deployments
     /// sharing one Redis use channels of their own. `--feed-channel` sets it.
     pub(crate) channel: Option<String>,
+    /// How long, in milliseconds, changes heard from the feed are gathered before clients are
+    /// told (default 20): the same change seen by several instances watching the same storage
+    /// is told once when their watchers publish it within this time of each other.
+    pub(crate) settle_ms: Option<u64>,
 }
 
 impl RawFeed {
@@ -171,6 +175,7 @@ impl RawFeed {
         RawFeed {
             redis: over.redis.or(self.redis),
             channel: over.channel.or(self.channel),
+            settle_ms: over.settle_ms.or(self.settle_ms),
         }
     }
 }
@@ -182,7 +187,12 @@ pub(crate) struct FeedConfig {
     pub(crate) redis: String,
     /// The pub/sub channel.
     pub(crate) channel: String,
+    /// How long heard changes settle before clients are told.
+    pub(crate) settle: std::time::Duration,
 }
+
+/// The longest `[feed] settle_ms`: every notification waits that long.
+pub(crate) const MAX_FEED_SETTLE: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// The channel of `[feed]` when none is named.
 pub(crate) const DEFAULT_FEED_CHANNEL: &str = "mcp-resources";
@@ -1118,6 +1128,9 @@ pub(crate) enum ConfigError {
     /// `[feed] channel` is empty.
     #[error("[feed] channel must not be empty")]
     EmptyFeedChannel,
+    /// `[feed] settle_ms` is over [`MAX_FEED_SETTLE`].
+    #[error("[feed] settle_ms must be at most 10000 (ten seconds)")]
+    FeedSettleTooLong,
     /// `max_read_bytes` is zero.
     #[error("max_read_bytes must be at least 1")]
     ZeroMaxReadBytes,
@@ -1311,12 +1324,24 @@ impl Config {
                 Some(RawFeed {
                     redis: Some(redis),
                     channel,
+                    settle_ms,
                 }) => {
                     let channel = channel.unwrap_or_else(|| DEFAULT_FEED_CHANNEL.to_owned());
                     if channel.is_empty() {
                         return Err(ConfigError::EmptyFeedChannel);
                     }
-                    Some(FeedConfig { redis, channel })
+                    let settle = settle_ms.map_or(
+                        mcp_resources_server::feed::DEFAULT_SETTLE,
+                        std::time::Duration::from_millis,
+                    );
+                    if settle > MAX_FEED_SETTLE {
+                        return Err(ConfigError::FeedSettleTooLong);
+                    }
+                    Some(FeedConfig {
+                        redis,
+                        channel,
+                        settle,
+                    })
                 }
             },
             server_name,

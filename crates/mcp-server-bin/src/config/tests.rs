@@ -211,6 +211,7 @@ fn the_feed_table_names_a_redis_and_a_channel_each_overridden_alone() {
         feed: Some(super::RawFeed {
             redis: Some("redis://127.0.0.1:6379/".to_owned()),
             channel: None,
+            settle_ms: None,
         }),
         ..RawConfig::default()
     };
@@ -228,6 +229,11 @@ fn the_feed_table_names_a_redis_and_a_channel_each_overridden_alone() {
         .feed
         .expect("a feed");
     assert_eq!(feed.channel, super::DEFAULT_FEED_CHANNEL);
+    assert_eq!(feed.settle, mcp_resources_server::feed::DEFAULT_SETTLE);
+    let slow =
+        RawConfig::from_toml("[feed]\nredis = \"redis://r/\"\nsettle_ms = 250").expect("valid");
+    let feed = Config::from_raw(slow).expect("valid").feed.expect("a feed");
+    assert_eq!(feed.settle, std::time::Duration::from_millis(250));
     assert!(
         Config::from_raw(RawConfig::default())
             .expect("valid")
@@ -242,6 +248,10 @@ fn the_feed_table_names_a_redis_and_a_channel_each_overridden_alone() {
         (
             "[feed]\nredis = \"redis://r/\"\nchannel = \"\"",
             "[feed] channel must not be empty",
+        ),
+        (
+            "[feed]\nredis = \"redis://r/\"\nsettle_ms = 10001",
+            "[feed] settle_ms must be at most 10000 (ten seconds)",
         ),
     ] {
         let error = Config::from_raw(RawConfig::from_toml(toml).expect("valid TOML")).unwrap_err();

@@ -126,7 +126,7 @@ impl Drop for HttpServer {
 }
 
 /// The payload of a chunked body.
-fn dechunk(mut body: &str) -> String {
+pub(crate) fn dechunk(mut body: &str) -> String {
     let mut out = String::new();
     while let Some((size, rest)) = body.split_once("\r\n") {
         let size = usize::from_str_radix(size.trim(), 16).expect("a chunk size");

@@ -4,6 +4,7 @@
 mod aliases;
 mod bypass;
 mod cli;
+mod cluster;
 mod git;
 mod http;
 mod redaction;
