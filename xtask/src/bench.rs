@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use crate::tidy::workspace_root;
 
+mod deployment;
 mod fanout;
 mod git;
 mod load;
@@ -44,7 +45,8 @@ with the `dist` profile, measures mcp-resources beside rmcp and the floor (resou
 concurrency 1 and 32 on stdio and Streamable HTTP, both eras; list walks; subscriptions), the
 fan-out of one change to 10,000 streams, one list page out of up to 1,000,000 resources
 in-process, the git provider in-process beside the git command line, and the SQL provider
-in-process beside rusqlite alone, in interleaved rounds, and writes BENCHMARKS.md.
+in-process beside rusqlite alone, and a deployment of 3 instances with the Redis feed (needs
+redis-server and haproxy), in interleaved rounds, and writes BENCHMARKS.md.
 
   --quick       fewer rounds and shorter runs (a few minutes in all)
   --only TEXT   only the scenarios whose title contains TEXT (e.g. \"stdio, concurrency 32\",
@@ -106,6 +108,8 @@ struct Results {
     sql: Option<pages::BenchFigures>,
     /// The content rules' bench: a 1 MiB read with them off and on.
     redaction: Option<pages::BenchFigures>,
+    /// The deployment of several instances.
+    deployment: Option<deployment::Deployment>,
 }
 
 fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {
@@ -181,6 +185,13 @@ fn run_plan(plan: &Plan, args: &[String]) -> Result<(), String> {
             Scenario::Redaction => {
                 results.redaction = Some(
                     redaction::measure(&programs).map_err(|error| format!("{title}: {error}"))?,
+                );
+                continue;
+            }
+            Scenario::Deployment => {
+                results.deployment = Some(
+                    deployment::measure(&programs, plan)
+                        .map_err(|error| format!("{title}: {error}"))?,
                 );
                 continue;
             }
@@ -372,6 +383,9 @@ fn render_report(plan: &Plan, command: &str, results: &Results, took: Duration) 
     }
     if let Some(figures) = &results.redaction {
         redaction::render(&mut out, figures, &measured);
+    }
+    if let Some(figures) = &results.deployment {
+        deployment::render(&mut out, figures, &measured);
     }
     let _ = writeln!(
         out,

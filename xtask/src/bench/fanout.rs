@@ -26,7 +26,7 @@ use super::server::{
 };
 use super::stats::{median, ratio, thousands};
 
-/// The server's log line (target `mcp_resources_server::server`, level `debug`) just before it
+/// The server's log line (target `mcp_resources_server::feed`, level `debug`) just before it
 /// notifies a changed resource's subscribers; the floors log the same line.
 const CHANGE_LOGGED: &str = "resource changed: notifying its subscribers";
 /// The cores of the server and of the driver ([`pin`]).
@@ -88,8 +88,14 @@ const DAY_US: f64 = 86_400e6;
 /// the time of day of its log's timestamps (`2026-11-30T02:50:24.623425Z …`; the change comes
 /// well within a minute of the write).
 fn change_logged_after(log: &str, since_unix_us: f64) -> Option<f64> {
+    logged_after(log, CHANGE_LOGGED, since_unix_us)
+}
+
+/// The µs from `since_unix_us` to the first line of `log` holding `text` logged at or after it
+/// ([`change_logged_after`] for any line).
+pub(super) fn logged_after(log: &str, text: &str, since_unix_us: f64) -> Option<f64> {
     log.lines()
-        .filter(|line| line.contains(CHANGE_LOGGED))
+        .filter(|line| line.contains(text))
         .filter_map(|line| {
             let (_, time) = line
                 .split_whitespace()
@@ -108,16 +114,105 @@ fn change_logged_after(log: &str, since_unix_us: f64) -> Option<f64> {
         .find(|after_us| *after_us < 60e6)
 }
 
+/// What the driver says of one change, in µs: the end of the write on the wall clock (since
+/// the Unix epoch), from it to the first and to the last notification read; and the
+/// notifications of an earlier change seen since.
+pub(super) struct ChangeReport {
+    pub(super) write_unix_us: f64,
+    pub(super) write_to_first_us: f64,
+    pub(super) write_to_last_us: f64,
+    pub(super) late: u64,
+}
+
 /// The driver process and its pipes.
-struct Driver {
+pub(super) struct Driver {
     child: Killed,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
 }
 
 impl Driver {
+    /// Starts the driver on `ports` (one, or several separated by commas), its streams
+    /// subscribed to `uri`, the `file` to rewrite; returns it with the seconds its
+    /// [`FANOUT_STREAMS`] streams took to open. Logs go to `fanout-driver.log`.
+    pub(super) fn start(
+        programs: &Programs,
+        era: Era,
+        wire: Wire,
+        ports: &str,
+        uri: &str,
+        file: &std::path::Path,
+    ) -> Result<Driver, String> {
+        let log = programs.logs.join("fanout-driver.log");
+        let log_file = std::fs::File::create(&log)
+            .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
+        let mut child = Command::new(&programs.fanout)
+            .arg(match era {
+                Era::Modern => "modern",
+                Era::Legacy => "legacy",
+            })
+            .arg(match wire {
+                Wire::Http1 => "http1".to_owned(),
+                Wire::Http2 => format!("http2:{FANOUT_STREAMS_PER_CONNECTION}"),
+            })
+            .args([ports, &FANOUT_STREAMS.to_string(), uri])
+            .arg(file)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(log_file)
+            .spawn()
+            .map_err(|error| format!("cannot start {}: {error}", programs.fanout.display()))?;
+        let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
+        let child = Killed(child);
+        let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
+            return Err("the fan-out driver has no pipes".to_owned());
+        };
+        Ok(Driver {
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+        })
+    }
+
+    /// Waits for every stream to open; the seconds it took.
+    pub(super) fn ready(&mut self) -> Result<f64, String> {
+        let ready = self.line()?;
+        if ready.get("ready").and_then(Value::as_u64) != Some(FANOUT_STREAMS as u64) {
+            return Err(format!("the fan-out driver is not ready: {ready}"));
+        }
+        Ok(ready
+            .get("setup_ms")
+            .and_then(Value::as_f64)
+            .unwrap_or(f64::NAN)
+            / 1e3)
+    }
+
+    pub(super) fn pid(&self) -> u32 {
+        self.child.0.id()
+    }
+
+    /// Asks for a change and waits until every stream was told it.
+    pub(super) fn change(&mut self) -> Result<ChangeReport, String> {
+        let report = self.ask("change")?;
+        if report.get("received").and_then(Value::as_u64) != Some(FANOUT_STREAMS as u64) {
+            return Err(format!("a change did not reach every stream: {report}"));
+        }
+        let micros = |field: &str| {
+            report
+                .get(field)
+                .and_then(Value::as_f64)
+                .ok_or_else(|| format!("the fan-out driver's report has no {field}: {report}"))
+        };
+        Ok(ChangeReport {
+            write_unix_us: micros("write_unix_us")?,
+            write_to_first_us: micros("write_to_first_us")?,
+            write_to_last_us: micros("write_to_last_us")?,
+            late: report.get("late").and_then(Value::as_u64).unwrap_or(0),
+        })
+    }
+
     /// Sends `command`, and returns the driver's next line as JSON; `{"error":…}` is an error.
-    fn ask(&mut self, command: &str) -> Result<Value, String> {
+    pub(super) fn ask(&mut self, command: &str) -> Result<Value, String> {
         writeln!(self.stdin, "{command}")
             .and_then(|()| self.stdin.flush())
             .map_err(|error| format!("cannot write to the fan-out driver: {error}"))?;
@@ -167,80 +262,42 @@ fn measure_started(
     let pid = server.pid();
     let port = server.port.ok_or("the server has no port")?;
     let pinned = pin(pid, SERVER_CORE);
-    let log = programs.logs.join("fanout-driver.log");
-    let log_file = std::fs::File::create(&log)
-        .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
-    let mut child = Command::new(&programs.fanout)
-        .arg(match era {
-            Era::Modern => "modern",
-            Era::Legacy => "legacy",
-        })
-        .arg(match wire {
-            Wire::Http1 => "http1".to_owned(),
-            Wire::Http2 => format!("http2:{FANOUT_STREAMS_PER_CONNECTION}"),
-        })
-        .args([port.to_string(), FANOUT_STREAMS.to_string()])
-        .arg(format!("{}{}", file_uri_prefix(dir)?, file_name(0)))
-        .arg(dir.join(file_name(0)))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(log_file)
-        .spawn()
-        .map_err(|error| format!("cannot start {}: {error}", programs.fanout.display()))?;
-    let pinned = pinned.and_then(|()| pin(child.id(), DRIVER_CORE));
-    let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
-    let child = Killed(child);
-    let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
-        return Err("the fan-out driver has no pipes".to_owned());
-    };
+    let uri = format!("{}{}", file_uri_prefix(dir)?, file_name(0));
+    let mut driver = Driver::start(
+        programs,
+        era,
+        wire,
+        &port.to_string(),
+        &uri,
+        &dir.join(file_name(0)),
+    )?;
+    let pinned = pinned.and_then(|()| pin(driver.pid(), DRIVER_CORE));
     if let Err(error) = &pinned {
         eprintln!("  not pinned ({error}): server and driver share the cores");
     }
-    let mut driver = Driver {
-        child,
-        stdin,
-        stdout: BufReader::new(stdout),
-    };
-    let ready = driver.line()?;
-    if ready.get("ready").and_then(Value::as_u64) != Some(FANOUT_STREAMS as u64) {
-        return Err(format!("the fan-out driver is not ready: {ready}"));
-    }
-    let setup_s = ready
-        .get("setup_ms")
-        .and_then(Value::as_f64)
-        .unwrap_or(f64::NAN)
-        / 1e3;
+    let setup_s = driver.ready()?;
     let mut changes = Vec::with_capacity(plan.fanout_changes);
     for _ in 0..plan.fanout_changes {
         // Let the watcher settle between changes (its debounce is 150 ms).
         std::thread::sleep(Duration::from_millis(500));
         let driver_pid = driver.child.0.id();
         let (before, driver_before) = (Cpu::of(pid)?, Cpu::of(driver_pid)?);
-        let report = driver.ask("change")?;
+        let report = driver.change()?;
         let (after, driver_after) = (Cpu::of(pid)?, Cpu::of(driver_pid)?);
-        if report.get("received").and_then(Value::as_u64) != Some(FANOUT_STREAMS as u64) {
-            return Err(format!("a change did not reach every stream: {report}"));
-        }
-        let micros = |field: &str| {
-            report
-                .get(field)
-                .and_then(Value::as_f64)
-                .ok_or_else(|| format!("the fan-out driver's report has no {field}: {report}"))
-        };
-        let write_to_last_us = micros("write_to_last_us")?;
+        let write_to_last_us = report.write_to_last_us;
         let log = std::fs::read_to_string(&server.log)
             .map_err(|error| format!("cannot read the server's log: {error}"))?;
-        let changed_us = change_logged_after(&log, micros("write_unix_us")?)
+        let changed_us = change_logged_after(&log, report.write_unix_us)
             .ok_or_else(|| format!("the server's log has no {CHANGE_LOGGED:?} after the write"))?;
         let change = FanOut {
             setup_s,
-            write_to_first_ms: micros("write_to_first_us")? / 1e3,
+            write_to_first_ms: report.write_to_first_us / 1e3,
             write_to_last_ms: write_to_last_us / 1e3,
             change_to_last_ms: (write_to_last_us - changed_us) / 1e3,
             cpu_us_per_notification: after.since(before).ns as f64 / 1e3 / FANOUT_STREAMS as f64,
             peak_rss_mib: peak_rss_mib(pid)?,
             driver_cpu_ms: driver_after.since(driver_before).ns as f64 / 1e6,
-            extra: report.get("late").and_then(Value::as_u64).unwrap_or(0),
+            extra: report.late,
             pinned: pinned.is_ok(),
         };
         eprintln!(
@@ -354,7 +411,7 @@ mod tests {
     fn the_change_is_the_first_logged_after_the_write() {
         let line = |time: &str| {
             format!(
-                "2026-11-30T{time}Z DEBUG mcp_resources_server::server: {CHANGE_LOGGED} uri=\"a\"\n"
+                "2026-11-30T{time}Z DEBUG mcp_resources_server::feed: {CHANGE_LOGGED} uri=\"a\"\n"
             )
         };
         let log = [

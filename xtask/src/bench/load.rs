@@ -143,7 +143,8 @@ pub(super) fn measure(
                 | Scenario::ListPage
                 | Scenario::Git
                 | Scenario::Sql
-                | Scenario::Redaction => Err("not a request load".to_owned()),
+                | Scenario::Redaction
+                | Scenario::Deployment => Err("not a request load".to_owned()),
             }
         };
         phase(true)?;
@@ -152,6 +153,51 @@ pub(super) fn measure(
         Ok(load.figures(Cpu::of(pid)?.since(before), peak_rss_mib(pid)?))
     };
     run(&mut client).map_err(|error| format!("{error}{}", server.log_tail()))
+}
+
+/// Modern `resources/read`s of `uri(n)` at `concurrency` over HTTP through `port` (a load
+/// balancer in front of servers already started), a warm-up first; the CPU time of each of
+/// `pids` over the measured phase and the number of requests measured are handed back beside
+/// the figures, whose own CPU and peak RSS are those of `pids[0]`.
+pub(super) fn read_through(
+    port: u16,
+    pids: &[u32],
+    plan: &Plan,
+    concurrency: usize,
+    uri: &(dyn Fn(u64) -> String + Sync),
+) -> Result<(Figures, Vec<Cpu>, usize), String> {
+    let http = Http {
+        port,
+        session: None,
+        sse: false,
+    };
+    let mut client = Client::Http {
+        connection: Connection::open(port)?,
+        http,
+    };
+    let phase = |warm_up: bool| Phase {
+        count: match warm_up {
+            true => plan.warmup,
+            false => plan.count_c32,
+        },
+        limit: plan.run_time,
+        first_id: if warm_up { 1_000_000 } else { 10_000_000 },
+    };
+    client.read_load(Era::Modern, concurrency, phase(true), uri)?;
+    let before: Vec<Cpu> = pids
+        .iter()
+        .map(|pid| Cpu::of(*pid))
+        .collect::<Result<_, _>>()?;
+    let load = client.read_load(Era::Modern, concurrency, phase(false), uri)?;
+    let spent: Vec<Cpu> = pids
+        .iter()
+        .zip(before)
+        .map(|(pid, before)| Cpu::of(*pid).map(|now| now.since(before)))
+        .collect::<Result<_, _>>()?;
+    let first = pids.first().ok_or("no server to measure")?;
+    let requests = load.latencies.len();
+    let figures = load.figures(spent[0], peak_rss_mib(*first)?);
+    Ok((figures, spent, requests))
 }
 
 /// What one load phase observed.

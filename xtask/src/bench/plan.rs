@@ -177,6 +177,9 @@ pub(super) enum Scenario {
     Sql,
     /// A 1 MiB text read in-process, content rules on against off.
     Redaction,
+    /// Three instances with the Redis feed: the fan-out of a change to streams spread over
+    /// them, and reads through HAProxy in front of three against one.
+    Deployment,
 }
 
 impl Scenario {
@@ -210,6 +213,7 @@ impl Scenario {
         all.push(Scenario::Git);
         all.push(Scenario::Sql);
         all.push(Scenario::Redaction);
+        all.push(Scenario::Deployment);
         all
     }
 
@@ -225,7 +229,9 @@ impl Scenario {
     pub(super) fn transport(self) -> Transport {
         match self {
             Scenario::Read { transport, .. } | Scenario::ListWalk(transport) => transport,
-            Scenario::Subscriptions | Scenario::FanOut { .. } => Transport::Http,
+            Scenario::Subscriptions | Scenario::FanOut { .. } | Scenario::Deployment => {
+                Transport::Http
+            }
             Scenario::ListPage | Scenario::Git | Scenario::Sql | Scenario::Redaction => {
                 Transport::Stdio
             }
@@ -282,6 +288,11 @@ impl Scenario {
             Scenario::Redaction => "content rules on a 1 MiB text read, in-process: the \
                                     built-in credential rules on against off"
                 .to_owned(),
+            Scenario::Deployment => format!(
+                "a deployment of 3 instances with the Redis feed: a change to {} listen streams \
+                 spread over them, and reads through HAProxy in front of 3 against 1",
+                thousands(FANOUT_STREAMS)
+            ),
         }
     }
 
@@ -312,7 +323,11 @@ impl Scenario {
                 era: Era::Modern,
                 wire: Wire::Http2,
             } => vec![Ours(Era::Modern), Floor(Era::Modern), FloorPerConnection],
-            Scenario::ListPage | Scenario::Git | Scenario::Sql | Scenario::Redaction => Vec::new(),
+            Scenario::ListPage
+            | Scenario::Git
+            | Scenario::Sql
+            | Scenario::Redaction
+            | Scenario::Deployment => Vec::new(),
         }
     }
 }

@@ -27,7 +27,7 @@ const HTTP_LIMITS: &str = "[http_limits]\n\
     max_sessions = 20000\nmax_sessions_per_client = 20000\n\
     max_listen_streams = 20000\nmax_listen_streams_per_client = 20000\n";
 /// The fan-out server's log filter: warnings, and the line it logs on taking a change.
-pub(super) const LOG_FILTER: &str = "warn,mcp_resources_server::server=debug";
+pub(super) const LOG_FILTER: &str = "warn,mcp_resources_server::feed=debug";
 
 /// The programs under test and their inputs.
 pub(super) struct Programs {
@@ -134,6 +134,15 @@ pub(super) enum Serving<'a> {
     Config,
     /// `serve <dir>`: the filesystem provider; with the watcher on, the fan-out's server.
     Files { dir: &'a Path, watch: bool },
+    /// `serve <dir>` with the watcher on as instance `instance` of a deployment: the fan-out's
+    /// limits, `config` besides (its `[cluster]` and `[feed]` tables), `env` set, and a log of
+    /// its own.
+    Deployment {
+        dir: &'a Path,
+        instance: usize,
+        config: &'a str,
+        env: (&'a str, &'a str),
+    },
 }
 
 impl Server {
@@ -168,6 +177,22 @@ impl Server {
                 }
                 command.arg(dir);
             }
+            (
+                Subject::Ours(_),
+                Serving::Deployment {
+                    dir,
+                    instance,
+                    config,
+                    env,
+                },
+            ) => {
+                command = ours(programs, address.as_deref());
+                let file = dir.with_extension(format!("instance-{instance}.toml"));
+                fs::write(&file, format!("{HTTP_LIMITS}{config}"))
+                    .map_err(|error| format!("cannot write {}: {error}", file.display()))?;
+                command.args(["--no-ignore-files", "--log-level", LOG_FILTER, "--config"]);
+                command.arg(&file).arg(dir).env(env.0, env.1);
+            }
             // The fan-out's floors, told the file that changes.
             (Subject::Floor(_) | Subject::FloorPerConnection, Serving::Files { dir, .. }) => {
                 command = Command::new(&programs.floor);
@@ -191,7 +216,10 @@ impl Server {
             }
             _ => return Err(format!("{} does not serve this", subject.label())),
         }
-        let log = programs.logs.join("server.log");
+        let log = programs.logs.join(match serving {
+            Serving::Deployment { instance, .. } => format!("server-{instance}.log"),
+            _ => "server.log".to_owned(),
+        });
         let file = fs::File::create(&log)
             .map_err(|error| format!("cannot create {}: {error}", log.display()))?;
         let pipe = || match transport {

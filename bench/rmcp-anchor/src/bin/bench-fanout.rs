@@ -17,7 +17,10 @@
 //! needs a core of its own (the xtask pins it to one), and its own cost per notification bounds
 //! what can be measured.
 //!
-//! Usage: `bench-fanout modern|legacy http1|http2:PER PORT STREAMS URI FILE`
+//! Usage: `bench-fanout modern|legacy http1|http2:PER PORT[,PORT…] STREAMS URI FILE`
+//!
+//! With several ports (instances of one deployment), the streams (HTTP/1.1) or the connections
+//! (HTTP/2) go to them in turn.
 //!
 //! - `modern`: one `subscriptions/listen` POST per stream with `resourceSubscriptions: [URI]`;
 //!   a stream is open once its acknowledgment arrived.
@@ -75,8 +78,15 @@ enum Wire {
 
 struct Target {
     era: Era,
-    port: u16,
+    ports: Vec<u16>,
     uri: String,
+}
+
+impl Target {
+    /// The port of the `index`-th stream or connection: the ports in turn.
+    fn port(&self, index: usize) -> u16 {
+        self.ports[index % self.ports.len()]
+    }
 }
 
 /// What a stream task tells the collector.
@@ -114,11 +124,12 @@ fn main() {
                     .map(|per_connection| Wire::Http2 { per_connection }),
                 _ => None,
             };
-            match (era, wire, port.parse::<u16>(), streams.parse::<usize>()) {
-                (Some(era), Some(wire), Ok(port), Ok(streams)) => Some((
+            let ports: Result<Vec<u16>, _> = port.split(',').map(str::parse::<u16>).collect();
+            match (era, wire, ports, streams.parse::<usize>()) {
+                (Some(era), Some(wire), Ok(ports), Ok(streams)) if !ports.is_empty() => Some((
                     Target {
                         era,
-                        port,
+                        ports,
                         uri: (*uri).to_owned(),
                     },
                     wire,
@@ -131,7 +142,9 @@ fn main() {
         _ => None,
     };
     let Some((target, wire, streams, file)) = parsed else {
-        eprintln!("usage: bench-fanout modern|legacy http1|http2:PER PORT STREAMS URI FILE");
+        eprintln!(
+            "usage: bench-fanout modern|legacy http1|http2:PER PORT[,PORT...] STREAMS URI FILE"
+        );
         std::process::exit(2);
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -171,8 +184,9 @@ async fn drive(
     // HTTP/2: the connections first, each shared by its streams.
     let mut shared = Vec::new();
     if let Wire::Http2 { per_connection } = wire {
-        for _ in 0..streams.div_ceil(per_connection) {
-            shared.push(Http2::connect(Arc::clone(&target), events.clone()).await?);
+        for connection in 0..streams.div_ceil(per_connection) {
+            let port = target.port(connection);
+            shared.push(Http2::connect(port, Arc::clone(&target), events.clone()).await?);
         }
     }
     for index in 0..streams {
@@ -186,7 +200,9 @@ async fn drive(
                 let _permit = setup.acquire().await;
                 let link = match link {
                     Some(http2) => Ok(Link::Http2(http2)),
-                    None => Connection::connect(target.port).await.map(Link::Http1),
+                    None => Connection::connect(target.port(index))
+                        .await
+                        .map(Link::Http1),
                 };
                 match link {
                     Ok(link) => open(&target, index, link).await,
@@ -605,10 +621,10 @@ impl Http2 {
     /// Connects and starts the connection's task, which tells `sink` of the notifications of
     /// the streams handed to it.
     async fn connect(
+        port: u16,
         target: Arc<Target>,
         sink: mpsc::UnboundedSender<(usize, Event)>,
     ) -> Result<Http2, String> {
-        let port = target.port;
         let stream = connect(port).await?;
         let (send, connection) = h2::client::Builder::new()
             // Room for every notification of a change in flight at once.
