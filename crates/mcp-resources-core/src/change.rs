@@ -47,6 +47,9 @@ pub enum FeedEvent {
     Lost,
     /// The feed is connected again after [`FeedEvent::Lost`].
     Restored,
+    /// The feed is connected, but this consumer skipped changes (it fell behind): whoever was
+    /// told of changes should be told that anything may have changed.
+    Missed,
 }
 
 /// Why a change could not be published to a [`ChangeFeed`].
@@ -69,6 +72,8 @@ pub trait ChangeFeed: Send + Sync {
 /// One consumer's events of a [`ChangeFeed`].
 #[async_trait]
 pub trait FeedEvents: Send {
-    /// The next event, waiting for it; `None` once the feed has stopped for good.
+    /// The next event, waiting for it; `None` once the feed has stopped for good. It must be
+    /// cancel-safe: a call dropped before it finished loses no event (consumers wait on it
+    /// beside a deadline or a shutdown signal).
     async fn next_event(&mut self) -> Option<FeedEvent>;
 }

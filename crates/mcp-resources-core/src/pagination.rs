@@ -50,12 +50,15 @@ impl CursorKey {
         CursorKey(bytes)
     }
 
-    /// A name of this key that tells nothing of it (32 hexadecimal digits of a MAC, by the key,
-    /// of a fixed text): instances compare fingerprints to learn whether they share a key.
+    /// A name of this key that tells nothing of it: instances compare fingerprints to learn
+    /// whether they share a key. 32 hexadecimal digits of the SHA-256 of a MAC, by the key, of
+    /// a fixed text: hashed again, it is no cursor tag of any text (a cursor's tag is such a
+    /// MAC, cut short), so whoever reads a fingerprint cannot forge a cursor with it.
     pub fn fingerprint(&self) -> String {
+        use sha2::Digest as _;
         let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
         mac.update(b"mcp-resources cursor key fingerprint");
-        let digest = mac.finalize().into_bytes();
+        let digest = Sha256::digest(mac.finalize().into_bytes());
         digest[..16]
             .iter()
             .map(|byte| format!("{byte:02x}"))

@@ -114,13 +114,13 @@ pub(crate) fn start() -> Result<(WatchState, RawEvents), notify::Error> {
     let overflow = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&overflow);
     let watcher = notify::recommended_watcher(move |event: notify::Result<Event>| {
-        // Opening, reading and closing change nothing (a write is also a modification): they
-        // neither start a batch nor hold one back. Every read of a served file, and every
-        // rescan of another watcher of the same tree (other instances of a deployment), would
-        // otherwise make each watcher rescan, and hold its changes back by a debounce more.
+        // Opening, reading and closing after reading change nothing: they neither start a
+        // batch nor hold one back. Every read of a served file, and every rescan of another
+        // watcher of the same tree (other instances of a deployment), would otherwise make each
+        // watcher rescan, and hold its changes back by a debounce more.
         if event
             .as_ref()
-            .is_ok_and(|event| matches!(event.kind, EventKind::Access(_)))
+            .is_ok_and(|event| !changes_something(event.kind))
         {
             return;
         }
@@ -192,6 +192,18 @@ impl WatchState {
     }
 }
 
+/// Whether an event of `kind` may have changed what is served: every kind but an access,
+/// except closing a file written to (a write through a shared memory map is seen as nothing
+/// else: an open, then that close).
+fn changes_something(kind: EventKind) -> bool {
+    use notify::event::{AccessKind, AccessMode};
+    match kind {
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        _ => true,
+    }
+}
+
 /// Events collected for one rescan.
 #[derive(Debug, Default)]
 pub(crate) struct Batch {
@@ -210,7 +222,7 @@ impl Batch {
                 if event.need_rescan() {
                     self.rescan_all = true;
                 }
-                if matches!(event.kind, EventKind::Access(_)) || self.rescan_all {
+                if !changes_something(event.kind) || self.rescan_all {
                     return;
                 }
                 self.paths.extend(event.paths);
@@ -266,6 +278,35 @@ async fn debounce(shared: Arc<Shared>, mut raw: RawEvents, sender: mpsc::Sender<
             if sender.send(change).await.is_err() {
                 return;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use notify::EventKind;
+    use notify::event::{AccessKind, AccessMode, CreateKind, DataChange, ModifyKind};
+
+    use super::changes_something;
+
+    #[test]
+    fn reads_change_nothing_and_a_write_closed_does() {
+        for quiet in [
+            AccessKind::Open(AccessMode::Any),
+            AccessKind::Read,
+            AccessKind::Close(AccessMode::Read),
+            AccessKind::Close(AccessMode::Any),
+            AccessKind::Any,
+        ] {
+            assert!(!changes_something(EventKind::Access(quiet)), "{quiet:?}");
+        }
+        for change in [
+            EventKind::Access(AccessKind::Close(AccessMode::Write)),
+            EventKind::Modify(ModifyKind::Data(DataChange::Any)),
+            EventKind::Create(CreateKind::File),
+            EventKind::Any,
+        ] {
+            assert!(changes_something(change), "{change:?}");
         }
     }
 }

@@ -15,8 +15,9 @@
 //! then on), the task reconnects with a growing pause (from 100 ms to 5 s), and once
 //! subscribed again they get [`FeedEvent::Restored`]; a connection that stops answering
 //! pings counts as lost too. A consumer that falls more than [`EVENTS_BUFFERED`] events behind
-//! gets `Lost` (it missed changes, and is told so rather than left thinking it did not), then
-//! `Restored` once the feed is connected. Redis is trusted infrastructure; still, a message is
+//! gets [`FeedEvent::Missed`] (it missed changes, and is told so rather than left thinking it
+//! did not); if the feed is away by then, `Lost` instead, then `Restored` once it is connected.
+//! Redis is trusted infrastructure; still, a message is
 //! read only up to [`message::MAX_MESSAGE_BYTES`] and [`message::MAX_URIS`] URIs, so that a
 //! flood on the channel stays finite. Pub/sub delivers to whoever listens
 //! at the time: nothing is replayed, which is the level-triggered contract the protocol gives
@@ -102,7 +103,27 @@ impl RedisFeed {
     /// [`RedisFeedError::Url`] for a URL that is not Redis', [`RedisFeedError::Connect`] when
     /// Redis cannot be reached or refuses the subscription.
     pub async fn connect(url: &str, channel: &str) -> Result<RedisFeed, RedisFeedError> {
-        let client = redis::Client::open(url).map_err(RedisFeedError::Url)?;
+        RedisFeed::connect_with_password(url, None, channel).await
+    }
+
+    /// [`RedisFeed::connect`] with a password given apart from the URL (from the environment,
+    /// say, rather than a command line or a file), which wins over one in the URL.
+    ///
+    /// # Errors
+    ///
+    /// As [`RedisFeed::connect`].
+    pub async fn connect_with_password(
+        url: &str,
+        password: Option<&str>,
+        channel: &str,
+    ) -> Result<RedisFeed, RedisFeedError> {
+        use redis::IntoConnectionInfo as _;
+        let mut info = url.into_connection_info().map_err(RedisFeedError::Url)?;
+        if let Some(password) = password {
+            let settings = info.redis_settings().clone().set_password(password);
+            info = info.set_redis_settings(settings);
+        }
+        let client = redis::Client::open(info).map_err(RedisFeedError::Url)?;
         let shown = shown_url(url);
         let connect_error = |error| RedisFeedError::Connect {
             url: shown.clone(),
@@ -141,7 +162,8 @@ impl RedisFeed {
     /// fingerprint, say): the first instance records `value` in Redis (under
     /// `<channel>:<name>`, for `lasting`), and every instance that agrees extends the record;
     /// an instance with another value is told, while the record lasts. Call it again before
-    /// `lasting` is over to keep the record.
+    /// `lasting` is over to keep the record. Needs Redis 7.0 or later (`SET` with both `NX` and
+    /// `GET`).
     ///
     /// # Errors
     ///
@@ -158,30 +180,39 @@ impl RedisFeed {
             .unwrap_or(u64::MAX)
             .max(1);
         let mut connection = self.publisher.clone();
-        let recorded: Option<String> = redis::cmd("SET")
-            .arg(&key)
-            .arg(value)
-            .arg("NX")
-            .arg("GET")
-            .arg("PX")
-            .arg(millis)
-            .query_async(&mut connection)
-            .await
-            .map_err(RedisFeedError::Command)?;
-        match recorded {
+        // `SET … GET` answers with the value it replaced, in the same step: `NX` records the
+        // value when there is none, `XX` renews it, both telling what was there (Redis 7.0).
+        let mut set = async |condition: &str| -> Result<Option<String>, RedisFeedError> {
+            redis::cmd("SET")
+                .arg(&key)
+                .arg(value)
+                .arg(condition)
+                .arg("GET")
+                .arg("PX")
+                .arg(millis)
+                .query_async(&mut connection)
+                .await
+                .map_err(RedisFeedError::Command)
+        };
+        let disagreement = || RedisFeedError::Disagreement {
+            channel: self.channel.clone(),
+            name: name.to_owned(),
+        };
+        match set("NX").await? {
             // Recorded now, by this instance.
             None => Ok(()),
-            Some(recorded) if recorded == value => {
-                let _: bool = connection
-                    .pexpire(&key, i64::try_from(millis).unwrap_or(i64::MAX))
-                    .await
-                    .map_err(RedisFeedError::Command)?;
-                Ok(())
-            }
-            Some(_) => Err(RedisFeedError::Disagreement {
-                channel: self.channel.clone(),
-                name: name.to_owned(),
-            }),
+            Some(recorded) if recorded != value => Err(disagreement()),
+            // Renewed, unless another value took the record in between (then it is replaced,
+            // and both instances are told: this one now, the other at its next renewal).
+            Some(_) => match set("XX").await? {
+                Some(replaced) if replaced != value => Err(disagreement()),
+                // Expired in between, so not renewed: recorded again.
+                None => match set("NX").await? {
+                    Some(recorded) if recorded != value => Err(disagreement()),
+                    _ => Ok(()),
+                },
+                Some(_) => Ok(()),
+            },
         }
     }
 }
@@ -218,7 +249,8 @@ impl ChangeFeed for RedisFeed {
 struct Events {
     receiver: broadcast::Receiver<FeedEvent>,
     connected: Arc<AtomicBool>,
-    /// It fell behind and was told `Lost`: `Restored` comes once the feed is connected.
+    /// It fell behind while the feed was away and was told `Lost`: `Restored` comes once the
+    /// feed is connected.
     behind: bool,
 }
 
@@ -240,10 +272,16 @@ impl FeedEvents for Events {
                 Ok(event) => return Some(event),
                 Err(broadcast::error::RecvError::Lagged(missed)) => {
                     tracing::warn!(missed, "a consumer of the change feed fell behind");
-                    if !self.behind {
-                        self.behind = true;
-                        return Some(FeedEvent::Lost);
+                    if self.behind {
+                        continue;
                     }
+                    // Connected, only changes were skipped; otherwise the loss itself may have
+                    // been among them.
+                    if self.connected.load(Ordering::Acquire) {
+                        return Some(FeedEvent::Missed);
+                    }
+                    self.behind = true;
+                    return Some(FeedEvent::Lost);
                 }
                 Err(broadcast::error::RecvError::Closed) => return None,
             }
@@ -331,7 +369,7 @@ async fn reconnect(
 
 /// `url` without what may hold a password (user information, and the query, where
 /// `redis+unix` URLs take it), for logs and errors.
-fn shown_url(url: &str) -> String {
+pub fn shown_url(url: &str) -> String {
     let url = match url.split_once('?') {
         Some((before, _)) => format!("{before}?…"),
         None => url.to_owned(),

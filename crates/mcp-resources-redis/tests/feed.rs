@@ -29,16 +29,18 @@ struct Redis {
 impl Redis {
     /// A fresh server, or `None` (said loudly) when `redis-server` is not installed.
     fn start() -> Option<Redis> {
-        Redis::start_in(tempfile::tempdir().expect("a temporary directory"))
+        Redis::start_in(tempfile::tempdir().expect("a temporary directory"), &[])
     }
 
-    /// A server on the socket in `dir` (a stopped one's, to start it again).
-    fn start_in(dir: tempfile::TempDir) -> Option<Redis> {
+    /// A server on the socket in `dir` (a stopped one's, to start it again), with `extra`
+    /// arguments.
+    fn start_in(dir: tempfile::TempDir, extra: &[&str]) -> Option<Redis> {
         let socket = dir.path().join("redis.sock");
         let spawned = Command::new("redis-server")
             .args(["--port", "0", "--unixsocket"])
             .arg(&socket)
             .args(["--save", "", "--appendonly", "no"])
+            .args(extra)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn();
@@ -171,7 +173,7 @@ async fn losing_redis_is_told_and_so_is_its_return() {
             .is_err(),
         "nothing to publish to"
     );
-    let _back = Redis::start_in(dir).expect("redis-server starts again");
+    let _back = Redis::start_in(dir, &[]).expect("redis-server starts again");
     assert_eq!(next(&mut events).await, FeedEvent::Restored);
     let change = Change::Updated(uri("file:///srv/b.txt"));
     // The publishing connection comes back by itself, in a moment.
@@ -245,4 +247,65 @@ async fn instances_agree_on_a_value_or_are_told_they_do_not() {
     tokio::time::sleep(lasting * 2).await;
     two.agree("key", "bbbb", lasting).await.unwrap();
     assert!(one.agree("key", "aaaa", lasting).await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_consumer_that_falls_behind_is_told_it_missed_changes() {
+    let Some(redis) = Redis::start() else { return };
+    let feed = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let mut events = feed.events();
+    let change = Change::Updated(uri("file:///srv/a.txt"));
+    let published = mcp_resources_redis::EVENTS_BUFFERED + 100;
+    for _ in 0..published {
+        feed.publish(&change).await.unwrap();
+    }
+    // Every message is heard by the feed's task; this consumer read none of them.
+    let mut seen = Vec::new();
+    loop {
+        let event = next(&mut events).await;
+        if event == FeedEvent::Missed {
+            break;
+        }
+        seen.push(event);
+        assert!(seen.len() <= published, "never told: {:?}", seen.last());
+    }
+    assert!(
+        seen.iter()
+            .all(|event| *event == FeedEvent::Change(change.clone()))
+    );
+    // Connected all along: never `Lost`, and the changes go on.
+    feed.publish(&Change::Updated(uri("file:///srv/b.txt")))
+        .await
+        .unwrap();
+    let last = Change::Updated(uri("file:///srv/b.txt"));
+    loop {
+        match next(&mut events).await {
+            FeedEvent::Change(heard) if heard == last => break,
+            // The feed's task may still be taking the flood from Redis: missed again.
+            FeedEvent::Change(_) | FeedEvent::Missed => {}
+            other => panic!("connected all along: {other:?}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_given_apart_from_the_url_is_used() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let Some(redis) = Redis::start_in(dir, &["--requirepass", "hunter2"]) else {
+        return;
+    };
+    let refused = RedisFeed::connect(&redis.url(), "changes")
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("cannot reach Redis"),
+        "{refused}"
+    );
+    let feed = RedisFeed::connect_with_password(&redis.url(), Some("hunter2"), "changes")
+        .await
+        .unwrap();
+    let mut events = feed.events();
+    let change = Change::Updated(uri("file:///srv/a.txt"));
+    feed.publish(&change).await.unwrap();
+    assert_eq!(next(&mut events).await, FeedEvent::Change(change));
 }

@@ -294,7 +294,8 @@ impl ServerBuilder {
     /// Carries changes between the instances of a deployment through `feed` (see
     /// [`crate::feed`]): what [`Server::follow`] takes from a source is published to every
     /// instance, and every instance's changes reach this one's subscribers. The server is then
-    /// built inside a tokio runtime, on which it hears the feed until it shuts down.
+    /// built inside a tokio runtime, on which it hears the feed until it shuts down (the task
+    /// holds the server: call [`Server::shutdown`] to let it go).
     #[must_use]
     pub fn feed(mut self, feed: Arc<dyn ChangeFeed>) -> Self {
         self.feed = Some(feed);
@@ -382,19 +383,26 @@ impl ServerBuilder {
             ..ModernConfig::new(self.server_info)
         };
         let shutdown = CancellationToken::new();
-        let server = Server {
+        let (service, wakers) = (Arc::new(service), Arc::new(Wakers::default()));
+        let cluster = Cluster::new(
+            self.feed,
+            self.feed_settle,
+            Arc::clone(&service),
+            Arc::clone(&wakers),
+            shutdown.clone(),
+        );
+        cluster.start();
+        Ok(Server {
             shared: Arc::new(Shared {
-                service: Arc::new(service),
+                service,
                 legacy: Arc::new(legacy),
                 modern: Handler::new(Arc::new(modern)),
-                wakers: Wakers::default(),
-                cluster: Cluster::new(self.feed, self.feed_settle, &shutdown),
+                wakers,
+                cluster,
                 shutdown,
                 stdio_principal: Arc::new(self.stdio_principal),
             }),
-        };
-        server.hear_feed();
-        Ok(server)
+        })
     }
 }
 
@@ -416,14 +424,14 @@ pub(crate) struct Shared {
     /// The modern adapter (stateless, shared by every modern request).
     pub(crate) modern: Handler,
     /// Who to wake when a subscriber has changes waiting.
-    pub(crate) wakers: Wakers,
+    pub(crate) wakers: Arc<Wakers>,
     /// Cancelled once, when the server is asked to shut down: every transport, connection and
     /// live stream waits on it.
     pub(crate) shutdown: CancellationToken,
     /// The principal of every stdio request.
     pub(crate) stdio_principal: Arc<Principal>,
     /// The change feed between instances, readiness, and the end of live streams.
-    pub(crate) cluster: Cluster,
+    pub(crate) cluster: Arc<Cluster>,
 }
 
 impl Server {
@@ -438,7 +446,8 @@ impl Server {
     }
 
     /// Tells subscribers of `uri` (legacy `resources/subscribe`, modern listen streams) that
-    /// it changed. Changes coalesce until each subscriber is told.
+    /// it changed. Changes coalesce until each subscriber is told. With a change feed, this
+    /// tells this instance's subscribers only; [`Server::follow`] publishes to every instance.
     pub fn resource_updated(&self, uri: &str) {
         let ready = self.shared.service.resource_updated(uri);
         self.shared.wakers.wake(&ready);
@@ -475,6 +484,13 @@ impl Server {
         self.shared.shutdown.is_cancelled()
     }
 
+    /// Whether this server is ready to serve: not shut down, and its change feed (if it has
+    /// one) heard. An instance whose feed is away still answers reads, but its subscribers
+    /// would miss changes seen by other instances; a load balancer should prefer another.
+    pub fn is_ready(&self) -> bool {
+        !self.is_shut_down() && self.shared.cluster.is_connected()
+    }
+
     /// Feeds the changes a provider's source reports (a file watcher, a repository whose refs
     /// move) to the subscribers (through the feed, to every instance, when the server has
     /// one: [`ServerBuilder::feed`]), until the source stops or the server shuts down. Spawns a
@@ -489,7 +505,7 @@ impl Server {
                 };
                 match change {
                     None => return,
-                    Some(change) => server.tell(change).await,
+                    Some(change) => server.shared.cluster.tell(change).await,
                 }
             }
         })

@@ -76,6 +76,7 @@ CONFIGURATION FILE (TOML):
         redis = \"redis://127.0.0.1:6379/\"   # every instance's changes reach every instance
         channel = \"mcp-resources\"          # one per deployment sharing a Redis
         settle_ms = 20                     # the same change from several instances: told once
+        password_env = \"REDIS_PASSWORD\"    # Redis' password, kept out of the URL
     Databases (the flag --sql [NAME=]URL, repeatable):
         [[sql]]
         url = \"sqlite:./app.db\"       # relative to the file's directory
@@ -360,6 +361,7 @@ impl ServeArgs {
                     redis: self.feed_redis.clone(),
                     channel: self.feed_channel.clone(),
                     settle_ms: None,
+                    password_env: None,
                 }
             }),
             grants: None,

@@ -515,7 +515,15 @@ async fn join_feed(
     feed: &config::FeedConfig,
     shared_key: Option<(String, String)>,
 ) -> Result<Arc<RedisFeed>, Box<dyn std::error::Error>> {
-    let redis = Arc::new(RedisFeed::connect(&feed.redis, &feed.channel).await?);
+    let password = match &feed.password_env {
+        None => None,
+        Some(name) => Some(std::env::var(name).map_err(|_| {
+            format!("the Redis password variable {name} is not set ([feed] password_env)")
+        })?),
+    };
+    let redis = Arc::new(
+        RedisFeed::connect_with_password(&feed.redis, password.as_deref(), &feed.channel).await?,
+    );
     let Some((variable, fingerprint)) = shared_key else {
         tracing::warn!(
             channel = %feed.channel,

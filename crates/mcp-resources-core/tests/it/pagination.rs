@@ -460,4 +460,17 @@ fn a_key_fingerprint_tells_keys_apart_and_nothing_of_them() {
     assert_eq!(fingerprint.len(), 32);
     assert!(fingerprint.bytes().all(|digit| digit.is_ascii_hexdigit()));
     assert!(!fingerprint.contains("0707"), "not the key's bytes");
+    // Not the tag of a cursor whose body is the fingerprint's fixed text: whoever reads a
+    // fingerprint (in Redis) cannot make a cursor that passes the MAC.
+    use base64::Engine as _;
+    let tag: Vec<u8> = (0..16)
+        .map(|at| u8::from_str_radix(&fingerprint[at * 2..at * 2 + 2], 16).unwrap())
+        .collect();
+    let mut forged = b"mcp-resources cursor key fingerprint".to_vec();
+    forged.extend_from_slice(&tag);
+    let forged = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&forged);
+    assert_eq!(
+        CursorCodec::new(&one).decode(&forged),
+        Err(CursorError::Tampered)
+    );
 }

@@ -20,9 +20,9 @@ use tokio::sync::{broadcast, mpsc};
 
 use crate::http::{EventReader, MODERN, TestServer, fixture, modern_meta, quiet};
 
-/// Every instance's changes, on one broadcast channel; down, it takes none.
+/// Every instance's changes, on one broadcast channel (`None` ends it); down, it takes none.
 struct MemoryFeed {
-    events: broadcast::Sender<FeedEvent>,
+    events: broadcast::Sender<Option<FeedEvent>>,
     down: AtomicBool,
 }
 
@@ -37,13 +37,22 @@ impl MemoryFeed {
     /// The connection is gone: every consumer is told.
     fn lose(&self) {
         self.down.store(true, Ordering::SeqCst);
-        let _ = self.events.send(FeedEvent::Lost);
+        self.tell(FeedEvent::Lost);
     }
 
     /// The connection is back.
     fn restore(&self) {
         self.down.store(false, Ordering::SeqCst);
-        let _ = self.events.send(FeedEvent::Restored);
+        self.tell(FeedEvent::Restored);
+    }
+
+    fn tell(&self, event: FeedEvent) {
+        let _ = self.events.send(Some(event));
+    }
+
+    /// The feed stops for good.
+    fn end(&self) {
+        let _ = self.events.send(None);
     }
 }
 
@@ -53,7 +62,7 @@ impl ChangeFeed for MemoryFeed {
         if self.down.load(Ordering::SeqCst) {
             return Err(FeedError("the feed is down".to_owned()));
         }
-        let _ = self.events.send(FeedEvent::Change(change.clone()));
+        self.tell(FeedEvent::Change(change.clone()));
         Ok(())
     }
 
@@ -62,13 +71,13 @@ impl ChangeFeed for MemoryFeed {
     }
 }
 
-struct Heard(broadcast::Receiver<FeedEvent>);
+struct Heard(broadcast::Receiver<Option<FeedEvent>>);
 
 #[async_trait]
 impl FeedEvents for Heard {
     async fn next_event(&mut self) -> Option<FeedEvent> {
         match self.0.recv().await {
-            Ok(event) => Some(event),
+            Ok(event) => event,
             Err(broadcast::error::RecvError::Lagged(_)) => Some(FeedEvent::Lost),
             Err(broadcast::error::RecvError::Closed) => None,
         }
@@ -278,4 +287,85 @@ fn a_server_with_a_feed_is_built_inside_a_runtime() {
     let feed: Arc<dyn ChangeFeed> = MemoryFeed::new();
     let built = Server::builder().feed(feed).build();
     assert!(matches!(built, Err(BuildError::NoRuntime)), "{built:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_an_instance_sees_reaches_its_own_streams_while_it_does_not_hear_the_feed() {
+    let feed = MemoryFeed::new();
+    let server = instance(&feed).await;
+    let (changes, source) = mpsc::channel(8);
+    server.server.follow(Source(source));
+    // Publishing still works (another connection), hearing does not.
+    feed.tell(FeedEvent::Lost);
+    let mut stream = listen(&server, "lost").await;
+    changes.send(watched()).await.unwrap();
+    assert_eq!(next(&mut stream).await, updated());
+    // Stopped for good: this instance's own changes are still told to its own streams.
+    feed.end();
+    let mut after = listen(&server, "ended").await;
+    changes.send(watched()).await.unwrap();
+    assert_eq!(next(&mut after).await, updated());
+    assert_eq!(probe(&server, "/readyz").await.0, 503);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_consumer_that_missed_changes_tells_everything_and_keeps_its_streams() {
+    let feed = MemoryFeed::new();
+    let server = instance(&feed).await;
+    let mut stream = listen(&server, "behind").await;
+    feed.tell(FeedEvent::Missed);
+    assert_eq!(next(&mut stream).await, list_changed());
+    assert_eq!(next(&mut stream).await, updated());
+    assert_eq!(probe(&server, "/readyz").await.0, 200);
+    // Still open, still told.
+    feed.publish(&watched()).await.unwrap();
+    assert_eq!(next(&mut stream).await, updated());
+}
+
+/// A feed whose events are always ready once started: the watched resource first, then other
+/// resources without end.
+struct Flood(Arc<tokio::sync::Notify>);
+
+#[async_trait]
+impl ChangeFeed for Flood {
+    async fn publish(&self, _change: &Change) -> Result<(), FeedError> {
+        Ok(())
+    }
+
+    fn events(&self) -> Box<dyn FeedEvents> {
+        Box::new(Flooding(0, Arc::clone(&self.0)))
+    }
+}
+
+struct Flooding(u64, Arc<tokio::sync::Notify>);
+
+#[async_trait]
+impl FeedEvents for Flooding {
+    async fn next_event(&mut self) -> Option<FeedEvent> {
+        self.0 += 1;
+        let uri = match self.0 {
+            1 => {
+                self.1.notified().await;
+                WATCHED.to_owned()
+            }
+            n => format!("test://elsewhere/{n}"),
+        };
+        Some(FeedEvent::Change(Change::Updated(
+            ResourceUri::parse(&uri).unwrap(),
+        )))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_changes_cannot_hold_the_settle_window_open() {
+    let start = Arc::new(tokio::sync::Notify::new());
+    let flood = Arc::new(Flood(Arc::clone(&start)));
+    let server = fixture().feed(flood).build().unwrap();
+    let server = TestServer::serve(server, quiet()).await;
+    let mut stream = listen(&server, "flooded").await;
+    // The watched resource is heard first, then changes elsewhere, always ready: the window
+    // ends all the same, and the stream is told.
+    start.notify_one();
+    assert_eq!(next(&mut stream).await, updated());
+    server.server.shutdown();
 }

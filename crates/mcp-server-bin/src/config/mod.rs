@@ -167,6 +167,9 @@ pub(crate) struct RawFeed {
     /// told (default 20): the same change seen by several instances watching the same storage
     /// is told once when their watchers publish it within this time of each other.
     pub(crate) settle_ms: Option<u64>,
+    /// The environment variable holding Redis' password (rather than the URL, which a command
+    /// line shows to every local user and a file keeps).
+    pub(crate) password_env: Option<String>,
 }
 
 impl RawFeed {
@@ -176,12 +179,13 @@ impl RawFeed {
             redis: over.redis.or(self.redis),
             channel: over.channel.or(self.channel),
             settle_ms: over.settle_ms.or(self.settle_ms),
+            password_env: over.password_env.or(self.password_env),
         }
     }
 }
 
 /// How the instances of a deployment share their changes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct FeedConfig {
     /// The Redis URL (its password, if any, is never logged).
     pub(crate) redis: String,
@@ -189,6 +193,19 @@ pub(crate) struct FeedConfig {
     pub(crate) channel: String,
     /// How long heard changes settle before clients are told.
     pub(crate) settle: std::time::Duration,
+    /// The variable holding Redis' password, if it is not in the URL.
+    pub(crate) password_env: Option<String>,
+}
+
+impl std::fmt::Debug for FeedConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FeedConfig")
+            .field("redis", &mcp_resources_redis::shown_url(&self.redis))
+            .field("channel", &self.channel)
+            .field("settle", &self.settle)
+            .field("password_env", &self.password_env)
+            .finish()
+    }
 }
 
 /// The longest `[feed] settle_ms`: every notification waits that long.
@@ -1325,6 +1342,7 @@ impl Config {
                     redis: Some(redis),
                     channel,
                     settle_ms,
+                    password_env,
                 }) => {
                     let channel = channel.unwrap_or_else(|| DEFAULT_FEED_CHANNEL.to_owned());
                     if channel.is_empty() {
@@ -1341,6 +1359,7 @@ impl Config {
                         redis,
                         channel,
                         settle,
+                        password_env,
                     })
                 }
             },

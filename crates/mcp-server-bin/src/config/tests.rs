@@ -212,6 +212,7 @@ fn the_feed_table_names_a_redis_and_a_channel_each_overridden_alone() {
             redis: Some("redis://127.0.0.1:6379/".to_owned()),
             channel: None,
             settle_ms: None,
+            password_env: None,
         }),
         ..RawConfig::default()
     };
@@ -258,6 +259,11 @@ fn the_feed_table_names_a_redis_and_a_channel_each_overridden_alone() {
         assert_eq!(error.to_string(), message);
     }
     assert!(RawConfig::from_toml("[feed]\nurl = \"redis://r/\"").is_err());
+    // Never shown: a password in the URL.
+    let secret =
+        RawConfig::from_toml("[feed]\nredis = \"redis://:hunter2@r:6379/\"").expect("valid");
+    let shown = format!("{:?}", Config::from_raw(secret).expect("valid"));
+    assert!(!shown.contains("hunter2"), "{shown}");
 }
 
 #[test]

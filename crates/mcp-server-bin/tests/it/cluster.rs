@@ -150,23 +150,35 @@ impl Instance {
     }
 }
 
-/// HAProxy in front of `ports`, named `one`, `two`, `three`.
+/// HAProxy in front of `ports`, named `one`, `two`, `three`: the instances ready (`/readyz`)
+/// while there are any, else those alive (`/healthz`), so that reads go on when every instance
+/// has lost Redis; legacy sessions stick to their instance in both.
 fn start_haproxy(dir: &Path, ports: &[u16]) -> (Process, u16) {
     let port = free_port();
     let mut config = format!(
         "global\n  maxconn 1000\n\
          defaults\n  mode http\n  timeout connect 2s\n  timeout client 60s\n  \
-         timeout server 60s\n  retries 3\n  option redispatch\n\
-         frontend mcp\n  bind 127.0.0.1:{port}\n  default_backend instances\n\
-         backend instances\n  balance roundrobin\n  option httpchk GET /readyz\n  \
-         http-check expect status 200\n  default-server check inter 100ms fall 1 rise 1\n  \
-         stick-table type string len 64 size 10k expire 10m\n  \
-         stick match req.hdr(mcp-session-id)\n  \
-         stick store-response res.hdr(mcp-session-id)\n  \
-         http-response set-header x-served-by %[srv_name]\n"
+         timeout server 60s\n  timeout check 2s\n  retries 3\n  option redispatch\n\
+         frontend mcp\n  bind 127.0.0.1:{port}\n  use_backend ready if {{ nbsrv(ready) gt 0 }}\n  \
+         default_backend alive\n"
     );
-    for (name, backend) in ["one", "two", "three"].iter().zip(ports) {
-        config.push_str(&format!("  server {name} 127.0.0.1:{backend}\n"));
+    for (backend, path) in [("ready", "/readyz"), ("alive", "/healthz")] {
+        config.push_str(&format!(
+            "backend {backend}\n  balance roundrobin\n  option httpchk GET {path}\n  \
+             http-check expect status 200\n  default-server check inter 100ms fall 2 rise 1\n  \
+             stick match req.hdr(mcp-session-id) table ready\n  \
+             stick store-response res.hdr(mcp-session-id) table ready\n  \
+             http-response set-header x-served-by %[srv_name]\n"
+        ));
+        if backend == "ready" {
+            config.push_str("  stick-table type string len 64 size 10k expire 10m\n");
+        }
+        for (id, (name, server)) in ["one", "two", "three"].iter().zip(ports).enumerate() {
+            config.push_str(&format!(
+                "  server {name} 127.0.0.1:{server} id {}\n",
+                id + 1
+            ));
+        }
     }
     let file = dir.join("haproxy.cfg");
     std::fs::write(&file, config).expect("write haproxy.cfg");
@@ -546,14 +558,17 @@ fn three_instances_behind_haproxy_share_pages_changes_and_failures() {
     for instance in &mut instances {
         assert_eq!(get(instance.port, "/readyz").0, 503);
         assert_eq!(get(instance.port, "/healthz").0, 200);
-        let read = modern(instance.port, "resources/read", json!({"uri": watched_uri}));
+        assert!(instance.process.alive());
+    }
+    // Reads go on through the balancer (its instances alive, none ready).
+    for _ in 0..4 {
+        let read = modern(balancer, "resources/read", json!({"uri": watched_uri}));
         assert_eq!(
             read.json()["result"]["contents"][0]["text"],
             "changed again",
             "{}",
             read.body
         );
-        assert!(instance.process.alive());
     }
 
     // Redis back: ready again, and changes are told again.
