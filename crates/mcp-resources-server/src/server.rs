@@ -303,7 +303,7 @@ impl ServerBuilder {
     }
 
     /// Sets how long changes heard from the feed are gathered before subscribers are told
-    /// (default [`DEFAULT_SETTLE`](crate::feed::DEFAULT_SETTLE), 20 ms): the same change
+    /// (default [`DEFAULT_SETTLE`], 20 ms): the same change
     /// published by several instances within it is told once.
     #[must_use]
     pub fn feed_settle(mut self, settle: Duration) -> Self {
