@@ -362,9 +362,11 @@ pub(super) fn render(out: &mut String, deployment: &Deployment, measured: &str) 
         out,
         "\nOn this machine every instance, HAProxy and the driver share the same cores, so more \
          instances cannot give more requests per second: what the table shows is the cost of \
-         the balancer's hop and of spreading one load over several processes. On a larger \
-         machine (or several), throughput grows with the instances until the cores are used: \
-         instances share nothing on the read path (no lock, no Redis round trip), so each \
-         instance's CPU per request is what one alone spends.\n"
+         the balancer's hop and of spreading one load over several processes (each of which \
+         then takes fewer requests per wake-up, so a request may cost it more CPU: the \
+         instances' column says how much). Instances share nothing on the read path (no lock, \
+         no Redis round trip): on a machine with a core or more per instance (or several \
+         machines), throughput grows with the instances, each request costing about the CPU \
+         the three-instance row shows, until the cores or the balancer are used up.\n"
     );
 }
