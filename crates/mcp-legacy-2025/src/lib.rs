@@ -143,5 +143,5 @@ mod session;
 mod wire;
 
 pub use crate::asking::ASK_TICKS;
-pub use crate::session::{DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Session};
+pub use crate::session::{DEFAULT_LOG_LEVEL, LegacyConfig, LifecycleState, Session, SessionRecord};
 pub use mcp_resources_wire::output::{Outgoing, Output, Ticket};

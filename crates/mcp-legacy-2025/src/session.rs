@@ -216,6 +216,22 @@ pub struct Session {
 /// The level below which log messages are not sent until the client calls `logging/setLevel`.
 pub const DEFAULT_LOG_LEVEL: LoggingLevel = LoggingLevel::Info;
 
+/// What of an initialized session outlives the process serving it: enough for another process
+/// to go on serving its requests ([`Session::restore`]). Requests in flight, and the
+/// server's own requests waiting for answers, stay with the process; subscriptions are the
+/// hub's, kept apart by whoever keeps this record.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SessionRecord {
+    /// The version `initialize` negotiated.
+    pub version: ProtocolVersion,
+    /// What the client declared in `initialize`.
+    pub client: ClientCapabilities,
+    /// Whether `notifications/initialized` arrived.
+    pub ready: bool,
+    /// The level the client asked for with `logging/setLevel`.
+    pub log_level: LoggingLevel,
+}
+
 impl Session {
     /// A new, uninitialized session.
     pub fn new(config: Arc<LegacyConfig>) -> Session {
@@ -235,6 +251,43 @@ impl Session {
             held_changes: Vec::new(),
             client: ClientCapabilities::default(),
             asks: Asks::default(),
+        }
+    }
+
+    /// A session that goes on from `record`, made by another process (or an earlier copy in
+    /// this one): no request in flight. Ready, it watches list changes at once (an
+    /// [`Output::Query`] to run), as after `notifications/initialized`. A version that is not
+    /// of the legacy era is negotiated again, as `initialize` would.
+    pub fn restore(config: Arc<LegacyConfig>, record: &SessionRecord) -> Session {
+        let mut session = Session::new(config);
+        let version = match record.version.era() {
+            Some(Era::Legacy) => record.version.clone(),
+            _ => session.config.negotiate(&record.version),
+        };
+        session.version = Some(version);
+        session.client = record.client.clone();
+        session.state = LifecycleState::Initializing;
+        session.follow(record);
+        session
+    }
+
+    /// What of this session outlives the process; `None` before `initialize`.
+    pub fn record(&self) -> Option<SessionRecord> {
+        Some(SessionRecord {
+            version: self.version.clone()?,
+            client: self.client.clone(),
+            ready: self.state == LifecycleState::Ready,
+            log_level: self.log_level,
+        })
+    }
+
+    /// Takes what another copy of this session changed (`record`, as it wrote it): its log
+    /// level, and its readiness (as if `notifications/initialized` arrived here; a session
+    /// never goes back). The version and the client's capabilities never change.
+    pub fn follow(&mut self, record: &SessionRecord) {
+        self.log_level = record.log_level;
+        if record.ready && self.state == LifecycleState::Initializing {
+            self.become_ready();
         }
     }
 
@@ -560,16 +613,7 @@ impl Session {
     fn handle_notification(&mut self, notification: &Notification) {
         match notification.method.as_str() {
             method::NOTIFICATION_INITIALIZED if self.state == LifecycleState::Initializing => {
-                self.state = LifecycleState::Ready;
-                let held = std::mem::take(&mut self.held_changes);
-                self.deliver_changes(held, &mut Session::push_unsolicited);
-                if self.config.offer.list_changed {
-                    self.enqueue(
-                        None,
-                        Purpose::WatchListChanges,
-                        Query::WatchListChanges { enabled: true },
-                    );
-                }
+                self.become_ready();
             }
             method::NOTIFICATION_CANCELLED => {
                 if let Ok(params) = notification.params::<CancelledNotificationParams>() {
@@ -579,6 +623,20 @@ impl Session {
             // `initialized` in another state, roots/list_changed, progress and unknown
             // notifications need nothing (a malformed cancellation is ignored too).
             _ => {}
+        }
+    }
+
+    /// `Initializing` to `Ready`: held changes go out, and list changes are watched.
+    fn become_ready(&mut self) {
+        self.state = LifecycleState::Ready;
+        let held = std::mem::take(&mut self.held_changes);
+        self.deliver_changes(held, &mut Session::push_unsolicited);
+        if self.config.offer.list_changed {
+            self.enqueue(
+                None,
+                Purpose::WatchListChanges,
+                Query::WatchListChanges { enabled: true },
+            );
         }
     }
 

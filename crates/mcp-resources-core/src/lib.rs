@@ -104,6 +104,7 @@ pub mod secret;
 pub mod sensitive;
 pub mod service;
 pub mod skill;
+pub mod store;
 pub mod subscription;
 pub mod template;
 pub mod uri;

@@ -468,6 +468,23 @@ impl Service {
         hub.take_ready()
     }
 
+    /// The resource at `uri` may have changed for `subscriber` alone. Returns the subscribers
+    /// that now have something to be told (it, or none).
+    pub fn resource_updated_for(&self, subscriber: SubscriberId, uri: &str) -> Vec<SubscriberId> {
+        let mut hub = self.hub();
+        hub.resource_updated_for(subscriber, uri);
+        hub.take_ready()
+    }
+
+    /// The URIs `subscriber` is subscribed to, in the hub's order.
+    pub fn subscriptions_of(&self, subscriber: SubscriberId) -> Vec<String> {
+        self.hub()
+            .subscriptions(subscriber)
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// The list of resources changed. Returns the subscribers that now have something to be
     /// told. Every subscriber with list changes on is told; when the resources that came and
     /// went are known, [`Service::list_changed_for`] tells only those who may see them.

@@ -602,6 +602,33 @@ impl SubscriptionHub {
         newly_pending
     }
 
+    /// Records that the resource at `uri` may have changed for subscriber `id` alone (one that
+    /// subscribed after a change it could have missed). Returns whether a new pending item was
+    /// made: `false` when `id` is not subscribed to `uri`, or it was pending already.
+    pub fn resource_updated_for(&mut self, id: SubscriberId, uri: &str) -> bool {
+        let Some((interned, _)) = self.index.get_key_value(uri) else {
+            return false;
+        };
+        let Some(subscriber) = self.subscribers.get_mut(&id) else {
+            return false;
+        };
+        let Ok(position) = subscriber.position(interned) else {
+            return false;
+        };
+        let subscription = &mut subscriber.subscriptions[position];
+        if subscription.pending {
+            return false;
+        }
+        subscription.pending = true;
+        subscriber.pending_uris += 1;
+        self.pending_total += 1;
+        if !subscriber.queued {
+            subscriber.queued = true;
+            self.ready.push(id);
+        }
+        true
+    }
+
     /// Records that the list of resources changed: marks the list flag pending for every
     /// subscriber with list changes on. Returns how many subscribers got a new pending item.
     ///

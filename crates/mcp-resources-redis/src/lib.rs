@@ -25,6 +25,16 @@
 //!
 //! Publishing goes through redis' `ConnectionManager`, which reconnects by itself; a change
 //! that cannot be published is an error for the publisher to log.
+//!
+//! # Sessions
+//!
+//! The same value is the deployment's [`SessionStore`]: a record is a Redis hash under
+//! `<channel>:session:<key>` with the record's lifetime as the key's, written field by field
+//! (a small Lua script, so that a record that expired is not brought back half-written), and
+//! every write or removal is announced on the channel (`{"session": KEY}`), so that every
+//! instance hears it as a [`SessionNotice::Changed`]. Whenever changes may have been missed
+//! (the events' `Lost`, `Restored` and `Missed`), consumers of the notices get
+//! [`SessionNotice::Unsure`]. The store never reads what the fields say.
 
 pub mod message;
 
@@ -35,6 +45,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use futures_util::StreamExt;
 use mcp_resources_core::change::{Change, ChangeFeed, FeedError, FeedEvent, FeedEvents};
+use mcp_resources_core::store::{
+    Fields, SessionNotice, SessionNotices, SessionStore, StoreError, Write,
+};
 use redis::AsyncCommands;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
@@ -81,6 +94,7 @@ pub struct RedisFeed {
     channel: String,
     publisher: redis::aio::ConnectionManager,
     events: broadcast::Sender<FeedEvent>,
+    notices: broadcast::Sender<SessionNotice>,
     /// Whether the subscription is connected now.
     connected: Arc<AtomicBool>,
     subscription: JoinHandle<()>,
@@ -138,12 +152,16 @@ impl RedisFeed {
             .await
             .map_err(connect_error)?;
         let (events, _) = broadcast::channel(EVENTS_BUFFERED);
+        let (notices, _) = broadcast::channel(EVENTS_BUFFERED);
         let connected = Arc::new(AtomicBool::new(true));
         let subscription = tokio::spawn(subscribe(
             client,
             channel.to_owned(),
             pubsub,
-            events.clone(),
+            Senders {
+                events: events.clone(),
+                notices: notices.clone(),
+            },
             Arc::clone(&connected),
         ));
         tracing::info!(url = %shown, channel, "the change feed is connected to Redis");
@@ -151,6 +169,7 @@ impl RedisFeed {
             channel: channel.to_owned(),
             publisher,
             events,
+            notices,
             connected,
             subscription,
         })
@@ -176,9 +195,7 @@ impl RedisFeed {
         lasting: Duration,
     ) -> Result<(), RedisFeedError> {
         let key = format!("{}:{name}", self.channel);
-        let millis = u64::try_from(lasting.as_millis())
-            .unwrap_or(u64::MAX)
-            .max(1);
+        let millis = millis(lasting);
         let mut connection = self.publisher.clone();
         // `SET … GET` answers with the value it replaced, in the same step: `NX` records the
         // value when there is none, `XX` renews it, both telling what was there (Redis 7.0).
@@ -296,20 +313,21 @@ async fn subscribe(
     client: redis::Client,
     channel: String,
     first: redis::aio::PubSub,
-    events: broadcast::Sender<FeedEvent>,
+    senders: Senders,
     connected: Arc<AtomicBool>,
 ) {
     let mut pubsub = Some(first);
     let mut backoff = FIRST_BACKOFF;
     loop {
         if let Some(subscribed) = pubsub.take() {
-            follow(subscribed, &events).await;
+            follow(subscribed, &senders).await;
             connected.store(false, Ordering::Release);
             tracing::warn!(
                 channel,
                 "the change feed lost Redis: changes may be missed until it is back"
             );
-            let _ = events.send(FeedEvent::Lost);
+            let _ = senders.events.send(FeedEvent::Lost);
+            let _ = senders.notices.send(SessionNotice::Unsure);
             backoff = FIRST_BACKOFF;
         }
         tokio::time::sleep(backoff).await;
@@ -319,7 +337,8 @@ async fn subscribe(
                 tracing::info!(channel, "the change feed is connected to Redis again");
                 pubsub = Some(subscribed);
                 connected.store(true, Ordering::Release);
-                let _ = events.send(FeedEvent::Restored);
+                let _ = senders.events.send(FeedEvent::Restored);
+                let _ = senders.notices.send(SessionNotice::Unsure);
             }
             Err(error) => {
                 tracing::debug!(%error, "Redis is still unreachable");
@@ -328,8 +347,16 @@ async fn subscribe(
     }
 }
 
-/// Turns one connection's messages into events until it closes or stops answering pings.
-async fn follow(subscribed: redis::aio::PubSub, events: &broadcast::Sender<FeedEvent>) {
+/// Where the subscription's messages go: changes to the events, session notices to the
+/// notices.
+struct Senders {
+    events: broadcast::Sender<FeedEvent>,
+    notices: broadcast::Sender<SessionNotice>,
+}
+
+/// Turns one connection's messages into events and notices until it closes or stops
+/// answering pings.
+async fn follow(subscribed: redis::aio::PubSub, senders: &Senders) {
     let (mut sink, mut messages) = subscribed.split();
     let mut pings = tokio::time::interval(PING_EVERY);
     pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -337,15 +364,18 @@ async fn follow(subscribed: redis::aio::PubSub, events: &broadcast::Sender<FeedE
         tokio::select! {
             message = messages.next() => {
                 let Some(message) = message else { return };
-                match message::decode(message.get_payload_bytes()) {
-                    // No consumer yet is no error: the change concerned no one.
-                    Some(change) => {
-                        let _ = events.send(FeedEvent::Change(change));
-                    }
-                    None => tracing::warn!(
-                        bytes = message.get_payload_bytes().len(),
-                        "a message on the change feed's channel is not a change; ignored"
-                    ),
+                let payload = message.get_payload_bytes();
+                // No consumer yet is no error: the change or notice concerned no one.
+                if let Some(change) = message::decode(payload) {
+                    let _ = senders.events.send(FeedEvent::Change(change));
+                } else if let Some(key) = message::decode_session(payload) {
+                    let _ = senders.notices.send(SessionNotice::Changed(key));
+                } else {
+                    tracing::warn!(
+                        bytes = payload.len(),
+                        "a message on the change feed's channel is neither a change nor a \
+                         session notice; ignored"
+                    );
                 }
             }
             _ = pings.tick() => {
@@ -354,6 +384,142 @@ async fn follow(subscribed: redis::aio::PubSub, events: &broadcast::Sender<FeedE
                     return;
                 }
             }
+        }
+    }
+}
+
+/// Writes fields of one hash and makes it last, only if it is there unless asked to make it:
+/// `KEYS[1]` the hash; `ARGV`: `1` to make it, the lifetime in milliseconds, how many fields
+/// to set, then name and value of each, then the names of the fields to remove.
+const WRITE_SCRIPT: &str = r"
+if ARGV[1] ~= '1' and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local i = 4
+for _ = 1, tonumber(ARGV[3]) do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  i = i + 2
+end
+while i <= #ARGV do
+  redis.call('HDEL', KEYS[1], ARGV[i])
+  i = i + 1
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+";
+
+impl RedisFeed {
+    /// The Redis key of the record under `key`.
+    fn record_key(&self, key: &str) -> Result<String, StoreError> {
+        if !message::is_session_key(key) {
+            return Err(StoreError(format!("not a session key: {key:?}")));
+        }
+        Ok(format!("{}:session:{key}", self.channel))
+    }
+
+    /// Tells every instance that the record under `key` changed.
+    async fn announce(&self, key: &str) -> Result<(), StoreError> {
+        let mut publisher = self.publisher.clone();
+        publisher
+            .publish::<_, _, ()>(&self.channel, message::encode_session(key))
+            .await
+            .map_err(store_error)
+    }
+}
+
+fn store_error(error: redis::RedisError) -> StoreError {
+    StoreError(error.to_string())
+}
+
+fn millis(lasting: Duration) -> u64 {
+    u64::try_from(lasting.as_millis())
+        .unwrap_or(u64::MAX)
+        .max(1)
+}
+
+#[async_trait]
+impl SessionStore for RedisFeed {
+    async fn write(
+        &self,
+        key: &str,
+        write: &Write,
+        create: bool,
+        lasting: Duration,
+    ) -> Result<bool, StoreError> {
+        let record = self.record_key(key)?;
+        let mut command = redis::cmd("EVAL");
+        command
+            .arg(WRITE_SCRIPT)
+            .arg(1)
+            .arg(&record)
+            .arg(if create { "1" } else { "0" })
+            .arg(millis(lasting))
+            .arg(write.set.len());
+        for (name, value) in &write.set {
+            command.arg(name).arg(value);
+        }
+        for name in &write.unset {
+            command.arg(name);
+        }
+        let mut connection = self.publisher.clone();
+        let written: i64 = command
+            .query_async(&mut connection)
+            .await
+            .map_err(store_error)?;
+        self.announce(key).await?;
+        Ok(written == 1)
+    }
+
+    async fn read(&self, key: &str) -> Result<Option<Fields>, StoreError> {
+        let record = self.record_key(key)?;
+        let mut connection = self.publisher.clone();
+        let fields: Fields = connection.hgetall(&record).await.map_err(store_error)?;
+        Ok((!fields.is_empty()).then_some(fields))
+    }
+
+    async fn extend(&self, key: &str, lasting: Duration) -> Result<bool, StoreError> {
+        let record = self.record_key(key)?;
+        let mut connection = self.publisher.clone();
+        let extended: bool = redis::cmd("PEXPIRE")
+            .arg(&record)
+            .arg(millis(lasting))
+            .query_async(&mut connection)
+            .await
+            .map_err(store_error)?;
+        Ok(extended)
+    }
+
+    async fn remove(&self, key: &str) -> Result<(), StoreError> {
+        let record = self.record_key(key)?;
+        let mut connection = self.publisher.clone();
+        connection
+            .del::<_, ()>(&record)
+            .await
+            .map_err(store_error)?;
+        self.announce(key).await
+    }
+
+    fn notices(&self) -> Box<dyn SessionNotices> {
+        Box::new(Notices {
+            receiver: self.notices.subscribe(),
+        })
+    }
+}
+
+/// One consumer's session notices.
+struct Notices {
+    receiver: broadcast::Receiver<SessionNotice>,
+}
+
+#[async_trait]
+impl SessionNotices for Notices {
+    async fn next_notice(&mut self) -> Option<SessionNotice> {
+        match self.receiver.recv().await {
+            Ok(notice) => Some(notice),
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::warn!(missed, "a consumer of session notices fell behind");
+                Some(SessionNotice::Unsure)
+            }
+            Err(broadcast::error::RecvError::Closed) => None,
         }
     }
 }

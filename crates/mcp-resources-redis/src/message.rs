@@ -1,7 +1,8 @@
 //! A [`Change`] as the feed's messages carry it: a small JSON object of the feed's own,
 //! `{"updated": URI}` or `{"created": [URI…], "removed": [URI…]}`, a list change of many
 //! resources split over several messages of at most [`MAX_URIS`] URIs (the hub takes them as
-//! one: it coalesces).
+//! one: it coalesces); and the notice that a session's record changed, `{"session": KEY}`
+//! ([`encode_session`]).
 //!
 //! **Layer:** the Redis feed's format. Anyone who can publish on the channel can send
 //! anything, so [`decode`] trusts nothing: a message over [`MAX_MESSAGE_BYTES`] or
@@ -78,6 +79,34 @@ pub fn decode(message: &[u8]) -> Option<Change> {
     })
 }
 
+/// The longest key of a session's record a notice names.
+pub const MAX_KEY_BYTES: usize = 128;
+
+/// Whether `key` may name a session's record: 1 to [`MAX_KEY_BYTES`] ASCII letters, digits,
+/// `-` and `_` (it becomes part of a Redis key, and is logged).
+pub fn is_session_key(key: &str) -> bool {
+    (1..=MAX_KEY_BYTES).contains(&key.len())
+        && key
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
+}
+
+/// The notice that the record under `key` changed.
+pub fn encode_session(key: &str) -> Vec<u8> {
+    json!({ "session": key }).to_string().into_bytes()
+}
+
+/// The key a session notice names; `None` for anything else (a change included).
+pub fn decode_session(message: &[u8]) -> Option<String> {
+    if message.len() > MAX_MESSAGE_BYTES {
+        return None;
+    }
+    let value: Value = serde_json::from_slice(message).ok()?;
+    let object = value.as_object()?;
+    let key = object.get("session")?.as_str()?;
+    (object.len() == 1 && is_session_key(key)).then(|| key.to_owned())
+}
+
 /// The URIs of a list, in URI order without repeats; `None` if one is not a URI.
 fn uris(list: &[Value]) -> Option<Vec<ResourceUri>> {
     let mut uris: Vec<ResourceUri> = list
@@ -149,6 +178,36 @@ mod tests {
                 removed: vec![],
             })
         );
+    }
+
+    #[test]
+    fn session_notices_name_a_key_and_nothing_else() {
+        assert_eq!(
+            decode_session(&encode_session("ab12_-")),
+            Some("ab12_-".to_owned())
+        );
+        assert_eq!(
+            decode(&encode_session("ab12")),
+            None,
+            "a notice is no change"
+        );
+        for message in [
+            &br#"{"session": ""}"#[..],
+            br#"{"session": "a b"}"#,
+            br#"{"session": "a:b"}"#,
+            br#"{"session": 7}"#,
+            br#"{"session": "a", "extra": 1}"#,
+            br#"{"updated": "file:///a"}"#,
+        ] {
+            assert_eq!(
+                decode_session(message),
+                None,
+                "{}",
+                String::from_utf8_lossy(message)
+            );
+        }
+        let long = format!(r#"{{"session": "{}"}}"#, "a".repeat(MAX_KEY_BYTES + 1));
+        assert_eq!(decode_session(long.as_bytes()), None);
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcp_resources_core::change::{Change, ChangeFeed, FeedEvent, FeedEvents};
+use mcp_resources_core::store::{Fields, SessionNotice, SessionNotices, SessionStore, Write};
 use mcp_resources_core::uri::ResourceUri;
 use mcp_resources_redis::RedisFeed;
 
@@ -308,4 +309,111 @@ async fn a_password_given_apart_from_the_url_is_used() {
     let change = Change::Updated(uri("file:///srv/a.txt"));
     feed.publish(&change).await.unwrap();
     assert_eq!(next(&mut events).await, FeedEvent::Change(change));
+}
+
+async fn next_notice(notices: &mut Box<dyn SessionNotices>) -> SessionNotice {
+    tokio::time::timeout(WAIT, notices.next_notice())
+        .await
+        .expect("a notice in time")
+        .expect("the store goes on")
+}
+
+fn fields(pairs: &[(&str, &str)]) -> Fields {
+    pairs
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_records_are_shared_written_field_by_field_and_announced() {
+    let Some(redis) = Redis::start() else { return };
+    let one = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let two = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let mut heard_by_two = two.notices();
+    let mut changes_heard = two.events();
+    let lasting = Duration::from_secs(60);
+
+    // Nothing is written to a record that is not there, unless it is made.
+    let first = Write {
+        set: fields(&[("v", "{}"), ("s:file:///a", "")]),
+        unset: vec![],
+    };
+    assert!(!one.write("k1", &first, false, lasting).await.unwrap());
+    assert_eq!(two.read("k1").await.unwrap(), None);
+    assert_eq!(
+        next_notice(&mut heard_by_two).await,
+        SessionNotice::Changed("k1".into())
+    );
+    assert!(one.write("k1", &first, true, lasting).await.unwrap());
+    assert_eq!(
+        next_notice(&mut heard_by_two).await,
+        SessionNotice::Changed("k1".into())
+    );
+    // Two instances writing different fields both win.
+    let (add, remove) = (
+        Write {
+            set: fields(&[("s:file:///b", "")]),
+            unset: vec![],
+        },
+        Write {
+            set: Fields::new(),
+            unset: vec!["s:file:///a".into()],
+        },
+    );
+    let (added, removed) = tokio::join!(
+        one.write("k1", &add, false, lasting),
+        two.write("k1", &remove, false, lasting)
+    );
+    assert!(added.unwrap() && removed.unwrap());
+    assert_eq!(
+        one.read("k1").await.unwrap(),
+        Some(fields(&[("v", "{}"), ("s:file:///b", "")]))
+    );
+    // Notices are no changes.
+    let quiet = tokio::time::timeout(Duration::from_millis(200), changes_heard.next_event());
+    assert!(
+        quiet.await.is_err(),
+        "a session notice reached the change events"
+    );
+
+    // A record lasts as long as it is made to, and is then gone for good.
+    assert!(one.extend("k1", Duration::from_millis(50)).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    assert_eq!(one.read("k1").await.unwrap(), None);
+    assert!(!one.extend("k1", lasting).await.unwrap());
+    assert!(!one.write("k1", &add, false, lasting).await.unwrap());
+
+    // Removed, and told.
+    assert!(one.write("k2", &first, true, lasting).await.unwrap());
+    one.remove("k2").await.unwrap();
+    assert_eq!(two.read("k2").await.unwrap(), None);
+    let mut heard = Vec::new();
+    while let Ok(Some(notice)) =
+        tokio::time::timeout(Duration::from_millis(300), heard_by_two.next_notice()).await
+    {
+        heard.push(notice);
+    }
+    assert!(
+        heard.ends_with(&[
+            SessionNotice::Changed("k2".into()),
+            SessionNotice::Changed("k2".into())
+        ]),
+        "{heard:?}"
+    );
+    // A key that could reach outside the store's own keys is refused.
+    assert!(one.read("../x").await.is_err());
+    assert!(one.write("a:b", &first, true, lasting).await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn losing_redis_makes_session_notices_unsure() {
+    let Some(redis) = Redis::start() else { return };
+    let store = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let mut notices = store.notices();
+    let dir = redis.stop();
+    assert_eq!(next_notice(&mut notices).await, SessionNotice::Unsure);
+    assert!(store.read("k1").await.is_err(), "nothing to read from");
+    let _back = Redis::start_in(dir, &[]).expect("redis-server starts again");
+    assert_eq!(next_notice(&mut notices).await, SessionNotice::Unsure);
 }

@@ -23,6 +23,7 @@ use mcp_resources_core::redact::Redactor;
 use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
 use mcp_resources_core::sensitive::{AuditSink, Clock, SensitiveRule, Sensitivity};
 use mcp_resources_core::service::{Offer, Service};
+use mcp_resources_core::store::SessionStore;
 use mcp_resources_core::subscription::SubscriptionLimits;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
@@ -87,6 +88,7 @@ pub struct ServerBuilder {
     audit: Option<Arc<dyn AuditSink>>,
     feed: Option<Arc<dyn ChangeFeed>>,
     feed_settle: Duration,
+    store: Option<Arc<dyn SessionStore>>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -129,6 +131,7 @@ impl ServerBuilder {
             audit: None,
             feed: None,
             feed_settle: DEFAULT_SETTLE,
+            store: None,
         }
     }
 
@@ -311,6 +314,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Keeps the legacy sessions of Streamable HTTP in `store`, shared by the instances of a
+    /// deployment, so that any instance serves any session's requests (a session's GET stream
+    /// is on one of them, and hears what the session subscribed to anywhere): see the HTTP
+    /// transport's legacy sessions. Without it, a session lives in the instance that opened
+    /// it, and a load balancer sends its requests there (affinity on `Mcp-Session-Id`).
+    #[must_use]
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
     /// Builds the server.
     ///
     /// # Errors
@@ -401,6 +415,7 @@ impl ServerBuilder {
                 cluster,
                 shutdown,
                 stdio_principal: Arc::new(self.stdio_principal),
+                store: self.store,
             }),
         })
     }
@@ -415,7 +430,6 @@ pub struct Server {
 }
 
 /// What every transport and every clone of a [`Server`] shares.
-#[derive(Debug)]
 pub(crate) struct Shared {
     /// The engine and the subscription hub.
     pub(crate) service: Arc<Service>,
@@ -432,6 +446,17 @@ pub(crate) struct Shared {
     pub(crate) stdio_principal: Arc<Principal>,
     /// The change feed between instances, readiness, and the end of live streams.
     pub(crate) cluster: Arc<Cluster>,
+    /// Where legacy HTTP sessions are kept for every instance, if anywhere.
+    pub(crate) store: Option<Arc<dyn SessionStore>>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("cluster", &self.cluster)
+            .field("store", &self.store.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Server {

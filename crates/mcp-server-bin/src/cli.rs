@@ -73,7 +73,8 @@ CONFIGURATION FILE (TOML):
         cursor_key_env = \"MCP_CURSOR_KEY\"   # 64 hex digits, the same on every instance:
                                            # any instance serves a list's next page
         [feed]
-        redis = \"redis://127.0.0.1:6379/\"   # every instance's changes reach every instance
+        redis = \"redis://127.0.0.1:6379/\"   # every instance's changes reach every instance,
+                                           # and any instance serves any legacy session
         channel = \"mcp-resources\"          # one per deployment sharing a Redis
         settle_ms = 20                     # the same change from several instances: told once
         password_env = \"REDIS_PASSWORD\"    # Redis' password, kept out of the URL
@@ -278,8 +279,10 @@ pub(crate) struct ServeArgs {
 
     /// The Redis server that carries changes between the instances of a deployment
     /// (`redis://host:6379/`; a password in the URL is never logged): each instance publishes
-    /// what its watchers see and tells its subscribers what any instance saw; while Redis is
-    /// away, reads go on, live streams end (clients listen again) and /readyz says 503.
+    /// what its watchers see and tells its subscribers what any instance saw; legacy HTTP
+    /// sessions are kept there too, so that any instance serves any session's requests (no
+    /// affinity needed). While Redis is away, reads go on, live streams end (clients listen
+    /// again), /readyz says 503, and new legacy sessions wait for it (503).
     #[arg(long, value_name = "URL")]
     pub(crate) feed_redis: Option<String>,
 

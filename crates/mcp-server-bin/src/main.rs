@@ -375,7 +375,11 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
     if let Some(feed) = &config.feed {
         let settle = feed.settle;
         let feed = join_feed(feed, shared_key).await?;
-        builder = builder.feed(feed).feed_settle(settle);
+        // The same Redis keeps the legacy sessions: any instance serves any session.
+        builder = builder
+            .feed(Arc::clone(&feed) as Arc<dyn mcp_resources_core::change::ChangeFeed>)
+            .feed_settle(settle)
+            .session_store(feed);
     }
     // Skills first: their SKILL.md entries lead the resource list, before the files (which
     // may hold the same SKILL.md again, when the skills directory is served as files too).

@@ -398,3 +398,68 @@ fn a_batch_answers_its_requests_only() {
     feed(&mut driver, &batch);
     assert_eq!(driver.run(), Vec::<String>::new());
 }
+
+#[test]
+fn a_restored_session_goes_on_where_its_record_left_it() {
+    let mut first = Driver::new(Offer::default());
+    assert!(
+        first.session.record().is_none(),
+        "no record before initialize"
+    );
+    feed(&mut first, &initialize("2025-03-26"));
+    first.run();
+    let record = first.session.record().expect("initialized");
+    assert_eq!(record.version, ProtocolVersion::V2025_03_26);
+    assert!(!record.ready);
+
+    // A copy made before `initialized` serves requests, and becomes ready when told.
+    let mut second = Driver::new(Offer::default());
+    second.session = Session::restore(Arc::new(fixture::config(Offer::default())), &record);
+    assert_eq!(second.session.state(), LifecycleState::Initializing);
+    assert!(second.session.poll_output().is_none());
+    feed(
+        &mut second,
+        r#"{"jsonrpc":"2.0","id":7,"method":"resources/list"}"#,
+    );
+    let sent = second.run();
+    assert!(
+        sent[0].contains(r#""id":7"#) && sent[0].contains("resources"),
+        "{sent:?}"
+    );
+
+    feed(&mut first, INITIALIZED);
+    feed(
+        &mut first,
+        r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"error"}}"#,
+    );
+    first.run();
+    let record = first.session.record().expect("initialized");
+    assert!(record.ready);
+    second.session.follow(&record);
+    assert_eq!(second.session.state(), LifecycleState::Ready);
+    assert_eq!(
+        second.session.log_level(),
+        mcp_types::logging::LoggingLevel::Error
+    );
+    let Some(Output::Query { query, .. }) = second.session.poll_output() else {
+        panic!("a copy that becomes ready watches list changes");
+    };
+    assert_eq!(query, Query::WatchListChanges { enabled: true });
+    assert_eq!(second.session.record(), Some(record.clone()));
+
+    // A copy restored ready watches list changes at once; a record never takes it back.
+    let mut third = Session::restore(Arc::new(fixture::config(Offer::default())), &record);
+    assert_eq!(third.state(), LifecycleState::Ready);
+    assert!(matches!(
+        third.poll_output(),
+        Some(Output::Query {
+            query: Query::WatchListChanges { enabled: true },
+            ..
+        })
+    ));
+    third.follow(&mcp_legacy_2025::SessionRecord {
+        ready: false,
+        ..record
+    });
+    assert_eq!(third.state(), LifecycleState::Ready);
+}

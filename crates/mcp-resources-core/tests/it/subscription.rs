@@ -88,6 +88,7 @@ fn run_line(
         ["update-with-ancestors", uri] => hub.resource_updated_with_ancestors(uri).to_string(),
         ["list-changed"] => hub.list_changed().to_string(),
         ["everything-changed"] => hub.everything_changed().to_string(),
+        ["update-for", name, uri] => hub.resource_updated_for(id(name), uri).to_string(),
         ["drain", name] => {
             let changes: Vec<String> = hub
                 .drain(id(name))
@@ -271,6 +272,24 @@ fn everything_changed_marks_every_subscription_and_list_once() {
         drain b               => [file:///y]
         drain c               => []
         stats                 => subscribers=3 subscriptions=3 uris=2 list=1 pending=0 ready=0
+        ",
+    );
+}
+
+#[test]
+fn an_update_for_one_subscriber_reaches_no_other() {
+    check(
+        "
+        add a                    => id 1
+        add b                    => id 2
+        sub a file:///x          => new
+        sub b file:///x          => new
+        update-for a file:///x   => true
+        update-for a file:///x   => false
+        update-for b file:///y   => false
+        ready                    => [a]
+        drain a                  => [file:///x]
+        drain b                  => []
         ",
     );
 }
@@ -624,6 +643,7 @@ enum Operation {
     Unsubscribe(usize, usize),
     SetListChanges(usize, bool),
     Update(usize),
+    UpdateFor(usize, usize),
     UpdateWithAncestors(usize),
     ListChanged,
     EverythingChanged,
@@ -642,6 +662,7 @@ fn operation() -> impl Strategy<Value = Operation> {
         2 => (subscriber.clone(), uri.clone()).prop_map(|(s, u)| Operation::Unsubscribe(s, u)),
         1 => (subscriber.clone(), any::<bool>()).prop_map(|(s, on)| Operation::SetListChanges(s, on)),
         4 => uri.clone().prop_map(Operation::Update),
+        1 => (subscriber.clone(), uri.clone()).prop_map(|(s, u)| Operation::UpdateFor(s, u)),
         2 => uri.prop_map(Operation::UpdateWithAncestors),
         1 => Just(Operation::ListChanged),
         1 => Just(Operation::EverythingChanged),
@@ -791,6 +812,18 @@ fn step(
                 }
             }
             prop_assert_eq!(hub.resource_updated(uri), expected);
+        }
+        Operation::UpdateFor(index, uri) => {
+            let Some(id) = pick(index) else { return Ok(()) };
+            let uri = URIS[uri];
+            let expected = model
+                .subscribers
+                .get_mut(&id)
+                .is_some_and(|s| s.uris.contains(uri) && s.pending_uris.insert(uri.to_owned()));
+            if expected {
+                model.newly_pending.insert(id);
+            }
+            prop_assert_eq!(hub.resource_updated_for(id, uri), expected);
         }
         Operation::UpdateWithAncestors(uri) => {
             let uri = URIS[uri];

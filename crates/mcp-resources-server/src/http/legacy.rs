@@ -12,14 +12,27 @@
 //! not a cancellation in this era: queries already drained still run to the end; an explicit
 //! `notifications/cancelled` lets the POST of the cancelled request go (empty `202`). A request
 //! whose id is already in flight in the session is refused (`400`, `-32600`) rather than fed.
-//! Sessions expire after an idle time and are bounded in number. This module never decides an
-//! era (see [`crate::era`]) and builds no protocol message itself beyond those transport
-//! errors.
+//! Sessions expire after an idle time and are bounded in number.
+//!
+//! With a [`SessionStore`](mcp_resources_core::store::SessionStore) (the deployment's,
+//! [`crate::ServerBuilder::session_store`]), a session is also kept there
+//! ([`super::stored`]), and this table holds this instance's copies: `initialize` writes the
+//! record before the session id goes out; a request naming a session
+//! this instance has no copy of takes one up from the store ([`adopt`]: restored, its
+//! subscriptions made here, each told once as changed, since a change could have been missed
+//! in between); each POST writes what it changed (a subscription, the log level, readiness)
+//! before its response goes; and each copy follows what other instances write, when the
+//! store tells ([`Sessions::listen`]), so that the GET stream, on whichever instance it is,
+//! hears what the session subscribed to anywhere. DELETE removes the record; a copy whose
+//! record is gone ends. A read that needs the client's answers is served by the instance that
+//! holds the GET stream only (elsewhere it fails at once, as without a stream). This module
+//! never decides an era (see [`crate::era`]) and builds no protocol message itself beyond
+//! those transport errors.
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -30,7 +43,9 @@ use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
 use mcp_legacy_2025::{LifecycleState, Outgoing, Output, Session, Ticket};
 use mcp_resources_core::policy::Principal;
-use mcp_resources_core::service::Answer;
+use mcp_resources_core::service::{Answer, Query};
+use mcp_resources_core::store::{Fields, SessionNotice, SessionNotices, Write};
+use mcp_resources_core::uri::ResourceUri;
 use mcp_types::error::INVALID_REQUEST;
 use mcp_types::jsonrpc::{ErrorObject, Incoming, Message, RequestId};
 use mcp_types::method;
@@ -45,6 +60,7 @@ use crate::http::options::HttpOptions;
 use crate::http::reply::{self, Response};
 use crate::http::sse;
 use crate::http::state::HttpState;
+use crate::http::stored::{self, Stored};
 use crate::server::Shared;
 use crate::wake::Wake;
 
@@ -75,6 +91,21 @@ impl Place {
     }
 }
 
+impl Place {
+    /// Puts `session`, taken up from the store, in the table, in this place; when a copy of
+    /// it got there first (requests at once), that copy, and the place is given back.
+    fn adopt(mut self, session: Arc<LegacyHttpSession>) -> Arc<LegacyHttpSession> {
+        let mut table = self.sessions.lock();
+        if let Some(first) = table.by_id.get(&session.id).cloned() {
+            drop(table);
+            return first;
+        }
+        self.client = None;
+        table.insert(Arc::clone(&session));
+        session
+    }
+}
+
 impl Drop for Place {
     fn drop(&mut self) {
         if let Some(client) = self.client.take() {
@@ -92,11 +123,15 @@ const IDLE_BEFORE_ENDED: Duration = Duration::from_secs(5 * 60);
 #[derive(Debug, Default)]
 pub(crate) struct Sessions {
     table: Mutex<Table>,
+    /// Whether this table hears the store's notices ([`Sessions::listen`]).
+    listening: AtomicBool,
 }
 
 #[derive(Debug, Default)]
 struct Table {
     by_id: FastMap<String, Arc<LegacyHttpSession>>,
+    /// The ids of the stored sessions, by store key (notices name keys).
+    by_key: FastMap<String, String>,
     /// Sessions open and places reserved ([`Place`]), by client.
     per_client: HashMap<Client, usize>,
     /// Places reserved for sessions still opening.
@@ -115,8 +150,15 @@ impl Table {
     /// Puts in `session`, which held a reserved place.
     fn insert(&mut self, session: Arc<LegacyHttpSession>) {
         self.reserved -= 1;
+        let keyed = session
+            .stored
+            .as_ref()
+            .map(|stored| (stored.key.clone(), session.id.clone()));
         if let Some(replaced) = self.by_id.insert(session.id.clone(), session) {
             self.forget(&replaced);
+        }
+        if let Some((key, id)) = keyed {
+            self.by_key.insert(key, id);
         }
     }
 
@@ -140,6 +182,11 @@ impl Table {
 
     fn forget(&mut self, session: &LegacyHttpSession) {
         self.forget_client(&session.client);
+        if let Some(stored) = &session.stored
+            && self.by_key.get(&stored.key) == Some(&session.id)
+        {
+            self.by_key.remove(&stored.key);
+        }
     }
 
     fn forget_client(&mut self, client: &Client) {
@@ -276,6 +323,55 @@ impl Sessions {
         self.lock().end(id)
     }
 
+    /// Ends `session` if it is the copy in the table (not a later one of the same id).
+    fn end_copy(&self, session: &Arc<LegacyHttpSession>) {
+        let mut table = self.lock();
+        if table
+            .by_id
+            .get(&session.id)
+            .is_some_and(|copy| Arc::ptr_eq(copy, session))
+        {
+            table.end(&session.id);
+        }
+    }
+
+    /// The copies of stored sessions: the one under store key `key`, or every one.
+    fn stored(&self, key: Option<&str>) -> Vec<Arc<LegacyHttpSession>> {
+        let table = self.lock();
+        match key {
+            Some(key) => table
+                .by_key
+                .get(key)
+                .and_then(|id| table.by_id.get(id))
+                .cloned()
+                .into_iter()
+                .collect(),
+            None => table
+                .by_id
+                .values()
+                .filter(|session| session.stored.is_some())
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// Hears the store's notices from now on (once per table), on a task that lives while
+    /// the table does and the server runs: a copy whose record another instance wrote, or
+    /// every copy when notices may have been missed, follows its record again.
+    fn listen(self: &Arc<Self>, shared: &Arc<Shared>) {
+        let Some(store) = &shared.store else {
+            return;
+        };
+        if self.listening.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        tokio::spawn(hear_notices(
+            Arc::downgrade(self),
+            store.notices(),
+            shared.shutdown.clone(),
+        ));
+    }
+
     /// Puts `session` in the table without asking for room, and lets the next
     /// [`Sessions::make_room`] look for sessions to end at once.
     #[cfg(test)]
@@ -293,6 +389,8 @@ pub(crate) struct LegacyHttpSession {
     id: String,
     /// Whose quota of sessions it counts against.
     client: Client,
+    /// Its record in the deployment's store, with a store.
+    stored: Option<Stored>,
     shared: Arc<Shared>,
     principal: Arc<Principal>,
     subscriber: SubscriberGuard,
@@ -405,23 +503,45 @@ pub(crate) fn classify(incoming: &Incoming) -> PostKind {
 }
 
 impl LegacyHttpSession {
+    /// A new session, under a new id; a stored one's record lasts `lasting` unused.
     fn new(
         shared: &Arc<Shared>,
         principal: Arc<Principal>,
         client: Client,
+        lasting: Duration,
     ) -> Result<Arc<Self>, getrandom::Error> {
         let id = mint_session_id()?;
+        let session = Session::new(Arc::clone(&shared.legacy));
+        Ok(LegacyHttpSession::with(
+            shared, id, session, principal, client, lasting,
+        ))
+    }
+
+    /// The session `id`, in the state `session`.
+    fn with(
+        shared: &Arc<Shared>,
+        id: String,
+        session: Session,
+        principal: Arc<Principal>,
+        client: Client,
+        lasting: Duration,
+    ) -> Arc<Self> {
         let changes = Arc::new(Notify::new());
-        Ok(Arc::new(LegacyHttpSession {
+        let stored = shared
+            .store
+            .as_ref()
+            .map(|store| Stored::new(Arc::clone(store), &id, lasting, Fields::new()));
+        Arc::new(LegacyHttpSession {
             id,
             client,
+            stored,
             shared: Arc::clone(shared),
             subscriber: SubscriberGuard::new(shared, Arc::clone(&changes) as Wake),
             changes,
             closed: AtomicBool::new(false),
             last_used: Mutex::new(Instant::now()),
             state: Mutex::new(SessionState {
-                session: Session::new(Arc::clone(&shared.legacy)),
+                session,
                 waiters: FastMap::default(),
                 finished: FastMap::default(),
                 next_waiter: 0,
@@ -430,7 +550,7 @@ impl LegacyHttpSession {
                 principal: Arc::clone(&principal),
             }),
             principal,
-        }))
+        })
     }
 
     /// Ends the session's GET stream, now and for any opened later: the stream finds the
@@ -450,8 +570,11 @@ impl LegacyHttpSession {
     /// issuer (a token's `sub` is only unique within its issuer). Anonymous principals are all
     /// the same one.
     pub(crate) fn belongs_to(&self, principal: &Principal) -> bool {
-        self.principal.subject == principal.subject
-            && self.principal.claims.get("iss") == principal.claims.get("iss")
+        stored::same_owner(
+            principal,
+            self.principal.subject.as_ref(),
+            self.principal.claims.get("iss"),
+        )
     }
 
     /// Runs the session's next queries as `principal` (its owner's latest token), so that a
@@ -641,6 +764,321 @@ impl LegacyHttpSession {
     }
 }
 
+/// The stored side of a session: writing what this copy changed, following what others did.
+impl LegacyHttpSession {
+    /// The fields of its record that change, as this copy holds them now.
+    fn changing_fields(&self) -> Fields {
+        let subscriptions = self.shared.service.subscriptions_of(self.subscriber.id());
+        let state = self.lock();
+        stored::changing_fields(&state.session, subscriptions)
+    }
+
+    /// Records a session that just opened, before its id goes out: `false` when the store
+    /// cannot be written (the session is not opened then).
+    async fn open_stored(&self) -> bool {
+        let Some(stored) = &self.stored else {
+            return true;
+        };
+        let identity = {
+            let state = self.lock();
+            stored::identity(&state.session, &self.principal)
+        };
+        let Some(identity) = identity else {
+            return false;
+        };
+        let changing = self.changing_fields();
+        let mut write = Write {
+            set: changing.clone(),
+            unset: Vec::new(),
+        };
+        write.set.insert(stored::IDENTITY.to_owned(), identity);
+        match stored
+            .store
+            .write(&stored.key, &write, true, stored.lasting)
+            .await
+        {
+            Ok(_) => {
+                stored.set_known(changing);
+                true
+            }
+            Err(error) => {
+                tracing::warn!(
+                    %error,
+                    "cannot keep a new legacy session in the store; initialize refused"
+                );
+                false
+            }
+        }
+    }
+
+    /// Writes what the last request changed in the session (a subscription, the log level,
+    /// readiness) to its record, or makes the record last longer now and then. `false` when
+    /// the record is gone (deleted through another instance, or expired): the session is over.
+    /// A store that cannot be written is logged, and the change is written after a later
+    /// request.
+    async fn write_stored(&self) -> bool {
+        let Some(stored) = &self.stored else {
+            return true;
+        };
+        let _sync = stored.sync.lock().await;
+        let now = self.changing_fields();
+        let write = Write::between(&stored.known(), &now);
+        let result = if write.is_empty() {
+            if !stored.wants_extending() {
+                return true;
+            }
+            stored.extended_now();
+            stored.store.extend(&stored.key, stored.lasting).await
+        } else {
+            let written = stored
+                .store
+                .write(&stored.key, &write, false, stored.lasting)
+                .await;
+            if written == Ok(true) {
+                stored.set_known(now);
+            }
+            written
+        };
+        result.unwrap_or_else(|error| {
+            tracing::warn!(
+                %error,
+                "cannot write a legacy session to the store; retried after its next request"
+            );
+            true
+        })
+    }
+
+    /// Makes the record of a session whose GET stream is open here last longer, now and then
+    /// (the stream keeps the session in use).
+    fn keep_stored(self: &Arc<Self>) {
+        let Some(stored) = &self.stored else {
+            return;
+        };
+        if !stored.wants_extending() {
+            return;
+        }
+        stored.extended_now();
+        let session = Arc::clone(self);
+        tokio::spawn(async move {
+            if let Some(stored) = &session.stored
+                && let Err(error) = stored.store.extend(&stored.key, stored.lasting).await
+            {
+                tracing::debug!(%error, "cannot make a legacy session's record last longer");
+            }
+        });
+    }
+
+    /// Follows the record another instance wrote: its readiness and log level (where they
+    /// changed there since this copy last knew them), the subscriptions it gained (made
+    /// here, each told once as changed: a change could have come between) and lost. A
+    /// record that is gone ends this copy; a store that cannot be read leaves it as it is.
+    async fn follow_stored(self: &Arc<Self>, sessions: &Sessions) {
+        let Some(stored) = &self.stored else {
+            return;
+        };
+        let _sync = stored.sync.lock().await;
+        let fields = match stored.store.read(&stored.key).await {
+            Ok(Some(fields)) => fields,
+            Ok(None) => {
+                tracing::debug!("legacy session ended through another instance");
+                sessions.end_copy(self);
+                return;
+            }
+            Err(error) => {
+                tracing::debug!(
+                    %error,
+                    "cannot read a legacy session's record; the copy is kept as it is"
+                );
+                return;
+            }
+        };
+        let Some(read) = stored::Read::parse(&fields) else {
+            tracing::warn!("a legacy session's record in the store is unreadable; ignored");
+            return;
+        };
+        let known = stored.known();
+        let merged = stored::merged(&self.changing_fields(), &known, &read.changing);
+        let record = read.record(&merged);
+        let queries = {
+            let mut state = self.lock();
+            state.session.follow(&record);
+            self.drain(&mut state, None)
+        };
+        self.run(queries).await;
+        let was: Vec<&str> = stored::subscriptions(&known).collect();
+        let now: Vec<&str> = stored::subscriptions(&read.changing).collect();
+        let gained = now.iter().filter(|uri| !was.contains(uri)).copied();
+        let failed = self.take_up(gained).await;
+        for uri in was.iter().filter(|uri| !now.contains(uri)) {
+            if let Ok(uri) = ResourceUri::parse(uri) {
+                self.ask(Query::Unsubscribe { uri }).await;
+            }
+        }
+        stored.set_known(known_after(read.changing.clone(), &failed));
+    }
+
+    /// Subscribes this copy to `uris`, each then told once as changed; returns those the
+    /// service refused.
+    async fn take_up<'a>(&self, uris: impl Iterator<Item = &'a str>) -> Vec<String> {
+        let mut failed = Vec::new();
+        for text in uris {
+            let subscribed = match ResourceUri::parse(text) {
+                Ok(uri) => matches!(
+                    self.ask(Query::Subscribe { uri }).await,
+                    Answer::Subscribed(Ok(()))
+                ),
+                Err(_) => false,
+            };
+            if subscribed {
+                let ready = self
+                    .shared
+                    .service
+                    .resource_updated_for(self.subscriber.id(), text);
+                self.shared.wakers.wake(&ready);
+            } else {
+                tracing::debug!("a stored subscription is refused here; left to the others");
+                failed.push(text.to_owned());
+            }
+        }
+        failed
+    }
+
+    /// Answers `query` for this session, as its principal.
+    async fn ask(&self, query: Query) -> Answer {
+        let principal = Arc::clone(&self.lock().principal);
+        driver::answer(
+            Arc::clone(&self.shared.service),
+            principal,
+            Some(self.subscriber.id()),
+            query,
+        )
+        .await
+    }
+}
+
+/// What a copy knows the store to hold after following `changing`, but for the subscriptions
+/// it could not take up (not written back as removed: they are another instance's to serve).
+fn known_after(mut changing: Fields, failed: &[String]) -> Fields {
+    for uri in failed {
+        changing.remove(&stored::subscription_field(uri));
+    }
+    changing
+}
+
+/// The session a request names, as far as this instance can tell.
+pub(crate) enum Lookup {
+    /// Here, or taken up from the store.
+    Found(Arc<LegacyHttpSession>),
+    /// Not here, nor in the store (or another principal's).
+    Missing,
+    /// The store cannot be read, or this instance has no room: try again.
+    Unavailable,
+}
+
+/// Takes up the stored session `id` this instance has no copy of, if it belongs to the
+/// request's principal: restored from its record, with its subscriptions made here.
+pub(crate) async fn adopt(state: &HttpState, sessions: &Arc<Sessions>, id: &str) -> Lookup {
+    let Some(store) = &state.shared.store else {
+        return Lookup::Missing;
+    };
+    if !is_session_id(id) {
+        return Lookup::Missing;
+    }
+    let fields = match store.read(&stored::key_of(id)).await {
+        Ok(Some(fields)) => fields,
+        Ok(None) => return Lookup::Missing,
+        Err(error) => {
+            tracing::warn!(%error, "cannot read a legacy session from the store");
+            return Lookup::Unavailable;
+        }
+    };
+    let Some(read) = stored::Read::parse(&fields) else {
+        tracing::warn!("a legacy session's record in the store is unreadable; ignored");
+        return Lookup::Missing;
+    };
+    if !read.belongs_to(&state.principal) {
+        return Lookup::Missing;
+    }
+    let Some(place) = sessions.make_room(&state.client, &state.options) else {
+        tracing::warn!(
+            client = ?state.client,
+            "session limit reached; a stored session is not taken up"
+        );
+        return Lookup::Unavailable;
+    };
+    let restored = Session::restore(
+        Arc::clone(&state.shared.legacy),
+        &read.record(&read.changing),
+    );
+    let session = LegacyHttpSession::with(
+        &state.shared,
+        id.to_owned(),
+        restored,
+        Arc::clone(&state.principal),
+        state.client.clone(),
+        state.options.session_idle_timeout,
+    );
+    let queries = {
+        let mut guard = session.lock();
+        session.drain(&mut guard, None)
+    };
+    session.run(queries).await;
+    let failed = session.take_up(stored::subscriptions(&read.changing)).await;
+    if let Some(stored) = &session.stored {
+        stored.set_known(known_after(read.changing.clone(), &failed));
+    }
+    tracing::debug!("legacy session taken up from the store");
+    sessions.listen(&state.shared);
+    Lookup::Found(place.adopt(session))
+}
+
+/// Whether `id` could be a session id this server minted ([`mint_session_id`]).
+fn is_session_id(id: &str) -> bool {
+    id.len() == 64
+        && id
+            .bytes()
+            .all(|byte| matches!(byte, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// Hears the store's notices for the table `sessions` until it is gone or the server shuts
+/// down ([`Sessions::listen`]).
+async fn hear_notices(
+    sessions: Weak<Sessions>,
+    mut notices: Box<dyn SessionNotices>,
+    shutdown: CancellationToken,
+) {
+    loop {
+        let notice = tokio::select! {
+            () = shutdown.cancelled() => return,
+            notice = notices.next_notice() => notice,
+        };
+        let Some(notice) = notice else {
+            return;
+        };
+        let Some(table) = sessions.upgrade() else {
+            return;
+        };
+        let copies = match &notice {
+            SessionNotice::Changed(key) => table.stored(Some(key)),
+            SessionNotice::Unsure => table.stored(None),
+        };
+        for copy in copies {
+            let Some(stored) = &copy.stored else {
+                continue;
+            };
+            // One task per copy at a time; a notice while it reads makes it read again.
+            if stored.mark_stale() {
+                let table = Arc::clone(&table);
+                tokio::spawn(async move {
+                    while copy.stored.as_ref().is_some_and(Stored::take_stale) {
+                        copy.follow_stored(&table).await;
+                    }
+                });
+            }
+        }
+    }
+}
+
 /// Frees the id a POST expects a response for, before its body is fed: `Err(())` when a
 /// request with it is in flight in the session (its POST still waits). A request answered or
 /// cancelled whose POST has yet to take its messages leaves them aside, and the id is free.
@@ -750,6 +1188,7 @@ pub(crate) async fn initialize(
         &state.shared,
         Arc::clone(&state.principal),
         state.client.clone(),
+        state.options.session_idle_timeout,
     ) {
         Ok(session) => session,
         Err(error) => {
@@ -762,8 +1201,12 @@ pub(crate) async fn initialize(
         .await
         .unwrap_or_default();
     let initialized = session.lock().session.state() != LifecycleState::Uninitialized;
+    if initialized && !session.open_stored().await {
+        return reply::status(axum::http::StatusCode::SERVICE_UNAVAILABLE);
+    }
     let mut response = reply::messages(messages);
     if initialized {
+        sessions.listen(&state.shared);
         tracing::debug!("legacy session opened");
         if let Ok(value) = axum::http::HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_ID, value);
@@ -773,8 +1216,10 @@ pub(crate) async fn initialize(
     response
 }
 
-/// POST to an existing session.
+/// POST to an existing session; with a store, what it changed in the session is written
+/// before its response goes.
 pub(crate) async fn post(
+    sessions: &Sessions,
     session: &Arc<LegacyHttpSession>,
     incoming: Incoming,
     expects: Option<RequestId>,
@@ -784,6 +1229,10 @@ pub(crate) async fn post(
     let Ok(messages) = exchange(session, incoming, expects.clone()).await else {
         return in_flight(expects);
     };
+    if !session.write_stored().await {
+        tracing::debug!("legacy session ended through another instance");
+        sessions.end_copy(session);
+    }
     if let Some(id) = cancelled {
         // The session sends nothing more for a cancelled request: the POST still waiting for
         // it is let go with what it has (without a message, an empty `202`).
@@ -796,6 +1245,21 @@ pub(crate) async fn post(
     } else {
         reply::status(axum::http::StatusCode::ACCEPTED)
     }
+}
+
+/// DELETE: ends the session here and, with a store, everywhere (its record removed; every
+/// other copy ends when told). `Err(())` when the store cannot remove it.
+pub(crate) async fn delete(
+    sessions: &Sessions,
+    session: &Arc<LegacyHttpSession>,
+) -> Result<(), ()> {
+    sessions.end_copy(session);
+    let Some(stored) = &session.stored else {
+        return Ok(());
+    };
+    stored.store.remove(&stored.key).await.map_err(|error| {
+        tracing::warn!(%error, "cannot remove a deleted legacy session from the store");
+    })
 }
 
 /// `400`: a request with this id is in flight in the session already.
@@ -970,6 +1434,7 @@ impl GetStream {
                         tracing::debug!("legacy GET stream ended: its session's token expired");
                         return None;
                     }
+                    self.session.keep_stored();
                     return Some(sse::keep_alive());
                 }
             }
@@ -1080,6 +1545,7 @@ mod tests {
             &server.shared,
             Arc::new(Principal::anonymous()),
             Client::Unknown,
+            Duration::from_secs(3600),
         )
         .unwrap();
         let long_ago = Instant::now().checked_sub(idle * 2).unwrap();
@@ -1128,6 +1594,7 @@ mod tests {
                 &server.shared,
                 Arc::new(Principal::anonymous()),
                 alice.clone(),
+                Duration::from_secs(3600),
             )
             .unwrap();
             *session.last_used.lock().unwrap() = start + Duration::from_secs(n);
@@ -1144,6 +1611,7 @@ mod tests {
             &server.shared,
             Arc::new(Principal::anonymous()),
             victim.clone(),
+            Duration::from_secs(3600),
         )
         .unwrap();
         *victims.last_used.lock().unwrap() = start.checked_sub(Duration::from_secs(1)).unwrap();
@@ -1198,6 +1666,7 @@ mod tests {
                 &server.shared,
                 Arc::new(Principal::anonymous()),
                 bob.clone(),
+                Duration::from_secs(3600),
             )
             .unwrap();
             sessions.insert(session);

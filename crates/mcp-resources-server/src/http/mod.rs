@@ -62,6 +62,7 @@ mod options;
 mod reply;
 mod sse;
 mod state;
+mod stored;
 
 use std::borrow::Cow;
 use std::net::SocketAddr;
@@ -585,8 +586,8 @@ async fn answer(
     };
     let response = match parts.method {
         Method::POST => post(state, &router.sessions, &parts.headers, body).await,
-        Method::GET => get(state, &router.sessions, &parts.headers),
-        Method::DELETE => delete(state, &router.sessions, &parts.headers),
+        Method::GET => get(state, &router.sessions, &parts.headers).await,
+        Method::DELETE => delete(state, &router.sessions, &parts.headers).await,
         _ => method_not_allowed(),
     };
     (client, response)
@@ -803,10 +804,7 @@ fn busy(client: &limits::Client, what: &str, refused: limits::Refused) -> Respon
         ?refused,
         "{what} refused: too many bytes in flight"
     );
-    let mut busy = reply::status(StatusCode::SERVICE_UNAVAILABLE);
-    busy.headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    busy
+    unavailable()
 }
 
 async fn legacy_post(
@@ -831,18 +829,21 @@ async fn legacy_post(
         );
         return reply::error(StatusCode::BAD_REQUEST, expects, error);
     };
-    match lookup(state, sessions, session_id) {
-        Some(session) => legacy::post(&session, incoming, expects).await,
-        None => session_not_found(expects),
+    match lookup(state, sessions, session_id).await {
+        legacy::Lookup::Found(session) => legacy::post(sessions, &session, incoming, expects).await,
+        legacy::Lookup::Missing => session_not_found(expects),
+        legacy::Lookup::Unavailable => unavailable(),
     }
 }
 
-fn get(state: &HttpState, sessions: &legacy::Sessions, headers: &HeaderMap) -> Response {
+async fn get(state: &HttpState, sessions: &Arc<legacy::Sessions>, headers: &HeaderMap) -> Response {
     let Some(session_id) = headers.get(&legacy::SESSION_ID) else {
         return method_not_allowed();
     };
-    let Some(session) = lookup(state, sessions, session_id) else {
-        return session_not_found(None);
+    let session = match lookup(state, sessions, session_id).await {
+        legacy::Lookup::Found(session) => session,
+        legacy::Lookup::Missing => return session_not_found(None),
+        legacy::Lookup::Unavailable => return unavailable(),
     };
     let wants_events = headers
         .get_all(header::ACCEPT)
@@ -855,36 +856,63 @@ fn get(state: &HttpState, sessions: &legacy::Sessions, headers: &HeaderMap) -> R
     legacy::open_stream(state, session)
 }
 
-fn delete(state: &HttpState, sessions: &legacy::Sessions, headers: &HeaderMap) -> Response {
+async fn delete(
+    state: &HttpState,
+    sessions: &Arc<legacy::Sessions>,
+    headers: &HeaderMap,
+) -> Response {
     let Some(session_id) = headers.get(&legacy::SESSION_ID) else {
         return method_not_allowed();
     };
-    let removed = lookup(state, sessions, session_id).is_some()
-        && session_id.to_str().is_ok_and(|id| sessions.remove(id));
-    if removed {
-        tracing::debug!("legacy session deleted");
-        reply::status(StatusCode::NO_CONTENT)
-    } else {
-        session_not_found(None)
+    let session = match lookup(state, sessions, session_id).await {
+        legacy::Lookup::Found(session) => session,
+        legacy::Lookup::Missing => return session_not_found(None),
+        legacy::Lookup::Unavailable => return unavailable(),
+    };
+    match legacy::delete(sessions, &session).await {
+        Ok(()) => {
+            tracing::debug!("legacy session deleted");
+            reply::status(StatusCode::NO_CONTENT)
+        }
+        Err(()) => unavailable(),
     }
 }
 
 /// The live session `session_id` names, if the request's principal is the one that opened it
-/// (with authorization, another user's session is not found); the session's next queries then
-/// run with this request's principal (its token's scopes).
-fn lookup(
+/// (with authorization, another user's session is not found), here or taken up from the
+/// session store; the session's next queries then run with this request's principal (its
+/// token's scopes).
+async fn lookup(
     state: &HttpState,
-    sessions: &legacy::Sessions,
+    sessions: &Arc<legacy::Sessions>,
     session_id: &HeaderValue,
-) -> Option<Arc<legacy::LegacyHttpSession>> {
-    let id = session_id.to_str().ok()?;
-    let session = sessions.get(id, state.options.session_idle_timeout, |session| {
+) -> legacy::Lookup {
+    let Ok(id) = session_id.to_str() else {
+        return legacy::Lookup::Missing;
+    };
+    let here = sessions.get(id, state.options.session_idle_timeout, |session| {
         session.belongs_to(&state.principal)
-    })?;
+    });
+    let session = match here {
+        Some(session) => session,
+        None => match legacy::adopt(state, sessions, id).await {
+            legacy::Lookup::Found(session) => session,
+            other => return other,
+        },
+    };
     if state.options.authorization.is_some() {
         session.renew(&state.principal);
     }
-    Some(session)
+    legacy::Lookup::Found(session)
+}
+
+/// `503` with `Retry-After`: too many bytes in flight, the session store cannot be reached,
+/// or no room is left here.
+fn unavailable() -> Response {
+    let mut busy = reply::status(StatusCode::SERVICE_UNAVAILABLE);
+    busy.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    busy
 }
 
 /// `404`: the session is unknown, expired or deleted; the client must initialize again.

@@ -21,13 +21,13 @@ use tokio::sync::{broadcast, mpsc};
 use crate::http::{EventReader, MODERN, TestServer, fixture, modern_meta, quiet};
 
 /// Every instance's changes, on one broadcast channel (`None` ends it); down, it takes none.
-struct MemoryFeed {
+pub(crate) struct MemoryFeed {
     events: broadcast::Sender<Option<FeedEvent>>,
     down: AtomicBool,
 }
 
 impl MemoryFeed {
-    fn new() -> Arc<MemoryFeed> {
+    pub(crate) fn new() -> Arc<MemoryFeed> {
         Arc::new(MemoryFeed {
             events: broadcast::channel(64).0,
             down: AtomicBool::new(false),
@@ -300,8 +300,15 @@ async fn what_an_instance_sees_reaches_its_own_streams_while_it_does_not_hear_th
     let mut stream = listen(&server, "lost").await;
     changes.send(watched()).await.unwrap();
     assert_eq!(next(&mut stream).await, updated());
-    // Stopped for good: this instance's own changes are still told to its own streams.
+    // Stopped for good: the streams open until the end is heard end (their clients listen
+    // again), and this instance's own changes are still told to its own streams.
     feed.end();
+    let mut ending = Vec::new();
+    while let Some(message) = stream.next().await {
+        ending.push(message);
+        assert!(ending.len() < 8, "the stream ends: {ending:?}");
+    }
+    assert_eq!(ending.last().map(|last| &last["id"]), Some(&json!("lost")));
     let mut after = listen(&server, "ended").await;
     changes.send(watched()).await.unwrap();
     assert_eq!(next(&mut after).await, updated());

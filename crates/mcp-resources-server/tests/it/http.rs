@@ -157,7 +157,7 @@ impl TestServer {
 
     /// POST a JSON body; returns the status, the session id header and the JSON answer (the
     /// last message of an SSE body).
-    async fn post(&self, headers: &[(&str, &str)], body: &Value) -> Answer {
+    pub(crate) async fn post(&self, headers: &[(&str, &str)], body: &Value) -> Answer {
         let response = self.send("POST", headers, Some(&body.to_string())).await;
         Answer::read(response).await
     }
@@ -186,7 +186,7 @@ impl TestServer {
         }
     }
 
-    async fn legacy_session(&self, version: &str) -> String {
+    pub(crate) async fn legacy_session(&self, version: &str) -> String {
         let answer = self.post(&[], &initialize_request(version)).await;
         assert_eq!(answer.status, 200, "{:?}", answer.json);
         assert_eq!(answer.json["result"]["protocolVersion"], version);
@@ -227,7 +227,7 @@ impl Drop for TestServer {
 }
 
 /// The `initialize` request (id 0) of a legacy session at `version`.
-fn initialize_request(version: &str) -> Value {
+pub(crate) fn initialize_request(version: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": version,
         "capabilities": {},
@@ -236,7 +236,7 @@ fn initialize_request(version: &str) -> Value {
 }
 
 /// `resources/subscribe` (id 1) to `uri`.
-fn subscribe_request(uri: &str) -> Value {
+pub(crate) fn subscribe_request(uri: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": uri}})
 }
 
@@ -255,7 +255,7 @@ fn watched_listen_request(id: u64) -> Value {
 }
 
 /// Bearer-token authorization by [`ISSUER`] for [`RESOURCE`], with the HMAC key [`SECRET`].
-fn authorization() -> mcp_resources_server::auth::Authorization {
+pub(crate) fn authorization() -> mcp_resources_server::auth::Authorization {
     use mcp_resources_server::auth::{Authorization, JwtVerifier};
     let verifier = JwtVerifier::new(RESOURCE, vec![ISSUER.to_owned()])
         .with_hmac_secret(SECRET)
@@ -280,7 +280,7 @@ pub(crate) fn modern_meta() -> Value {
 #[derive(Debug)]
 pub(crate) struct Answer {
     pub(crate) status: u16,
-    session: Option<String>,
+    pub(crate) session: Option<String>,
     content_type: Option<String>,
     /// The body, or an SSE body's last message.
     pub(crate) json: Value,
@@ -1928,7 +1928,7 @@ const ISSUER: &str = "https://auth.example.com";
 const SECRET: &[u8] = b"a secret of thirty-two bytes or more, shared";
 
 /// An `Authorization` value with a token for this server from `ISSUER`, signed with `SECRET`.
-fn bearer(subject: &str, scope: &str) -> String {
+pub(crate) fn bearer(subject: &str, scope: &str) -> String {
     bearer_from(ISSUER, subject, scope, 600)
 }
 

@@ -8,3 +8,4 @@ mod feed;
 mod http;
 mod limits;
 mod lines;
+mod sessions;
