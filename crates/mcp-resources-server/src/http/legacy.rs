@@ -265,6 +265,11 @@ impl Sessions {
             self.remove(id);
             return None;
         }
+        // Closed without leaving the table: its record is gone from the store.
+        if session.closed.load(Ordering::Acquire) {
+            self.end_copy(&session);
+            return None;
+        }
         session.touch();
         Some(session)
     }
@@ -812,17 +817,28 @@ impl LegacyHttpSession {
     }
 
     /// Writes what the last request changed in the session (a subscription, the log level,
-    /// readiness) to its record, or makes the record last longer now and then. `false` when
-    /// the record is gone (deleted through another instance, or expired): the session is over.
-    /// A store that cannot be written is logged, and the change is written after a later
-    /// request.
-    async fn write_stored(&self) -> bool {
+    /// readiness) to its record, and the fields it `touched` as they are here even when they
+    /// did not change here (a client's last word wins over an older one another instance
+    /// wrote and this copy has not followed yet), or makes the record last longer now and
+    /// then. `false` when the record is gone (deleted through another instance, or expired):
+    /// the session is over. A store that cannot be written is logged, and the change is
+    /// written after a later request.
+    async fn write_stored(&self, touched: &[String]) -> bool {
         let Some(stored) = &self.stored else {
             return true;
         };
         let _sync = stored.sync.lock().await;
         let now = self.changing_fields();
-        let write = Write::between(&stored.known(), &now);
+        let mut write = Write::between(&stored.known(), &now);
+        for name in touched {
+            match now.get(name) {
+                Some(value) => {
+                    write.set.insert(name.clone(), value.clone());
+                }
+                None if !write.unset.contains(name) => write.unset.push(name.clone()),
+                None => {}
+            }
+        }
         let result = if write.is_empty() {
             if !stored.wants_extending() {
                 return true;
@@ -860,10 +876,17 @@ impl LegacyHttpSession {
         stored.extended_now();
         let session = Arc::clone(self);
         tokio::spawn(async move {
-            if let Some(stored) = &session.stored
-                && let Err(error) = stored.store.extend(&stored.key, stored.lasting).await
-            {
-                tracing::debug!(%error, "cannot make a legacy session's record last longer");
+            let Some(stored) = &session.stored else {
+                return;
+            };
+            match stored.store.extend(&stored.key, stored.lasting).await {
+                Ok(true) => {}
+                // Gone (deleted through another instance, or expired): the stream ends, and
+                // the table lets the copy go when it is next named.
+                Ok(false) => session.close(),
+                Err(error) => {
+                    tracing::debug!(%error, "cannot make a legacy session's record last longer");
+                }
             }
         });
     }
@@ -877,6 +900,11 @@ impl LegacyHttpSession {
             return;
         };
         let _sync = stored.sync.lock().await;
+        // Taken once the lock is held: a notice while this copy follows its record marks it
+        // again, for one more task, never one task per notice.
+        if !stored.take_stale() {
+            return;
+        }
         let fields = match stored.store.read(&stored.key).await {
             Ok(Some(fields)) => fields,
             Ok(None) => {
@@ -897,11 +925,13 @@ impl LegacyHttpSession {
             return;
         };
         let known = stored.known();
-        let merged = stored::merged(&self.changing_fields(), &known, &read.changing);
-        let record = read.record(&merged);
+        // What this copy holds and what it follows, under one lock: a request changing the
+        // log level here meanwhile is not lost.
         let queries = {
             let mut state = self.lock();
-            state.session.follow(&record);
+            let here = stored::changing_fields(&state.session, Vec::new());
+            let merged = stored::merged(&here, &known, &read.changing);
+            state.session.follow(&read.record(&merged));
             self.drain(&mut state, None)
         };
         self.run(queries).await;
@@ -1029,7 +1059,19 @@ pub(crate) async fn adopt(state: &HttpState, sessions: &Arc<Sessions>, id: &str)
     }
     tracing::debug!("legacy session taken up from the store");
     sessions.listen(&state.shared);
-    Lookup::Found(place.adopt(session))
+    let session = place.adopt(session);
+    // Notices that came while it was taken up (a subscription made elsewhere, a DELETE) found
+    // no copy here: the record is followed once more now that there is one.
+    follow_soon(&session, sessions);
+    Lookup::Found(session)
+}
+
+/// Has `copy` follow its record on a task of its own, unless one is about to.
+fn follow_soon(copy: &Arc<LegacyHttpSession>, sessions: &Arc<Sessions>) {
+    if copy.stored.as_ref().is_some_and(Stored::mark_stale) {
+        let (copy, sessions) = (Arc::clone(copy), Arc::clone(sessions));
+        tokio::spawn(async move { copy.follow_stored(&sessions).await });
+    }
 }
 
 /// Whether `id` could be a session id this server minted ([`mint_session_id`]).
@@ -1063,18 +1105,7 @@ async fn hear_notices(
             SessionNotice::Unsure => table.stored(None),
         };
         for copy in copies {
-            let Some(stored) = &copy.stored else {
-                continue;
-            };
-            // One task per copy at a time; a notice while it reads makes it read again.
-            if stored.mark_stale() {
-                let table = Arc::clone(&table);
-                tokio::spawn(async move {
-                    while copy.stored.as_ref().is_some_and(Stored::take_stale) {
-                        copy.follow_stored(&table).await;
-                    }
-                });
-            }
+            follow_soon(&copy, &table);
         }
     }
 }
@@ -1226,10 +1257,15 @@ pub(crate) async fn post(
 ) -> Response {
     let has_requests = expects.is_some();
     let cancelled = cancelled_request(&incoming);
+    let touched = if session.stored.is_some() {
+        touched_fields(&incoming)
+    } else {
+        Vec::new()
+    };
     let Ok(messages) = exchange(session, incoming, expects.clone()).await else {
         return in_flight(expects);
     };
-    if !session.write_stored().await {
+    if !session.write_stored(&touched).await {
         tracing::debug!("legacy session ended through another instance");
         sessions.end_copy(session);
     }
@@ -1260,6 +1296,62 @@ pub(crate) async fn delete(
     stored.store.remove(&stored.key).await.map_err(|error| {
         tracing::warn!(%error, "cannot remove a deleted legacy session from the store");
     })
+}
+
+/// DELETE of a session this instance has no copy of: its record is removed, if it is the
+/// request's principal's (`Ok(false)` when there is none of theirs), and every copy ends when
+/// told. Nothing is taken up to be deleted. `Err(())` when the store cannot be asked.
+pub(crate) async fn delete_stored(state: &HttpState, id: &str) -> Result<bool, ()> {
+    let Some(store) = &state.shared.store else {
+        return Ok(false);
+    };
+    if !is_session_id(id) {
+        return Ok(false);
+    }
+    let key = stored::key_of(id);
+    let unavailable = |error| {
+        tracing::warn!(%error, "cannot delete a legacy session from the store");
+    };
+    let Some(fields) = store.read(&key).await.map_err(unavailable)? else {
+        return Ok(false);
+    };
+    if !stored::Read::parse(&fields).is_some_and(|read| read.belongs_to(&state.principal)) {
+        return Ok(false);
+    }
+    store.remove(&key).await.map_err(unavailable)?;
+    Ok(true)
+}
+
+/// The fields of a session's record the requests of a body set, as the client last said:
+/// each subscription it subscribes to or unsubscribes from, and the log level.
+fn touched_fields(incoming: &Incoming) -> Vec<String> {
+    let messages: Vec<&Message> = match incoming {
+        Incoming::Single(message) => vec![message],
+        Incoming::Batch(elements) => elements
+            .iter()
+            .filter_map(|element| element.as_ref().ok())
+            .collect(),
+    };
+    let mut touched = Vec::new();
+    for message in messages {
+        let Message::Request(request) = message else {
+            continue;
+        };
+        match request.method.as_str() {
+            method::RESOURCES_SUBSCRIBE | method::RESOURCES_UNSUBSCRIBE => {
+                let uri = request
+                    .params::<mcp_types::resources::UriParams>()
+                    .ok()
+                    .and_then(|params| ResourceUri::parse(&params.uri).ok());
+                if let Some(uri) = uri {
+                    touched.push(stored::subscription_field(uri.as_str()));
+                }
+            }
+            method::LOGGING_SET_LEVEL => touched.push(stored::LOG.to_owned()),
+            _ => {}
+        }
+    }
+    touched
 }
 
 /// `400`: a request with this id is in flight in the session already.

@@ -864,16 +864,22 @@ async fn delete(
     let Some(session_id) = headers.get(&legacy::SESSION_ID) else {
         return method_not_allowed();
     };
-    let session = match lookup(state, sessions, session_id).await {
-        legacy::Lookup::Found(session) => session,
-        legacy::Lookup::Missing => return session_not_found(None),
-        legacy::Lookup::Unavailable => return unavailable(),
+    let Ok(id) = session_id.to_str() else {
+        return session_not_found(None);
     };
-    match legacy::delete(sessions, &session).await {
-        Ok(()) => {
+    let here = sessions.get(id, state.options.session_idle_timeout, |session| {
+        session.belongs_to(&state.principal)
+    });
+    let deleted = match here {
+        Some(session) => legacy::delete(sessions, &session).await.map(|()| true),
+        None => legacy::delete_stored(state, id).await,
+    };
+    match deleted {
+        Ok(true) => {
             tracing::debug!("legacy session deleted");
             reply::status(StatusCode::NO_CONTENT)
         }
+        Ok(false) => session_not_found(None),
         Err(()) => unavailable(),
     }
 }

@@ -36,7 +36,7 @@ pub(super) const IDENTITY: &str = "v";
 /// Present once the session is ready.
 const READY: &str = "ready";
 /// The client's log level.
-const LOG: &str = "log";
+pub(super) const LOG: &str = "log";
 /// The prefix of a subscription's field.
 const SUBSCRIBED: &str = "s:";
 
@@ -193,8 +193,13 @@ pub(super) fn merged(local: &Fields, known: &Fields, stored: &Fields) -> Fields 
 pub(super) struct Stored {
     pub(super) store: Arc<dyn SessionStore>,
     pub(super) key: String,
-    /// How long the record lasts unused: the session's idle timeout.
+    /// How long the record lasts from its last write or extension: half as long again as
+    /// the session's idle timeout, so that a record extended a quarter of the timeout before
+    /// the session's last use outlives the session.
     pub(super) lasting: Duration,
+    /// How often the record is extended while the session is in use: a quarter of the idle
+    /// timeout.
+    every: Duration,
     /// The changing fields as this copy last knew the store to hold them.
     known: Mutex<Fields>,
     /// Held while this copy writes or follows its record, so that both see one `known`.
@@ -214,17 +219,19 @@ impl std::fmt::Debug for Stored {
 }
 
 impl Stored {
-    /// The stored side of the session `id`, which this copy knows as `known`.
+    /// The stored side of the session `id`, idle for at most `idle_timeout`, which this copy
+    /// knows as `known`.
     pub(super) fn new(
         store: Arc<dyn SessionStore>,
         id: &str,
-        lasting: Duration,
+        idle_timeout: Duration,
         known: Fields,
     ) -> Stored {
         Stored {
             store,
             key: key_of(id),
-            lasting,
+            lasting: idle_timeout.saturating_add(idle_timeout / 2),
+            every: idle_timeout / 4,
             known: Mutex::new(known),
             sync: tokio::sync::Mutex::new(()),
             stale: AtomicBool::new(false),
@@ -248,13 +255,13 @@ impl Stored {
         *self.extended.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
     }
 
-    /// Whether the record was last made to last longer a quarter of its lifetime ago.
+    /// Whether the record was last made to last longer a quarter of the idle timeout ago.
     pub(super) fn wants_extending(&self) -> bool {
         self.extended
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .elapsed()
-            >= self.lasting / 4
+            >= self.every
     }
 
     /// Marks the record changed elsewhere; `true` when it was not marked already (the caller

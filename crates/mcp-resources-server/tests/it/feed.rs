@@ -94,7 +94,7 @@ impl ChangeSource for Source {
     }
 }
 
-const WATCHED: &str = "test://watched-resource";
+pub(crate) const WATCHED: &str = "test://watched-resource";
 
 fn watched() -> Change {
     Change::Updated(ResourceUri::parse(WATCHED).unwrap())
@@ -138,7 +138,7 @@ async fn listen(server: &TestServer, id: &str) -> EventReader {
 }
 
 /// The method and URI of a stream's next message.
-async fn next(stream: &mut EventReader) -> (String, Value) {
+pub(crate) async fn next(stream: &mut EventReader) -> (String, Value) {
     let message = stream.next().await.expect("a message");
     (
         message["method"].as_str().unwrap_or_default().to_owned(),
@@ -146,11 +146,11 @@ async fn next(stream: &mut EventReader) -> (String, Value) {
     )
 }
 
-fn updated() -> (String, Value) {
+pub(crate) fn updated() -> (String, Value) {
     ("notifications/resources/updated".to_owned(), json!(WATCHED))
 }
 
-fn list_changed() -> (String, Value) {
+pub(crate) fn list_changed() -> (String, Value) {
     (
         "notifications/resources/list_changed".to_owned(),
         Value::Null,

@@ -20,14 +20,13 @@ use mcp_resources_server::HttpOptions;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 
-use crate::feed::MemoryFeed;
+use crate::feed::{MemoryFeed, WATCHED, list_changed, next, updated};
 use crate::http::{
     EventReader, TestServer, authorization, bearer, fixture, initialize_request, quiet,
     subscribe_request,
 };
 
 const VERSION: &str = "2025-06-18";
-const WATCHED: &str = "test://watched-resource";
 
 /// Records in a map, each with its end; down, every call fails.
 struct MemoryStore {
@@ -63,6 +62,13 @@ impl MemoryStore {
 
     fn len(&self) -> usize {
         self.records.lock().unwrap().len()
+    }
+
+    /// The fields of the one record there is.
+    fn only(&self) -> Fields {
+        let records = self.records.lock().unwrap();
+        assert_eq!(records.len(), 1);
+        records.values().next().unwrap().0.clone()
     }
 }
 
@@ -174,26 +180,6 @@ fn request(id: u64, method: &str, params: Value) -> Value {
 async fn get_stream(server: &TestServer, session: &str) -> EventReader {
     let headers = named(session, &[("accept", "text/event-stream")]);
     EventReader::new(server.send("GET", &headers, None).await)
-}
-
-/// The method and URI of a stream's next message.
-async fn next(stream: &mut EventReader) -> (String, Value) {
-    let message = stream.next().await.expect("a message");
-    (
-        message["method"].as_str().unwrap_or_default().to_owned(),
-        message["params"]["uri"].clone(),
-    )
-}
-
-fn updated() -> (String, Value) {
-    ("notifications/resources/updated".to_owned(), json!(WATCHED))
-}
-
-fn list_changed() -> (String, Value) {
-    (
-        "notifications/resources/list_changed".to_owned(),
-        Value::Null,
-    )
 }
 
 /// Gives the instances a moment to hear the store's notices (in memory, far less than this).
@@ -312,16 +298,32 @@ async fn a_stored_session_is_found_by_its_owner_only() {
     assert_eq!(own.json["result"], json!({}));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_store_that_cannot_be_reached_is_unavailable_never_a_lost_session() {
+/// Two instances on one feed and store, and a legacy session opened and initialized on the
+/// first; its id.
+async fn two_instances_and_a_session() -> (
+    Arc<MemoryFeed>,
+    Arc<MemoryStore>,
+    TestServer,
+    TestServer,
+    String,
+) {
     let (feed, store) = (MemoryFeed::new(), MemoryStore::new());
     let one = instance(&feed, &store, quiet()).await;
     let two = instance(&feed, &store, quiet()).await;
     let opened = one.post(&[], &initialize_request(VERSION)).await;
     let session = opened.session.expect("a session id");
-    let headers = named(&session, &[]);
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(one.post(&headers, &initialized).await.status, 202);
+    assert_eq!(
+        one.post(&named(&session, &[]), &initialized).await.status,
+        202
+    );
+    (feed, store, one, two, session)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_that_cannot_be_reached_is_unavailable_never_a_lost_session() {
+    let (_feed, store, one, two, session) = two_instances_and_a_session().await;
+    let headers = named(&session, &[]);
     let ping = request(1, "ping", json!({}));
 
     store.set_down(true);
@@ -350,4 +352,47 @@ async fn a_store_that_cannot_be_reached_is_unavailable_never_a_lost_session() {
         let answer = two.post(&named(id, &[]), &ping).await;
         assert_eq!(answer.status, 404);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clients_last_word_wins_over_a_change_an_instance_has_not_followed_yet() {
+    let (feed, store, one, two, session) = two_instances_and_a_session().await;
+    let headers = named(&session, &[]);
+    let subscribed = one.post(&headers, &subscribe_request(WATCHED)).await;
+    assert_eq!(subscribed.json["result"], json!({}));
+    let level = |id, level| request(id, "logging/setLevel", json!({"level": level}));
+
+    // Undone through two, then at once done again through one, which may not have followed
+    // two's write yet (and then holds what the client asks already): the last word stands.
+    let unsubscribe = request(2, "resources/unsubscribe", json!({"uri": WATCHED}));
+    assert_eq!(
+        two.post(&headers, &unsubscribe).await.json["result"],
+        json!({})
+    );
+    assert_eq!(
+        two.post(&headers, &level(3, "error")).await.json["result"],
+        json!({})
+    );
+    let subscribe = request(4, "resources/subscribe", json!({"uri": WATCHED}));
+    let again = one.post(&headers, &subscribe).await;
+    assert_eq!(again.json["result"], json!({}));
+    assert_eq!(
+        one.post(&headers, &level(5, "info")).await.json["result"],
+        json!({})
+    );
+    settle().await;
+    let record = store.only();
+    assert!(record.contains_key(&format!("s:{WATCHED}")), "{record:?}");
+    assert_eq!(
+        record.get("log").map(String::as_str),
+        Some("info"),
+        "{record:?}"
+    );
+
+    // Every copy agrees: the session's GET stream on two hears a change.
+    let mut stream = get_stream(&two, &session).await;
+    feed.publish(&Change::Updated(ResourceUri::parse(WATCHED).unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(next(&mut stream).await, updated());
 }
