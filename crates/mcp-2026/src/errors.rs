@@ -262,6 +262,11 @@ impl RequestError {
                 message: format!("the answers to the read of {uri} are refused: {reason}"),
                 uri: Some(uri),
             },
+            ReadError::Unavailable { .. } => RequestError::Internal {
+                public_message: format!(
+                    "the confirmation of the read of {uri} cannot be checked now; try again"
+                ),
+            },
             // The exchange answers it with an `InputRequiredResult`; never reached.
             ReadError::InputRequired { .. } => RequestError::Internal {
                 public_message: "the read needs input from the client".to_owned(),

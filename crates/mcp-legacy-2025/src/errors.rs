@@ -200,6 +200,11 @@ pub fn read(error: &ReadError, uri: &str) -> ErrorObject {
             echo(uri)
         ))
         .with_data(uri_data(uri)),
+        ReadError::Unavailable { .. } => ErrorObject::internal_error(format!(
+            "the confirmation of the read of {} cannot be checked now; try again",
+            echo(uri)
+        ))
+        .with_data(uri_data(uri)),
         ReadError::InputRequired { input, .. } => {
             let needed: Vec<&str> = input
                 .requests

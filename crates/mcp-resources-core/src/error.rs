@@ -9,6 +9,7 @@ use crate::input::InputRequired;
 use crate::pagination::CursorError;
 use crate::provider::ProviderError;
 use crate::sensitive::AuditError;
+use crate::store::StoreError;
 use crate::uri::ResourceUri;
 
 /// Why an engine could not be built.
@@ -183,6 +184,16 @@ pub enum ReadError {
         uri: String,
         /// Why.
         reason: &'static str,
+    },
+    /// The confirmation of this read could not be checked: the store the instances of a
+    /// deployment share (to use each confirmation once) failed. Adapters: internal error; the
+    /// client may try again.
+    #[error("the confirmation of the read of {uri} cannot be checked now; try again")]
+    Unavailable {
+        /// The URI asked for.
+        uri: String,
+        /// What the store said (for the server's log, not the client).
+        error: StoreError,
     },
     /// A provider or a template function failed.
     #[error("reading failed: {0}")]

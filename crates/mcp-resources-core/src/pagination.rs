@@ -50,6 +50,16 @@ impl CursorKey {
         CursorKey(bytes)
     }
 
+    /// A key for another purpose (`purpose` names it), derived from this one: an HMAC of the
+    /// purpose by this key, so that instances sharing this key share the derived one, and
+    /// neither key tells anything of the other.
+    pub fn derive(&self, purpose: &str) -> [u8; 32] {
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes any key length");
+        mac.update(b"mcp-resources derived key\0");
+        mac.update(purpose.as_bytes());
+        mac.finalize().into_bytes().into()
+    }
+
     /// A name of this key that tells nothing of it: instances compare fingerprints to learn
     /// whether they share a key. 32 hexadecimal digits of the SHA-256 of a MAC, by the key, of
     /// a fixed text: hashed again, it is no cursor tag of any text (a cursor's tag is such a

@@ -18,6 +18,19 @@
 //! decline, a cancel or `confirm: false` is refused; a retry without an answer is asked again.
 //! A state is good for one answer: it is remembered (until it expires) once used, and a replay
 //! is refused.
+//!
+//! # Across instances
+//!
+//! Alone, an instance's states are good on it only: its key is its own, and so is its memory
+//! of used states. Instances of one deployment share confirmations with
+//! [`Sensitivity::shared`]: the same key on every instance (derived from the deployment's
+//! shared key), a wall clock for expiries, and a [`ClaimStore`] where using a state claims it,
+//! so that a state made by one instance is served once by whichever instance its answer
+//! reaches, and refused as a replay on every other. A claim lasts until the state's expiry
+//! plus [`CONFIRM_TTL_SECS`] more, so the instances' clocks may disagree by that much before
+//! a replay could pass. A store that cannot be asked refuses the read
+//! ([`ReadError::Unavailable`](crate::error::ReadError::Unavailable)), never serves it
+//! unclaimed.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,6 +46,7 @@ use crate::input::{
     InputResponse, Inputs,
 };
 use crate::policy::{Principal, UriPattern};
+use crate::store::{ClaimStore, StoreError};
 use crate::uri::ResourceUri;
 
 /// The key of the confirmation form among a read's input requests.
@@ -47,6 +61,9 @@ pub const CONFIRM_TTL_SECS: u64 = 300;
 /// never locks out another.
 const MAX_USED_PER_PRINCIPAL: usize = 10_000;
 const MAX_USED: usize = 1_000_000;
+
+/// Why a state used already is refused.
+const USED: &str = "this confirmation was used already: read the resource again to be asked anew";
 
 const STATE_VERSION: u8 = 1;
 const TAG_LEN: usize = 16;
@@ -168,6 +185,7 @@ pub struct Sensitivity {
     clock: Clock,
     serial: AtomicU64,
     used: Mutex<Used>,
+    claims: Option<Arc<dyn ClaimStore>>,
 }
 
 /// The used confirmation states, until they expire.
@@ -209,6 +227,7 @@ impl std::fmt::Debug for Sensitivity {
         f.debug_struct("Sensitivity")
             .field("rules", &self.rules)
             .field("audit", &self.sink.is_some())
+            .field("shared", &self.claims.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -224,6 +243,8 @@ pub(crate) enum Confirmation {
     Declined,
     /// The state is not good: why.
     Invalid(&'static str),
+    /// The shared store could not tell whether the state was used already: not served.
+    Unavailable(StoreError),
 }
 
 impl Sensitivity {
@@ -238,7 +259,20 @@ impl Sensitivity {
             clock,
             serial: AtomicU64::new(0),
             used: Mutex::default(),
+            claims: None,
         }
+    }
+
+    /// Shares confirmations with the other instances of a deployment: every instance is made
+    /// with the same key and a wall clock (seconds since the Unix epoch), and claims each state
+    /// it serves in `claims`, so that a state is served once deployment-wide. `first_serial`
+    /// is where this instance's serials start (drawn at random), so that two instances never
+    /// make the same state.
+    #[must_use]
+    pub fn shared(mut self, claims: Arc<dyn ClaimStore>, first_serial: u64) -> Sensitivity {
+        self.claims = Some(claims);
+        self.serial = AtomicU64::new(first_serial);
+        self
     }
 
     /// Adds a rule.
@@ -304,7 +338,7 @@ impl Sensitivity {
 
     /// Where the read of `uri` by `principal`, carrying `inputs`, stands with the confirmation
     /// `rule` asks for.
-    pub(crate) fn confirmation(
+    pub(crate) async fn confirmation(
         &self,
         principal: &Principal,
         uri: &ResourceUri,
@@ -315,8 +349,8 @@ impl Sensitivity {
         let Some(state) = &inputs.state else {
             return Confirmation::Ask(self.ask(principal, uri, rule, now));
         };
-        let tag = match self.verify(principal, uri, state, now) {
-            Ok(tag) => tag,
+        let (tag, expiry) = match self.verify(principal, uri, state, now) {
+            Ok(verified) => verified,
             Err(reason) => return Confirmation::Invalid(reason),
         };
         let Some(answer) = inputs.responses.get(CONFIRM_KEY) else {
@@ -324,6 +358,20 @@ impl Sensitivity {
         };
         if let Err(reason) = self.use_once(tag, principal, now) {
             return Confirmation::Invalid(reason);
+        }
+        if let Some(claims) = &self.claims {
+            let key: String = std::iter::once("confirmation-".to_owned())
+                .chain(tag.iter().map(|byte| format!("{byte:02x}")))
+                .collect();
+            let lasting = expiry.saturating_sub(now).saturating_add(CONFIRM_TTL_SECS);
+            match claims
+                .claim(&key, std::time::Duration::from_secs(lasting))
+                .await
+            {
+                Ok(true) => {}
+                Ok(false) => return Confirmation::Invalid(USED),
+                Err(error) => return Confirmation::Unavailable(error),
+            }
         }
         match answer {
             InputResponse::Elicit {
@@ -397,15 +445,15 @@ impl Sensitivity {
         mac
     }
 
-    /// The tag of `state` when this server made it for `principal` and `uri` and it has not
-    /// expired.
+    /// The tag and expiry of `state` when this server made it for `principal` and `uri` and it
+    /// has not expired.
     fn verify(
         &self,
         principal: &Principal,
         uri: &ResourceUri,
         state: &str,
         now: u64,
-    ) -> Result<[u8; TAG_LEN], &'static str> {
+    ) -> Result<([u8; TAG_LEN], u64), &'static str> {
         const INVALID: &str =
             "the requestState was not made by this server for this principal and resource";
         if state.len() > 4 * STATE_LEN {
@@ -425,7 +473,7 @@ impl Sensitivity {
         }
         let mut out = [0; TAG_LEN];
         out.copy_from_slice(tag);
-        Ok(out)
+        Ok((out, expiry))
     }
 
     /// Marks the state of `tag`, made for `principal`, used: an error when it already was, or
@@ -439,9 +487,7 @@ impl Sensitivity {
         let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
         used.expire(now);
         if used.tags.contains_key(&tag) {
-            return Err(
-                "this confirmation was used already: read the resource again to be asked anew",
-            );
+            return Err(USED);
         }
         let key: PrincipalKey = (
             principal.subject.clone(),

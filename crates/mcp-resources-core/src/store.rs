@@ -1,5 +1,7 @@
 //! The [`SessionStore`] seam: records of sessions kept where every instance of a deployment
-//! reads them (Redis, say), so that any instance serves any session's requests.
+//! reads them (Redis, say), so that any instance serves any session's requests; and the
+//! [`ClaimStore`] seam: keys claimed once across the deployment, so that a one-use token (a
+//! confirmation state) is good once whichever instance it comes back to.
 //!
 //! **Layer:** core, a seam. A record is a set of named text fields under an opaque key, with a
 //! lifetime: what the fields say, and which session a key names, is the server's business (a
@@ -19,7 +21,7 @@ pub type Fields = BTreeMap<String, String>;
 
 /// Why a store could not be asked.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("the session store failed: {0}")]
+#[error("the shared store failed: {0}")]
 pub struct StoreError(pub String);
 
 /// What a [`SessionStore`] tells every instance.
@@ -102,6 +104,16 @@ pub trait SessionStore: Send + Sync {
 
     /// The store's notices from now on, for one consumer.
     fn notices(&self) -> Box<dyn SessionNotices>;
+}
+
+/// Keys claimed once for a while, shared by the instances of one deployment: whichever
+/// instance claims a key first wins, and every later claim of it, on any instance, loses until
+/// the first claim expires.
+#[async_trait]
+pub trait ClaimStore: Send + Sync {
+    /// Claims `key` for `lasting` from now: `Ok(true)` when no claim of it was alive (this one
+    /// is now), `Ok(false)` when one was.
+    async fn claim(&self, key: &str, lasting: Duration) -> Result<bool, StoreError>;
 }
 
 /// One consumer's notices of a [`SessionStore`].

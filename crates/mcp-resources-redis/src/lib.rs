@@ -35,6 +35,11 @@
 //! instance hears it as a [`SessionNotice::Changed`]. Whenever changes may have been missed
 //! (the events' `Lost`, `Restored` and `Missed`), consumers of the notices get
 //! [`SessionNotice::Unsure`]. The store never reads what the fields say.
+//!
+//! # Claims
+//!
+//! It is the deployment's [`ClaimStore`] too: a claim is `SET <channel>:claim:<key> 1 NX PX`,
+//! won by whichever instance sets the key first, until it expires.
 
 pub mod message;
 
@@ -46,7 +51,7 @@ use async_trait::async_trait;
 use futures_util::StreamExt;
 use mcp_resources_core::change::{Change, ChangeFeed, FeedError, FeedEvent, FeedEvents};
 use mcp_resources_core::store::{
-    Fields, SessionNotice, SessionNotices, SessionStore, StoreError, Write,
+    ClaimStore, Fields, SessionNotice, SessionNotices, SessionStore, StoreError, Write,
 };
 use redis::AsyncCommands;
 use tokio::sync::broadcast;
@@ -410,10 +415,16 @@ return 1
 impl RedisFeed {
     /// The Redis key of the record under `key`.
     fn record_key(&self, key: &str) -> Result<String, StoreError> {
+        self.key_in("session", key)
+    }
+
+    /// The Redis key of `key` in the part `part` of this feed's keys (`<channel>:<part>:<key>`),
+    /// when `key` is well formed.
+    fn key_in(&self, part: &str, key: &str) -> Result<String, StoreError> {
         if !message::is_session_key(key) {
-            return Err(StoreError(format!("not a session key: {key:?}")));
+            return Err(StoreError(format!("not a key of the store: {key:?}")));
         }
-        Ok(format!("{}:session:{key}", self.channel))
+        Ok(format!("{}:{part}:{key}", self.channel))
     }
 
     /// Tells every instance that the record under `key` changed.
@@ -502,6 +513,25 @@ impl SessionStore for RedisFeed {
         Box::new(Notices {
             receiver: self.notices.subscribe(),
         })
+    }
+}
+
+#[async_trait]
+impl ClaimStore for RedisFeed {
+    async fn claim(&self, key: &str, lasting: Duration) -> Result<bool, StoreError> {
+        let claim = self.key_in("claim", key)?;
+        let mut connection = self.publisher.clone();
+        // `SET NX` answers `OK` when it set the key, nil when the key was there.
+        let set: Option<String> = redis::cmd("SET")
+            .arg(&claim)
+            .arg("1")
+            .arg("NX")
+            .arg("PX")
+            .arg(millis(lasting))
+            .query_async(&mut connection)
+            .await
+            .map_err(store_error)?;
+        Ok(set.is_some())
     }
 }
 

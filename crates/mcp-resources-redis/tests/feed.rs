@@ -11,7 +11,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use mcp_resources_core::change::{Change, ChangeFeed, FeedEvent, FeedEvents};
-use mcp_resources_core::store::{Fields, SessionNotice, SessionNotices, SessionStore, Write};
+use mcp_resources_core::store::{
+    ClaimStore, Fields, SessionNotice, SessionNotices, SessionStore, Write,
+};
 use mcp_resources_core::uri::ResourceUri;
 use mcp_resources_redis::RedisFeed;
 
@@ -416,4 +418,45 @@ async fn losing_redis_makes_session_notices_unsure() {
     assert!(store.read("k1").await.is_err(), "nothing to read from");
     let _back = Redis::start_in(dir, &[]).expect("redis-server starts again");
     assert_eq!(next_notice(&mut notices).await, SessionNotice::Unsure);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_is_won_once_across_instances_until_it_expires() {
+    let Some(redis) = Redis::start() else { return };
+    let one = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let two = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
+    let other_channel = RedisFeed::connect(&redis.url(), "elsewhere").await.unwrap();
+    let lasting = Duration::from_millis(300);
+
+    // Ten claims of one key at once from two instances: exactly one wins.
+    let claims = (0..10).map(|at| {
+        let store = if at % 2 == 0 { &one } else { &two };
+        store.claim("confirmation-ab", lasting)
+    });
+    let won = futures_util::future::join_all(claims)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|won| *won)
+        .count();
+    assert_eq!(won, 1);
+    // Another key, and the same key of another deployment's channel, are claims of their own;
+    // and a claim is no session record.
+    assert!(one.claim("confirmation-cd", lasting).await.unwrap());
+    assert!(
+        other_channel
+            .claim("confirmation-ab", lasting)
+            .await
+            .unwrap()
+    );
+    assert_eq!(one.read("confirmation-ab").await.unwrap(), None);
+    // Expired, it can be won again.
+    tokio::time::sleep(lasting + Duration::from_millis(200)).await;
+    assert!(two.claim("confirmation-ab", lasting).await.unwrap());
+    assert!(!one.claim("confirmation-ab", lasting).await.unwrap());
+    // A key that could reach outside the store's own keys is refused.
+    assert!(one.claim("../x", lasting).await.is_err());
+    // With Redis gone, a claim is an error, never a win.
+    drop(redis);
+    assert!(one.claim("confirmation-ef", lasting).await.is_err());
 }

@@ -23,7 +23,7 @@ use mcp_resources_core::redact::Redactor;
 use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
 use mcp_resources_core::sensitive::{AuditSink, Clock, SensitiveRule, Sensitivity};
 use mcp_resources_core::service::{Offer, Service};
-use mcp_resources_core::store::SessionStore;
+use mcp_resources_core::store::{ClaimStore, SessionStore};
 use mcp_resources_core::subscription::SubscriptionLimits;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
@@ -51,6 +51,11 @@ pub enum BuildError {
         "a server with a change feed is built inside a tokio runtime (it hears the feed on a task)"
     )]
     NoRuntime,
+    /// Confirmations were to be shared between instances
+    /// ([`ServerBuilder::shared_confirmations`]) without the key the instances share
+    /// ([`ServerBuilder::cursor_key`]).
+    #[error("shared confirmations need the deployment's shared key: set a cursor key")]
+    NoSharedKey,
 }
 
 /// Collects what a [`Server`] serves and how it presents itself.
@@ -89,6 +94,7 @@ pub struct ServerBuilder {
     feed: Option<Arc<dyn ChangeFeed>>,
     feed_settle: Duration,
     store: Option<Arc<dyn SessionStore>>,
+    claims: Option<Arc<dyn ClaimStore>>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -132,6 +138,7 @@ impl ServerBuilder {
             feed: None,
             feed_settle: DEFAULT_SETTLE,
             store: None,
+            claims: None,
         }
     }
 
@@ -325,17 +332,37 @@ impl ServerBuilder {
         self
     }
 
+    /// Makes the confirmations of sensitive resources good on every instance of a deployment
+    /// (see [`mcp_resources_core::sensitive`]): a 2026-07-28 client's answer may reach another
+    /// instance than the one that asked, and is served there, once deployment-wide, each state
+    /// claimed in `claims`. The states are signed with a key derived from the shared cursor key
+    /// ([`ServerBuilder::cursor_key`], required) and expire by the wall clock, so the
+    /// instances' clocks must agree within
+    /// [`CONFIRM_TTL_SECS`](mcp_resources_core::sensitive::CONFIRM_TTL_SECS) seconds. Without
+    /// it, an instance's confirmations are good on it alone.
+    #[must_use]
+    pub fn shared_confirmations(mut self, claims: Arc<dyn ClaimStore>) -> Self {
+        self.claims = Some(claims);
+        self
+    }
+
     /// Builds the server.
     ///
     /// # Errors
     ///
     /// [`BuildError::Engine`] when a static URI or a template text is registered twice;
     /// [`BuildError::Random`] when no cursor key was set and the OS has no randomness to give;
-    /// [`BuildError::NoRuntime`] when a feed was given and no tokio runtime is current.
+    /// [`BuildError::NoRuntime`] when a feed was given and no tokio runtime is current;
+    /// [`BuildError::NoSharedKey`] when confirmations are shared and no cursor key was set.
     pub fn build(self) -> Result<Server, BuildError> {
         if self.feed.is_some() && tokio::runtime::Handle::try_current().is_err() {
             return Err(BuildError::NoRuntime);
         }
+        let shared_confirmations = match (self.claims, &self.cursor_key) {
+            (Some(claims), Some(key)) => Some((claims, key.derive("confirmation"))),
+            (Some(_), None) => return Err(BuildError::NoSharedKey),
+            (None, _) => None,
+        };
         let cursor_key = match self.cursor_key {
             Some(key) => key,
             None => {
@@ -349,14 +376,30 @@ impl ServerBuilder {
             engine = engine.redactor(redactor);
         }
         if !self.sensitive.is_empty() {
-            let mut key = [0_u8; 32];
-            getrandom::fill(&mut key).map_err(BuildError::Random)?;
-            // Seconds since the server was built, on the monotonic clock: the key is this
-            // process's, so no state outlives it, and a wall clock stepped back cannot bring
-            // a used state's expiry back to life (a replay).
-            let started = std::time::Instant::now();
-            let clock: Clock = Arc::new(move || started.elapsed().as_secs());
-            let mut sensitivity = Sensitivity::new(key, clock);
+            let mut sensitivity = match shared_confirmations {
+                Some((claims, key)) => {
+                    let mut serial = [0_u8; 8];
+                    getrandom::fill(&mut serial).map_err(BuildError::Random)?;
+                    // The wall clock, which every instance reads alike; a replay after it
+                    // stepped back is still refused while the claim lasts.
+                    let clock: Clock = Arc::new(|| {
+                        std::time::SystemTime::now()
+                            .duration_since(std::time::UNIX_EPOCH)
+                            .map_or(0, |since| since.as_secs())
+                    });
+                    Sensitivity::new(key, clock).shared(claims, u64::from_be_bytes(serial))
+                }
+                None => {
+                    let mut key = [0_u8; 32];
+                    getrandom::fill(&mut key).map_err(BuildError::Random)?;
+                    // Seconds since the server was built, on the monotonic clock: the key is
+                    // this process's, so no state outlives it, and a wall clock stepped back
+                    // cannot bring a used state's expiry back to life (a replay).
+                    let started = std::time::Instant::now();
+                    let clock: Clock = Arc::new(move || started.elapsed().as_secs());
+                    Sensitivity::new(key, clock)
+                }
+            };
             for rule in self.sensitive {
                 sensitivity = sensitivity.rule(rule);
             }

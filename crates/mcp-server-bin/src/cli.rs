@@ -71,7 +71,8 @@ CONFIGURATION FILE (TOML):
     --feed-channel NAME); over HTTP, /healthz and /readyz answer the balancer's checks:
         [cluster]
         cursor_key_env = \"MCP_CURSOR_KEY\"   # 64 hex digits, the same on every instance:
-                                           # any instance serves a list's next page
+                                           # any instance serves a list's next page (and,
+                                           # with [feed], a confirmed read's answer)
         [feed]
         redis = \"redis://127.0.0.1:6379/\"   # every instance's changes reach every instance,
                                            # and any instance serves any legacy session
@@ -273,7 +274,8 @@ pub(crate) struct ServeArgs {
 
     /// The environment variable holding the key that signs list cursors (64 hexadecimal
     /// digits): instances behind one load balancer given the same key accept each other's
-    /// cursors. Without it each process makes a key of its own.
+    /// cursors, and with --feed-redis each other's confirmations of sensitive reads (each
+    /// served once deployment-wide). Without it each process makes a key of its own.
     #[arg(long, value_name = "VAR")]
     pub(crate) cursor_key_env: Option<String>,
 

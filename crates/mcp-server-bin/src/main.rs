@@ -19,6 +19,7 @@ use std::sync::Arc;
 use clap::Parser;
 use mcp_resources_core::policy::{AllowAllBut, UriPattern};
 use mcp_resources_core::redact::Redactor;
+use mcp_resources_core::store::SessionStore;
 use mcp_resources_fs::{FilesystemProvider, FsConfig, SkillsProvider};
 use mcp_resources_git::{GitConfig, GitProvider};
 use mcp_resources_redis::{RedisFeed, RedisFeedError};
@@ -374,12 +375,17 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
     }
     if let Some(feed) = &config.feed {
         let settle = feed.settle;
+        let shared = shared_key.is_some();
         let feed = join_feed(feed, shared_key).await?;
-        // The same Redis keeps the legacy sessions: any instance serves any session.
+        // The same Redis keeps the legacy sessions (any instance serves any session) and,
+        // with the shared key, the used confirmations (any instance serves a confirmed read).
         builder = builder
             .feed(Arc::clone(&feed) as Arc<dyn mcp_resources_core::change::ChangeFeed>)
             .feed_settle(settle)
-            .session_store(feed);
+            .session_store(Arc::clone(&feed) as Arc<dyn SessionStore>);
+        if shared {
+            builder = builder.shared_confirmations(feed);
+        }
     }
     // Skills first: their SKILL.md entries lead the resource list, before the files (which
     // may hold the same SKILL.md again, when the skills directory is served as files too).
@@ -532,7 +538,7 @@ async fn join_feed(
         tracing::warn!(
             channel = %feed.channel,
             "a change feed without a shared cursor key (--cursor-key-env): this instance's \
-             list cursors are refused by every other instance"
+             list cursors, and the confirmations it asks for, are refused by every other instance"
         );
         return Ok(redis);
     };

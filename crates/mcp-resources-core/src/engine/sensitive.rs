@@ -69,7 +69,10 @@ impl Engine {
         }
         let confirming = names.iter().find_map(|name| sensitivity.confirming(name));
         if let Some(confirming) = confirming {
-            let refusal = match sensitivity.confirmation(principal, uri, confirming, inputs) {
+            let confirmation = sensitivity
+                .confirmation(principal, uri, confirming, inputs)
+                .await;
+            let refusal = match confirmation {
                 Confirmation::Confirmed => None,
                 Confirmation::Ask(input) => Some((
                     AuditOutcome::ConfirmationAsked,
@@ -89,6 +92,13 @@ impl Engine {
                     ReadError::InvalidInput {
                         uri: uri.to_string(),
                         reason,
+                    },
+                )),
+                Confirmation::Unavailable(error) => Some((
+                    AuditOutcome::Refused,
+                    ReadError::Unavailable {
+                        uri: uri.to_string(),
+                        error,
                     },
                 )),
             };

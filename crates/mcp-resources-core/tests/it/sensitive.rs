@@ -1,6 +1,6 @@
 //! Tests of sensitive resources: the confirmation's round trip and its state (forged, foreign,
-//! expired, replayed), the audit records of every operation, a failing audit log, and a
-//! template asking the client for input.
+//! expired, replayed), the audit records of every operation, a failing audit log, a template
+//! asking the client for input, and confirmations shared by the instances of a deployment.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,6 +20,7 @@ use mcp_resources_core::sensitive::{
     SensitiveRule, Sensitivity,
 };
 use mcp_resources_core::service::{Answer, Query, QueryContext, Service};
+use mcp_resources_core::store::{ClaimStore, StoreError};
 use mcp_resources_core::template::UriTemplate;
 
 use crate::fixtures::{key, run, text_resource, uri};
@@ -452,4 +453,104 @@ fn one_principal_at_its_limit_of_used_confirmations_locks_out_no_other() {
         &answer(state_of(&mallory), Some(yes())),
     ));
     assert!(read.is_ok(), "{read:?}");
+}
+
+/// A claim store of the test's own: the keys claimed, with the lifetime each was claimed for
+/// (claims never expire here), failing while `fail` is set.
+#[derive(Default)]
+struct Claims {
+    claimed: Mutex<BTreeMap<String, std::time::Duration>>,
+    fail: std::sync::atomic::AtomicBool,
+}
+
+#[async_trait::async_trait]
+impl ClaimStore for Claims {
+    async fn claim(&self, key: &str, lasting: std::time::Duration) -> Result<bool, StoreError> {
+        if self.fail.load(Ordering::SeqCst) {
+            return Err(StoreError("connection refused".to_owned()));
+        }
+        let mut claimed = self.claimed.lock().unwrap();
+        if claimed.contains_key(key) {
+            return Ok(false);
+        }
+        claimed.insert(key.to_owned(), lasting);
+        Ok(true)
+    }
+}
+
+#[test]
+fn instances_sharing_confirmations_serve_a_state_once_wherever_it_comes_back() {
+    let now = Arc::new(AtomicU64::new(1_000_000));
+    let claims = Arc::new(Claims::default());
+    let records = Arc::new(Records::default());
+    // One instance of a deployment: the shared key, the shared clock and claims, its serials
+    // from `first_serial`.
+    let instance = |first_serial: u64| {
+        let clock = Arc::clone(&now);
+        let sensitivity = Sensitivity::new([4; 32], Arc::new(move || clock.load(Ordering::SeqCst)))
+            .shared(Arc::clone(&claims) as Arc<dyn ClaimStore>, first_serial)
+            .rule(SensitiveRule {
+                name: "hr".to_owned(),
+                uris: vec![UriPattern::parse("hr://**").unwrap()],
+                confirm: true,
+                reason: None,
+            })
+            .audit(Arc::clone(&records) as Arc<dyn AuditSink>);
+        let (hr, contents) = text_resource("hr://salaries", "alice 100");
+        Engine::builder(key())
+            .sensitivity(sensitivity)
+            .static_resource(hr, contents)
+            .build()
+            .unwrap()
+    };
+    let (one, two) = (instance(0), instance(1 << 63));
+    let alice = Principal::subject("alice");
+    let salaries = uri("hr://salaries");
+    let read = |engine: &Engine, inputs: &Inputs| run(engine.read_with(&alice, &salaries, inputs));
+    let state_from = |engine: &Engine| asked(read(engine, &Inputs::default())).state;
+
+    // Asked by one, at the same second as by the other: two different states.
+    let state = state_from(&one);
+    assert_ne!(state, state_from(&two), "two instances made the same state");
+    // Answered 100 s later to the other instance: served there.
+    now.fetch_add(100, Ordering::SeqCst);
+    let served = read(&two, &answer(state.clone(), Some(yes())));
+    assert!(served.is_ok(), "{served:?}");
+    // Claimed until its expiry (200 s on) and one lifetime more.
+    let lasting: Vec<_> = claims.claimed.lock().unwrap().values().copied().collect();
+    assert_eq!(
+        lasting,
+        [std::time::Duration::from_secs(
+            CONFIRM_TTL_SECS - 100 + CONFIRM_TTL_SECS
+        )]
+    );
+    // Replayed to either instance: refused, the one that made it included.
+    for engine in [&one, &two] {
+        let replay = read(engine, &answer(state.clone(), Some(yes())));
+        assert!(
+            matches!(&replay, Err(ReadError::InvalidInput { reason, .. }) if reason.contains("used already")),
+            "{replay:?}"
+        );
+    }
+    // The store away: refused (never served unclaimed), audited as refused, and the state
+    // is not served once the store is back either (it was used here).
+    let state = state_from(&one);
+    claims.fail.store(true, Ordering::SeqCst);
+    records.take();
+    let unclaimed = read(&two, &answer(state.clone(), Some(yes())));
+    assert!(
+        matches!(unclaimed, Err(ReadError::Unavailable { .. })),
+        "{unclaimed:?}"
+    );
+    let outcomes: Vec<_> = records.take().iter().map(|line| line.outcome).collect();
+    assert_eq!(outcomes, [AuditOutcome::Refused]);
+    claims.fail.store(false, Ordering::SeqCst);
+    let again = read(&two, &answer(state, Some(yes())));
+    assert!(
+        matches!(again, Err(ReadError::InvalidInput { .. })),
+        "{again:?}"
+    );
+    // A new state, answered after the store is back, is served.
+    let served = read(&one, &answer(state_from(&two), Some(yes())));
+    assert!(served.is_ok(), "{served:?}");
 }

@@ -13,6 +13,8 @@ use async_trait::async_trait;
 use mcp_resources_core::change::{
     Change, ChangeFeed, ChangeSource, FeedError, FeedEvent, FeedEvents,
 };
+use mcp_resources_core::pagination::CursorKey;
+use mcp_resources_core::store::{ClaimStore, StoreError};
 use mcp_resources_core::uri::ResourceUri;
 use mcp_resources_server::{BuildError, HttpOptions, Server};
 use serde_json::{Value, json};
@@ -287,6 +289,29 @@ fn a_server_with_a_feed_is_built_inside_a_runtime() {
     let feed: Arc<dyn ChangeFeed> = MemoryFeed::new();
     let built = Server::builder().feed(feed).build();
     assert!(matches!(built, Err(BuildError::NoRuntime)), "{built:?}");
+}
+
+/// A claim store that grants every claim (the test only builds with it).
+struct Granting;
+
+#[async_trait]
+impl ClaimStore for Granting {
+    async fn claim(&self, _key: &str, _lasting: Duration) -> Result<bool, StoreError> {
+        Ok(true)
+    }
+}
+
+#[test]
+fn shared_confirmations_need_the_shared_key() {
+    let built = Server::builder()
+        .shared_confirmations(Arc::new(Granting))
+        .build();
+    assert!(matches!(built, Err(BuildError::NoSharedKey)), "{built:?}");
+    let built = Server::builder()
+        .cursor_key(CursorKey::new([1; 32]))
+        .shared_confirmations(Arc::new(Granting))
+        .build();
+    assert!(built.is_ok(), "{built:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

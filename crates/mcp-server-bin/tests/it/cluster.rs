@@ -121,9 +121,11 @@ fn spawn_instance(
     let port = free_port();
     let file = dir.join(format!("instance-{port}.toml"));
     let config = format!(
-        "http = \"127.0.0.1:{port}\"\npage_size = 2\n[cluster]\ncursor_key_env = \
-         \"{KEY_VARIABLE}\"\n[feed]\nredis = \"redis+unix://{}\"\nchannel = \"test\"\n\
-         settle_ms = 300\n",
+        "http = \"127.0.0.1:{port}\"\npage_size = 2\naudit_log = \"{}\"\n[cluster]\n\
+         cursor_key_env = \"{KEY_VARIABLE}\"\n[feed]\nredis = \"redis+unix://{}\"\n\
+         channel = \"test\"\nsettle_ms = 300\n[[sensitive]]\nname = \"secret\"\n\
+         uris = [\"file:///**/f.txt\"]\nconfirm = true\n",
+        dir.join(format!("audit-{port}.jsonl")).display(),
         socket.display()
     );
     std::fs::write(&file, config).expect("write the configuration");
@@ -295,10 +297,11 @@ fn get(port: u16, path: &str) -> (u16, String) {
     (reply.status, reply.body)
 }
 
+/// A 2026-07-28 client's `_meta`, able to answer a confirmation (elicitation).
 fn modern_meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": MODERN,
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
         "io.modelcontextprotocol/clientInfo": {"name": "cluster-test", "version": "1"}
     })
 }
@@ -504,6 +507,20 @@ fn three_instances_behind_haproxy_share_pages_changes_and_failures() {
         servers.windows(2).all(|pair| pair[0] != pair[1]),
         "each page from another instance: {servers:?}"
     );
+
+    // A sensitive read (`f.txt`, confirm) asked by one instance and answered to another is
+    // served there, once: the replay is refused by every instance, the one that asked included.
+    let secret = format!("file://{}", root.join("f.txt").display());
+    let asked = modern(ports[0], "resources/read", json!({"uri": secret})).json();
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let answered = json!({"uri": secret, "requestState": asked["result"]["requestState"],
+        "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
+    let served = modern(ports[1], "resources/read", answered.clone()).json();
+    assert_eq!(served["result"]["contents"][0]["text"], "f", "{served}");
+    for port in &ports {
+        let replayed = modern(*port, "resources/read", answered.clone()).json();
+        assert_eq!(replayed["error"]["code"], -32602, "{replayed}");
+    }
 
     // An instance with another cursor key does not start.
     let other_key = "ff".repeat(32);
