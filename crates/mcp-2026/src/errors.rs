@@ -264,7 +264,7 @@ impl RequestError {
             },
             ReadError::Unavailable { .. } => RequestError::Internal {
                 public_message: format!(
-                    "the confirmation of the read of {uri} cannot be checked now; try again"
+                    "the confirmation of the read of {uri} cannot be asked or checked now; try again"
                 ),
             },
             // The exchange answers it with an `InputRequiredResult`; never reached.

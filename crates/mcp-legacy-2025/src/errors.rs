@@ -201,7 +201,7 @@ pub fn read(error: &ReadError, uri: &str) -> ErrorObject {
         ))
         .with_data(uri_data(uri)),
         ReadError::Unavailable { .. } => ErrorObject::internal_error(format!(
-            "the confirmation of the read of {} cannot be checked now; try again",
+            "the confirmation of the read of {} cannot be asked or checked now; try again",
             echo(uri)
         ))
         .with_data(uri_data(uri)),

@@ -185,14 +185,14 @@ pub enum ReadError {
         /// Why.
         reason: &'static str,
     },
-    /// The confirmation of this read could not be checked: the store the instances of a
-    /// deployment share (to use each confirmation once) failed. Adapters: internal error; the
-    /// client may try again.
-    #[error("the confirmation of the read of {uri} cannot be checked now; try again")]
+    /// The confirmation of this read could not be asked or checked: the ticket store the
+    /// instances of a deployment share (to serve each confirmation once) failed. Adapters:
+    /// internal error; the client may try again.
+    #[error("the confirmation of the read of {uri} cannot be asked or checked now; try again")]
     Unavailable {
         /// The URI asked for.
         uri: String,
-        /// What the store said (for the server's log, not the client).
+        /// What the store said (never shown to the client).
         error: StoreError,
     },
     /// A provider or a template function failed.

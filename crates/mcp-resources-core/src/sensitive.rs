@@ -12,25 +12,26 @@
 //! with an [`InputRequired`]: one yes/no form under the key [`CONFIRM_KEY`] naming the resource
 //! and the rule's reason, and a state. The state is `base64url(version | expiry | serial | tag)`,
 //! the tag an HMAC-SHA256 (truncated to 128 bits) over those and the principal (subject and
-//! issuer) and the URI, under a key the server draws at start: a state changed in any byte, made
-//! for another principal or another URI, or past its expiry ([`CONFIRM_TTL_SECS`]) is refused.
+//! issuer) and the URI, under the key the server gives: a state changed in any byte, made for
+//! another principal or another URI, or past its expiry ([`CONFIRM_TTL_SECS`]) is refused.
 //! The retry that carries the state and an accepting answer (`confirm: true`) is served; a
 //! decline, a cancel or `confirm: false` is refused; a retry without an answer is asked again.
-//! A state is good for one answer: it is remembered (until it expires) once used, and a replay
-//! is refused.
+//! A state is good for one answer: once used it is remembered at least until it expires, and a
+//! replay is refused.
 //!
 //! # Across instances
 //!
-//! Alone, an instance's states are good on it only: its key is its own, and so is its memory
-//! of used states. Instances of one deployment share confirmations with
-//! [`Sensitivity::shared`]: the same key on every instance (derived from the deployment's
-//! shared key), a wall clock for expiries, and a [`ClaimStore`] where using a state claims it,
-//! so that a state made by one instance is served once by whichever instance its answer
-//! reaches, and refused as a replay on every other. A claim lasts until the state's expiry
-//! plus [`CONFIRM_TTL_SECS`] more, so the instances' clocks may disagree by that much before
-//! a replay could pass. A store that cannot be asked refuses the read
-//! ([`ReadError::Unavailable`](crate::error::ReadError::Unavailable)), never serves it
-//! unclaimed.
+//! Alone, an instance's states are good on it only (the server draws its key at start, and
+//! the memory of used states is the process's). Instances of one deployment share
+//! confirmations with [`Sensitivity::shared`]: the same key on every instance (derived from
+//! the deployment's shared key), a wall clock for expiries, and a [`TicketStore`]. Asking
+//! issues the state's ticket, good for [`CONFIRM_TTL_SECS`]; the answer is served only when
+//! it redeems the ticket, on whichever instance it reaches. So a state is served once
+//! deployment-wide, and whatever the store loses (a restart without persistence, an eviction,
+//! a clock of its own jumping ahead) makes states refused, never served twice: the user is
+//! asked again. A store that cannot be asked refuses the read
+//! ([`ReadError::Unavailable`](crate::error::ReadError::Unavailable)), and a ticket whose
+//! redemption failed is still good for a retry.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -46,7 +47,7 @@ use crate::input::{
     InputResponse, Inputs,
 };
 use crate::policy::{Principal, UriPattern};
-use crate::store::{ClaimStore, StoreError};
+use crate::store::{StoreError, TicketStore};
 use crate::uri::ResourceUri;
 
 /// The key of the confirmation form among a read's input requests.
@@ -64,6 +65,9 @@ const MAX_USED: usize = 1_000_000;
 
 /// Why a state used already is refused.
 const USED: &str = "this confirmation was used already: read the resource again to be asked anew";
+/// Why a state whose ticket is not there is refused.
+const NO_TICKET: &str = "this confirmation was used already, or is no longer known: read the \
+                         resource again to be asked anew";
 
 const STATE_VERSION: u8 = 1;
 const TAG_LEN: usize = 16;
@@ -185,7 +189,7 @@ pub struct Sensitivity {
     clock: Clock,
     serial: AtomicU64,
     used: Mutex<Used>,
-    claims: Option<Arc<dyn ClaimStore>>,
+    tickets: Option<Arc<dyn TicketStore>>,
 }
 
 /// The used confirmation states, until they expire.
@@ -227,7 +231,7 @@ impl std::fmt::Debug for Sensitivity {
         f.debug_struct("Sensitivity")
             .field("rules", &self.rules)
             .field("audit", &self.sink.is_some())
-            .field("shared", &self.claims.is_some())
+            .field("shared", &self.tickets.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -243,7 +247,8 @@ pub(crate) enum Confirmation {
     Declined,
     /// The state is not good: why.
     Invalid(&'static str),
-    /// The shared store could not tell whether the state was used already: not served.
+    /// The shared ticket store could not be asked: neither asked nor served now (a later try
+    /// may be).
     Unavailable(StoreError),
 }
 
@@ -259,18 +264,19 @@ impl Sensitivity {
             clock,
             serial: AtomicU64::new(0),
             used: Mutex::default(),
-            claims: None,
+            tickets: None,
         }
     }
 
     /// Shares confirmations with the other instances of a deployment: every instance is made
-    /// with the same key and a wall clock (seconds since the Unix epoch), and claims each state
-    /// it serves in `claims`, so that a state is served once deployment-wide. `first_serial`
-    /// is where this instance's serials start (drawn at random), so that two instances never
-    /// make the same state.
+    /// with the same key and a wall clock (seconds since the Unix epoch), issues each state's
+    /// ticket in `tickets` and serves an answer only by redeeming it, so that a state is served
+    /// once deployment-wide (the memory of used states is the store's then). `first_serial` is
+    /// where this instance's serials start (drawn at random), so that two instances all but
+    /// never make the same state (if they did, one of the two answers would be refused).
     #[must_use]
-    pub fn shared(mut self, claims: Arc<dyn ClaimStore>, first_serial: u64) -> Sensitivity {
-        self.claims = Some(claims);
+    pub fn shared(mut self, tickets: Arc<dyn TicketStore>, first_serial: u64) -> Sensitivity {
+        self.tickets = Some(tickets);
         self.serial = AtomicU64::new(first_serial);
         self
     }
@@ -347,31 +353,25 @@ impl Sensitivity {
     ) -> Confirmation {
         let now = (self.clock)();
         let Some(state) = &inputs.state else {
-            return Confirmation::Ask(self.ask(principal, uri, rule, now));
+            return self.ask(principal, uri, rule, now).await;
         };
-        let (tag, expiry) = match self.verify(principal, uri, state, now) {
-            Ok(verified) => verified,
+        let tag = match self.verify(principal, uri, state, now) {
+            Ok(tag) => tag,
             Err(reason) => return Confirmation::Invalid(reason),
         };
         let Some(answer) = inputs.responses.get(CONFIRM_KEY) else {
-            return Confirmation::Ask(self.ask(principal, uri, rule, now));
+            return self.ask(principal, uri, rule, now).await;
         };
-        if let Err(reason) = self.use_once(tag, principal, now) {
-            return Confirmation::Invalid(reason);
-        }
-        if let Some(claims) = &self.claims {
-            let key: String = std::iter::once("confirmation-".to_owned())
-                .chain(tag.iter().map(|byte| format!("{byte:02x}")))
-                .collect();
-            let lasting = expiry.saturating_sub(now).saturating_add(CONFIRM_TTL_SECS);
-            match claims
-                .claim(&key, std::time::Duration::from_secs(lasting))
-                .await
-            {
-                Ok(true) => {}
-                Ok(false) => return Confirmation::Invalid(USED),
+        let used = match &self.tickets {
+            Some(tickets) => match tickets.redeem(&ticket_key(&tag)).await {
+                Ok(true) => Ok(()),
+                Ok(false) => Err(NO_TICKET),
                 Err(error) => return Confirmation::Unavailable(error),
-            }
+            },
+            None => self.use_once(tag, principal, now),
+        };
+        if let Err(reason) = used {
+            return Confirmation::Invalid(reason);
         }
         match answer {
             InputResponse::Elicit {
@@ -384,14 +384,15 @@ impl Sensitivity {
         }
     }
 
-    /// The form asking to confirm the read of `uri`, with a fresh state.
-    fn ask(
+    /// The form asking to confirm the read of `uri`, with a fresh state (its ticket issued,
+    /// when shared).
+    async fn ask(
         &self,
         principal: &Principal,
         uri: &ResourceUri,
         rule: &SensitiveRule,
         now: u64,
-    ) -> InputRequired {
+    ) -> Confirmation {
         let mut message = format!("Allow the assistant to read {uri}?");
         if let Some(reason) = &rule.reason {
             message.push(' ');
@@ -417,8 +418,16 @@ impl Sensitivity {
         bytes.extend_from_slice(&serial.to_be_bytes());
         let tag = self.mac(principal, uri, &bytes).finalize().into_bytes();
         bytes.extend_from_slice(&tag[..TAG_LEN]);
-        InputRequired::one(CONFIRM_KEY, InputRequest::Elicit(form))
-            .with_state(URL_SAFE_NO_PAD.encode(bytes))
+        if let Some(tickets) = &self.tickets {
+            let lasting = std::time::Duration::from_secs(CONFIRM_TTL_SECS);
+            if let Err(error) = tickets.issue(&ticket_key(&tag[..TAG_LEN]), lasting).await {
+                return Confirmation::Unavailable(error);
+            }
+        }
+        Confirmation::Ask(
+            InputRequired::one(CONFIRM_KEY, InputRequest::Elicit(form))
+                .with_state(URL_SAFE_NO_PAD.encode(bytes)),
+        )
     }
 
     /// The MAC of a state's head `head` for `principal` and `uri`, fed but not finalized.
@@ -445,15 +454,15 @@ impl Sensitivity {
         mac
     }
 
-    /// The tag and expiry of `state` when this server made it for `principal` and `uri` and it
-    /// has not expired.
+    /// The tag of `state` when this server made it for `principal` and `uri` and it has not
+    /// expired.
     fn verify(
         &self,
         principal: &Principal,
         uri: &ResourceUri,
         state: &str,
         now: u64,
-    ) -> Result<([u8; TAG_LEN], u64), &'static str> {
+    ) -> Result<[u8; TAG_LEN], &'static str> {
         const INVALID: &str =
             "the requestState was not made by this server for this principal and resource";
         if state.len() > 4 * STATE_LEN {
@@ -473,11 +482,11 @@ impl Sensitivity {
         }
         let mut out = [0; TAG_LEN];
         out.copy_from_slice(tag);
-        Ok((out, expiry))
+        Ok(out)
     }
 
-    /// Marks the state of `tag`, made for `principal`, used: an error when it already was, or
-    /// when that principal (or everyone) holds too many used states.
+    /// Marks the state of `tag`, made for `principal`, used in this process's memory: an error
+    /// when it already was, or when that principal (or everyone) holds too many used states.
     fn use_once(
         &self,
         tag: [u8; TAG_LEN],
@@ -503,4 +512,12 @@ impl Sensitivity {
             .push_back((now.saturating_add(CONFIRM_TTL_SECS), tag));
         Ok(())
     }
+}
+
+/// The key of the ticket of the state whose tag is `tag`: `mcp-confirmation-` and the tag in
+/// hexadecimal (49 letters, digits and dashes).
+fn ticket_key(tag: &[u8]) -> String {
+    std::iter::once("mcp-confirmation-".to_owned())
+        .chain(tag.iter().map(|byte| format!("{byte:02x}")))
+        .collect()
 }

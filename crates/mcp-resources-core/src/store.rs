@@ -1,7 +1,7 @@
 //! The [`SessionStore`] seam: records of sessions kept where every instance of a deployment
 //! reads them (Redis, say), so that any instance serves any session's requests; and the
-//! [`ClaimStore`] seam: keys claimed once across the deployment, so that a one-use token (a
-//! confirmation state) is good once whichever instance it comes back to.
+//! [`TicketStore`] seam: one-use tickets shared by the deployment, so that a confirmation state
+//! is good once, whichever instance it comes back to.
 //!
 //! **Layer:** core, a seam. A record is a set of named text fields under an opaque key, with a
 //! lifetime: what the fields say, and which session a key names, is the server's business (a
@@ -106,14 +106,18 @@ pub trait SessionStore: Send + Sync {
     fn notices(&self) -> Box<dyn SessionNotices>;
 }
 
-/// Keys claimed once for a while, shared by the instances of one deployment: whichever
-/// instance claims a key first wins, and every later claim of it, on any instance, loses until
-/// the first claim expires.
+/// One-use tickets shared by the instances of one deployment: a ticket issued by one instance
+/// is redeemed once, by whichever instance redeems it first. A ticket that is not there (never
+/// issued, redeemed already, expired, or lost with the store's data) cannot be redeemed, so
+/// whatever the store forgets is refused, never accepted twice.
 #[async_trait]
-pub trait ClaimStore: Send + Sync {
-    /// Claims `key` for `lasting` from now: `Ok(true)` when no claim of it was alive (this one
-    /// is now), `Ok(false)` when one was.
-    async fn claim(&self, key: &str, lasting: Duration) -> Result<bool, StoreError>;
+pub trait TicketStore: Send + Sync {
+    /// Issues the ticket `key`, good for `lasting` from now.
+    async fn issue(&self, key: &str, lasting: Duration) -> Result<(), StoreError>;
+
+    /// Redeems the ticket `key`: `Ok(true)` when it was there (it is gone now, for every
+    /// instance), `Ok(false)` when it was not.
+    async fn redeem(&self, key: &str) -> Result<bool, StoreError>;
 }
 
 /// One consumer's notices of a [`SessionStore`].

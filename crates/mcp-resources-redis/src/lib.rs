@@ -38,8 +38,9 @@
 //!
 //! # Claims
 //!
-//! It is the deployment's [`ClaimStore`] too: a claim is `SET <channel>:claim:<key> 1 NX PX`,
-//! won by whichever instance sets the key first, until it expires.
+//! It is the deployment's [`TicketStore`] too: issuing is `SET <channel>:ticket:<key> 1 PX`,
+//! redeeming is `DEL`, which only one instance can see delete it. A command that fails on the
+//! connection is tried once more (both are safe to repeat).
 
 pub mod message;
 
@@ -51,7 +52,7 @@ use async_trait::async_trait;
 use futures_util::StreamExt;
 use mcp_resources_core::change::{Change, ChangeFeed, FeedError, FeedEvent, FeedEvents};
 use mcp_resources_core::store::{
-    ClaimStore, Fields, SessionNotice, SessionNotices, SessionStore, StoreError, Write,
+    Fields, SessionNotice, SessionNotices, SessionStore, StoreError, TicketStore, Write,
 };
 use redis::AsyncCommands;
 use tokio::sync::broadcast;
@@ -152,8 +153,12 @@ impl RedisFeed {
         // (the connection manager would retry for seconds first).
         let mut pubsub = client.get_async_pubsub().await.map_err(connect_error)?;
         pubsub.subscribe(channel).await.map_err(connect_error)?;
+        // Commands wait for a lost connection to come back two times at most (100 and 200 ms),
+        // not the crate's default six (over 6 s): a request that needs Redis while it is away
+        // fails in well under a second (a `503`, a confirmation refused) rather than hanging.
+        let reconnecting = redis::aio::ConnectionManagerConfig::new().set_number_of_retries(2);
         let publisher = client
-            .get_connection_manager()
+            .get_connection_manager_with_config(reconnecting)
             .await
             .map_err(connect_error)?;
         let (events, _) = broadcast::channel(EVENTS_BUFFERED);
@@ -427,6 +432,24 @@ impl RedisFeed {
         Ok(format!("{}:{part}:{key}", self.channel))
     }
 
+    /// Runs `command`, and once more when the first try failed on the connection (after Redis
+    /// came back, the publishing connection learns that it was lost by failing once). Only
+    /// for commands that are safe to repeat.
+    async fn once_more_if_lost<T: redis::FromRedisValue>(
+        &self,
+        command: &redis::Cmd,
+    ) -> Result<T, StoreError> {
+        let mut connection = self.publisher.clone();
+        let mut answer = command.query_async(&mut connection).await;
+        if let Err(error) = &answer
+            && (error.is_io_error() || error.is_connection_dropped())
+        {
+            tracing::debug!(%error, "a Redis command failed on the connection; trying once more");
+            answer = command.query_async(&mut connection).await;
+        }
+        answer.map_err(store_error)
+    }
+
     /// Tells every instance that the record under `key` changed.
     async fn announce(&self, key: &str) -> Result<(), StoreError> {
         let mut publisher = self.publisher.clone();
@@ -471,41 +494,32 @@ impl SessionStore for RedisFeed {
         for name in &write.unset {
             command.arg(name);
         }
-        let mut connection = self.publisher.clone();
-        let written: i64 = command
-            .query_async(&mut connection)
-            .await
-            .map_err(store_error)?;
+        // Writing the same fields again changes nothing.
+        let written: i64 = self.once_more_if_lost(&command).await?;
         self.announce(key).await?;
         Ok(written == 1)
     }
 
     async fn read(&self, key: &str) -> Result<Option<Fields>, StoreError> {
         let record = self.record_key(key)?;
-        let mut connection = self.publisher.clone();
-        let fields: Fields = connection.hgetall(&record).await.map_err(store_error)?;
+        let fields: Fields = self
+            .once_more_if_lost(redis::cmd("HGETALL").arg(&record))
+            .await?;
         Ok((!fields.is_empty()).then_some(fields))
     }
 
     async fn extend(&self, key: &str, lasting: Duration) -> Result<bool, StoreError> {
         let record = self.record_key(key)?;
-        let mut connection = self.publisher.clone();
-        let extended: bool = redis::cmd("PEXPIRE")
-            .arg(&record)
-            .arg(millis(lasting))
-            .query_async(&mut connection)
-            .await
-            .map_err(store_error)?;
+        let extended: bool = self
+            .once_more_if_lost(redis::cmd("PEXPIRE").arg(&record).arg(millis(lasting)))
+            .await?;
         Ok(extended)
     }
 
     async fn remove(&self, key: &str) -> Result<(), StoreError> {
         let record = self.record_key(key)?;
-        let mut connection = self.publisher.clone();
-        connection
-            .del::<_, ()>(&record)
-            .await
-            .map_err(store_error)?;
+        self.once_more_if_lost::<()>(redis::cmd("DEL").arg(&record))
+            .await?;
         self.announce(key).await
     }
 
@@ -517,21 +531,27 @@ impl SessionStore for RedisFeed {
 }
 
 #[async_trait]
-impl ClaimStore for RedisFeed {
-    async fn claim(&self, key: &str, lasting: Duration) -> Result<bool, StoreError> {
-        let claim = self.key_in("claim", key)?;
-        let mut connection = self.publisher.clone();
-        // `SET NX` answers `OK` when it set the key, nil when the key was there.
-        let set: Option<String> = redis::cmd("SET")
-            .arg(&claim)
-            .arg("1")
-            .arg("NX")
-            .arg("PX")
-            .arg(millis(lasting))
-            .query_async(&mut connection)
+impl TicketStore for RedisFeed {
+    async fn issue(&self, key: &str, lasting: Duration) -> Result<(), StoreError> {
+        let ticket = self.key_in("ticket", key)?;
+        let mut command = redis::cmd("SET");
+        command.arg(&ticket).arg("1").arg("PX").arg(millis(lasting));
+        // Setting it again changes nothing: a first try whose answer was lost is harmless.
+        self.once_more_if_lost::<()>(&command)
             .await
-            .map_err(store_error)?;
-        Ok(set.is_some())
+            .inspect_err(|error| tracing::warn!(%error, "a confirmation ticket cannot be issued"))
+    }
+
+    async fn redeem(&self, key: &str) -> Result<bool, StoreError> {
+        let ticket = self.key_in("ticket", key)?;
+        let mut command = redis::cmd("DEL");
+        command.arg(&ticket);
+        // Deleting it again is safe too: a first try that deleted it, its answer lost, makes
+        // the second find nothing, and the answer is refused (asked anew), never served twice.
+        let deleted: i64 = self.once_more_if_lost(&command).await.inspect_err(
+            |error| tracing::warn!(%error, "a confirmation ticket cannot be redeemed"),
+        )?;
+        Ok(deleted == 1)
     }
 }
 

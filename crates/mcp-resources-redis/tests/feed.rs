@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use mcp_resources_core::change::{Change, ChangeFeed, FeedEvent, FeedEvents};
 use mcp_resources_core::store::{
-    ClaimStore, Fields, SessionNotice, SessionNotices, SessionStore, Write,
+    Fields, SessionNotice, SessionNotices, SessionStore, TicketStore, Write,
 };
 use mcp_resources_core::uri::ResourceUri;
 use mcp_resources_redis::RedisFeed;
@@ -421,42 +421,50 @@ async fn losing_redis_makes_session_notices_unsure() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_claim_is_won_once_across_instances_until_it_expires() {
+async fn a_ticket_is_redeemed_once_across_instances_and_lost_tickets_are_refused() {
     let Some(redis) = Redis::start() else { return };
     let one = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
     let two = RedisFeed::connect(&redis.url(), "changes").await.unwrap();
     let other_channel = RedisFeed::connect(&redis.url(), "elsewhere").await.unwrap();
-    let lasting = Duration::from_millis(300);
+    let lasting = Duration::from_secs(60);
 
-    // Ten claims of one key at once from two instances: exactly one wins.
-    let claims = (0..10).map(|at| {
+    // Issued by one, redeemed ten times at once from two instances: exactly once.
+    one.issue("ticket-a", lasting).await.unwrap();
+    let redeemed = (0..10).map(|at| {
         let store = if at % 2 == 0 { &one } else { &two };
-        store.claim("confirmation-ab", lasting)
+        store.redeem("ticket-a")
     });
-    let won = futures_util::future::join_all(claims)
+    let won = futures_util::future::join_all(redeemed)
         .await
         .into_iter()
         .map(Result::unwrap)
         .filter(|won| *won)
         .count();
     assert_eq!(won, 1);
-    // Another key, and the same key of another deployment's channel, are claims of their own;
-    // and a claim is no session record.
-    assert!(one.claim("confirmation-cd", lasting).await.unwrap());
-    assert!(
-        other_channel
-            .claim("confirmation-ab", lasting)
-            .await
-            .unwrap()
-    );
-    assert_eq!(one.read("confirmation-ab").await.unwrap(), None);
-    // Expired, it can be won again.
-    tokio::time::sleep(lasting + Duration::from_millis(200)).await;
-    assert!(two.claim("confirmation-ab", lasting).await.unwrap());
-    assert!(!one.claim("confirmation-ab", lasting).await.unwrap());
+    // Never issued, or issued on another deployment's channel: nothing to redeem. A ticket is
+    // no session record.
+    assert!(!two.redeem("ticket-b").await.unwrap());
+    other_channel.issue("ticket-c", lasting).await.unwrap();
+    assert!(!one.redeem("ticket-c").await.unwrap());
+    one.issue("ticket-d", lasting).await.unwrap();
+    assert_eq!(one.read("ticket-d").await.unwrap(), None);
+    // Expired: nothing to redeem.
+    one.issue("ticket-e", Duration::from_millis(100))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!two.redeem("ticket-e").await.unwrap());
     // A key that could reach outside the store's own keys is refused.
-    assert!(one.claim("../x", lasting).await.is_err());
-    // With Redis gone, a claim is an error, never a win.
-    drop(redis);
-    assert!(one.claim("confirmation-ef", lasting).await.is_err());
+    assert!(one.issue("../x", lasting).await.is_err());
+    assert!(one.redeem("a:b").await.is_err());
+
+    // Redis restarted empty: the tickets issued before are gone (refused, not served), and
+    // the first command after the restart works (tried once more on the new connection).
+    let dir = redis.stop();
+    assert!(one.redeem("ticket-d").await.is_err(), "Redis is away");
+    let _back = Redis::start_in(dir, &[]).expect("redis-server starts again");
+    let answer = one.redeem("ticket-d").await;
+    assert_eq!(answer, Ok(false), "a ticket Redis lost is not redeemed");
+    two.issue("ticket-f", lasting).await.unwrap();
+    assert!(one.redeem("ticket-f").await.unwrap());
 }

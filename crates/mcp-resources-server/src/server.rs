@@ -23,7 +23,7 @@ use mcp_resources_core::redact::Redactor;
 use mcp_resources_core::resource::{Contents, Resource, ResourceTemplate};
 use mcp_resources_core::sensitive::{AuditSink, Clock, SensitiveRule, Sensitivity};
 use mcp_resources_core::service::{Offer, Service};
-use mcp_resources_core::store::{ClaimStore, SessionStore};
+use mcp_resources_core::store::{SessionStore, TicketStore};
 use mcp_resources_core::subscription::SubscriptionLimits;
 use mcp_resources_core::template::Variables;
 use mcp_resources_core::uri::ResourceUri;
@@ -94,7 +94,7 @@ pub struct ServerBuilder {
     feed: Option<Arc<dyn ChangeFeed>>,
     feed_settle: Duration,
     store: Option<Arc<dyn SessionStore>>,
-    claims: Option<Arc<dyn ClaimStore>>,
+    tickets: Option<Arc<dyn TicketStore>>,
 }
 
 impl std::fmt::Debug for ServerBuilder {
@@ -138,7 +138,7 @@ impl ServerBuilder {
             feed: None,
             feed_settle: DEFAULT_SETTLE,
             store: None,
-            claims: None,
+            tickets: None,
         }
     }
 
@@ -146,7 +146,8 @@ impl ServerBuilder {
     /// recorded by the audit sink ([`ServerBuilder::audit`]), and a rule with `confirm` makes
     /// each read wait for the user's yes (an elicitation in either era; see
     /// [`mcp_resources_core::sensitive`]). Confirmation states are signed with a key drawn at
-    /// build time and timed by the monotonic clock (no state outlives the process).
+    /// build time and timed by the monotonic clock (no state outlives the process), unless
+    /// they are shared ([`ServerBuilder::shared_confirmations`]).
     #[must_use]
     pub fn sensitive(mut self, rule: SensitiveRule) -> Self {
         self.sensitive.push(rule);
@@ -334,15 +335,15 @@ impl ServerBuilder {
 
     /// Makes the confirmations of sensitive resources good on every instance of a deployment
     /// (see [`mcp_resources_core::sensitive`]): a 2026-07-28 client's answer may reach another
-    /// instance than the one that asked, and is served there, once deployment-wide, each state
-    /// claimed in `claims`. The states are signed with a key derived from the shared cursor key
-    /// ([`ServerBuilder::cursor_key`], required) and expire by the wall clock, so the
-    /// instances' clocks must agree within
-    /// [`CONFIRM_TTL_SECS`](mcp_resources_core::sensitive::CONFIRM_TTL_SECS) seconds. Without
+    /// instance than the one that asked, and is served there, once deployment-wide: asking
+    /// issues the state's ticket in `tickets`, and an answer is served only by redeeming it.
+    /// The states are signed with a key derived from the shared cursor key
+    /// ([`ServerBuilder::cursor_key`], required) and expire by the wall clock (instances whose
+    /// clocks disagree judge a state's five minutes differently; none serves it twice). Without
     /// it, an instance's confirmations are good on it alone.
     #[must_use]
-    pub fn shared_confirmations(mut self, claims: Arc<dyn ClaimStore>) -> Self {
-        self.claims = Some(claims);
+    pub fn shared_confirmations(mut self, tickets: Arc<dyn TicketStore>) -> Self {
+        self.tickets = Some(tickets);
         self
     }
 
@@ -358,8 +359,8 @@ impl ServerBuilder {
         if self.feed.is_some() && tokio::runtime::Handle::try_current().is_err() {
             return Err(BuildError::NoRuntime);
         }
-        let shared_confirmations = match (self.claims, &self.cursor_key) {
-            (Some(claims), Some(key)) => Some((claims, key.derive("confirmation"))),
+        let shared_confirmations = match (self.tickets, &self.cursor_key) {
+            (Some(tickets), Some(key)) => Some((tickets, key.derive("confirmation"))),
             (Some(_), None) => return Err(BuildError::NoSharedKey),
             (None, _) => None,
         };
@@ -377,17 +378,17 @@ impl ServerBuilder {
         }
         if !self.sensitive.is_empty() {
             let mut sensitivity = match shared_confirmations {
-                Some((claims, key)) => {
+                Some((tickets, key)) => {
                     let mut serial = [0_u8; 8];
                     getrandom::fill(&mut serial).map_err(BuildError::Random)?;
-                    // The wall clock, which every instance reads alike; a replay after it
-                    // stepped back is still refused while the claim lasts.
+                    // The wall clock, which every instance reads alike; a clock stepped back
+                    // serves no state twice (the redeemed ticket is gone).
                     let clock: Clock = Arc::new(|| {
                         std::time::SystemTime::now()
                             .duration_since(std::time::UNIX_EPOCH)
                             .map_or(0, |since| since.as_secs())
                     });
-                    Sensitivity::new(key, clock).shared(claims, u64::from_be_bytes(serial))
+                    Sensitivity::new(key, clock).shared(tickets, u64::from_be_bytes(serial))
                 }
                 None => {
                     let mut key = [0_u8; 32];

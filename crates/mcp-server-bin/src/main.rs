@@ -378,7 +378,7 @@ async fn run(config: Config, sources: Sources) -> Result<(), Box<dyn std::error:
         let shared = shared_key.is_some();
         let feed = join_feed(feed, shared_key).await?;
         // The same Redis keeps the legacy sessions (any instance serves any session) and,
-        // with the shared key, the used confirmations (any instance serves a confirmed read).
+        // with the shared key, the confirmations' tickets (any instance serves a confirmed read).
         builder = builder
             .feed(Arc::clone(&feed) as Arc<dyn mcp_resources_core::change::ChangeFeed>)
             .feed_settle(settle)

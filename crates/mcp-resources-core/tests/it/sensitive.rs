@@ -20,7 +20,7 @@ use mcp_resources_core::sensitive::{
     SensitiveRule, Sensitivity,
 };
 use mcp_resources_core::service::{Answer, Query, QueryContext, Service};
-use mcp_resources_core::store::{ClaimStore, StoreError};
+use mcp_resources_core::store::{StoreError, TicketStore};
 use mcp_resources_core::template::UriTemplate;
 
 use crate::fixtures::{key, run, text_resource, uri};
@@ -455,40 +455,49 @@ fn one_principal_at_its_limit_of_used_confirmations_locks_out_no_other() {
     assert!(read.is_ok(), "{read:?}");
 }
 
-/// A claim store of the test's own: the keys claimed, with the lifetime each was claimed for
-/// (claims never expire here), failing while `fail` is set.
+/// A ticket store of the test's own: the tickets issued, with the lifetime each was issued
+/// for (they never expire here), failing while `fail` is set.
 #[derive(Default)]
-struct Claims {
-    claimed: Mutex<BTreeMap<String, std::time::Duration>>,
+struct Tickets {
+    issued: Mutex<BTreeMap<String, std::time::Duration>>,
     fail: std::sync::atomic::AtomicBool,
 }
 
+impl Tickets {
+    fn failing(&self, fail: bool) {
+        self.fail.store(fail, Ordering::SeqCst);
+    }
+}
+
 #[async_trait::async_trait]
-impl ClaimStore for Claims {
-    async fn claim(&self, key: &str, lasting: std::time::Duration) -> Result<bool, StoreError> {
+impl TicketStore for Tickets {
+    async fn issue(&self, key: &str, lasting: std::time::Duration) -> Result<(), StoreError> {
         if self.fail.load(Ordering::SeqCst) {
             return Err(StoreError("connection refused".to_owned()));
         }
-        let mut claimed = self.claimed.lock().unwrap();
-        if claimed.contains_key(key) {
-            return Ok(false);
+        self.issued.lock().unwrap().insert(key.to_owned(), lasting);
+        Ok(())
+    }
+
+    async fn redeem(&self, key: &str) -> Result<bool, StoreError> {
+        if self.fail.load(Ordering::SeqCst) {
+            return Err(StoreError("connection refused".to_owned()));
         }
-        claimed.insert(key.to_owned(), lasting);
-        Ok(true)
+        Ok(self.issued.lock().unwrap().remove(key).is_some())
     }
 }
 
 #[test]
 fn instances_sharing_confirmations_serve_a_state_once_wherever_it_comes_back() {
     let now = Arc::new(AtomicU64::new(1_000_000));
-    let claims = Arc::new(Claims::default());
+    let tickets = Arc::new(Tickets::default());
     let records = Arc::new(Records::default());
-    // One instance of a deployment: the shared key, the shared clock and claims, its serials
+    // One instance of a deployment: the shared key, the shared clock and tickets, its serials
     // from `first_serial`.
     let instance = |first_serial: u64| {
         let clock = Arc::clone(&now);
         let sensitivity = Sensitivity::new([4; 32], Arc::new(move || clock.load(Ordering::SeqCst)))
-            .shared(Arc::clone(&claims) as Arc<dyn ClaimStore>, first_serial)
+            .shared(Arc::clone(&tickets) as Arc<dyn TicketStore>, first_serial)
             .rule(SensitiveRule {
                 name: "hr".to_owned(),
                 uris: vec![UriPattern::parse("hr://**").unwrap()],
@@ -508,49 +517,67 @@ fn instances_sharing_confirmations_serve_a_state_once_wherever_it_comes_back() {
     let salaries = uri("hr://salaries");
     let read = |engine: &Engine, inputs: &Inputs| run(engine.read_with(&alice, &salaries, inputs));
     let state_from = |engine: &Engine| asked(read(engine, &Inputs::default())).state;
+    let refused = |result: Result<_, ReadError>| {
+        assert!(
+            matches!(&result, Err(ReadError::InvalidInput { reason, .. }) if reason.contains("used already")),
+            "{result:?}"
+        );
+    };
 
-    // Asked by one, at the same second as by the other: two different states.
+    // Asked by one, at the same second as by the other: two different states, each with a
+    // ticket good for a state's lifetime.
     let state = state_from(&one);
     assert_ne!(state, state_from(&two), "two instances made the same state");
-    // Answered 100 s later to the other instance: served there.
+    let lifetimes: Vec<_> = tickets.issued.lock().unwrap().values().copied().collect();
+    assert_eq!(
+        lifetimes,
+        [std::time::Duration::from_secs(CONFIRM_TTL_SECS); 2]
+    );
+    // Answered 100 s later to the other instance: served there; replayed to either instance,
+    // the one that made it included: refused.
     now.fetch_add(100, Ordering::SeqCst);
     let served = read(&two, &answer(state.clone(), Some(yes())));
     assert!(served.is_ok(), "{served:?}");
-    // Claimed until its expiry (200 s on) and one lifetime more.
-    let lasting: Vec<_> = claims.claimed.lock().unwrap().values().copied().collect();
-    assert_eq!(
-        lasting,
-        [std::time::Duration::from_secs(
-            CONFIRM_TTL_SECS - 100 + CONFIRM_TTL_SECS
-        )]
-    );
-    // Replayed to either instance: refused, the one that made it included.
     for engine in [&one, &two] {
-        let replay = read(engine, &answer(state.clone(), Some(yes())));
-        assert!(
-            matches!(&replay, Err(ReadError::InvalidInput { reason, .. }) if reason.contains("used already")),
-            "{replay:?}"
-        );
+        refused(read(engine, &answer(state.clone(), Some(yes()))));
     }
-    // The store away: refused (never served unclaimed), audited as refused, and the state
-    // is not served once the store is back either (it was used here).
+
+    // The store away: asking and answering are refused (never served unredeemed), audited as
+    // refused; back, the same answer is served (its ticket was never redeemed).
     let state = state_from(&one);
-    claims.fail.store(true, Ordering::SeqCst);
+    tickets.failing(true);
     records.take();
-    let unclaimed = read(&two, &answer(state.clone(), Some(yes())));
+    let unasked = read(&one, &Inputs::default());
     assert!(
-        matches!(unclaimed, Err(ReadError::Unavailable { .. })),
-        "{unclaimed:?}"
+        matches!(unasked, Err(ReadError::Unavailable { .. })),
+        "{unasked:?}"
+    );
+    let unredeemed = read(&two, &answer(state.clone(), Some(yes())));
+    assert!(
+        matches!(unredeemed, Err(ReadError::Unavailable { .. })),
+        "{unredeemed:?}"
     );
     let outcomes: Vec<_> = records.take().iter().map(|line| line.outcome).collect();
-    assert_eq!(outcomes, [AuditOutcome::Refused]);
-    claims.fail.store(false, Ordering::SeqCst);
-    let again = read(&two, &answer(state, Some(yes())));
-    assert!(
-        matches!(again, Err(ReadError::InvalidInput { .. })),
-        "{again:?}"
-    );
-    // A new state, answered after the store is back, is served.
-    let served = read(&one, &answer(state_from(&two), Some(yes())));
+    assert_eq!(outcomes, [AuditOutcome::Refused, AuditOutcome::Refused]);
+    tickets.failing(false);
+    let served = read(&two, &answer(state.clone(), Some(yes())));
     assert!(served.is_ok(), "{served:?}");
+
+    // The store lost its tickets (a restart without persistence): the states asked before
+    // are refused, not served (the user is asked anew).
+    let state = state_from(&two);
+    tickets.issued.lock().unwrap().clear();
+    refused(read(&one, &answer(state, Some(yes()))));
+    // A declined answer redeems the ticket too: the state cannot be answered again.
+    let state = state_from(&one);
+    let no = InputResponse::Elicit {
+        action: ElicitAction::Decline,
+        content: BTreeMap::new(),
+    };
+    let declined = read(&two, &answer(state.clone(), Some(no)));
+    assert!(
+        matches!(declined, Err(ReadError::NotConfirmed { .. })),
+        "{declined:?}"
+    );
+    refused(read(&one, &answer(state, Some(yes()))));
 }

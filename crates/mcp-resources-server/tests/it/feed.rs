@@ -14,7 +14,7 @@ use mcp_resources_core::change::{
     Change, ChangeFeed, ChangeSource, FeedError, FeedEvent, FeedEvents,
 };
 use mcp_resources_core::pagination::CursorKey;
-use mcp_resources_core::store::{ClaimStore, StoreError};
+use mcp_resources_core::store::{StoreError, TicketStore};
 use mcp_resources_core::uri::ResourceUri;
 use mcp_resources_server::{BuildError, HttpOptions, Server};
 use serde_json::{Value, json};
@@ -291,25 +291,29 @@ fn a_server_with_a_feed_is_built_inside_a_runtime() {
     assert!(matches!(built, Err(BuildError::NoRuntime)), "{built:?}");
 }
 
-/// A claim store that grants every claim (the test only builds with it).
-struct Granting;
+/// A ticket store that keeps nothing (the test only builds with it).
+struct Forgetting;
 
 #[async_trait]
-impl ClaimStore for Granting {
-    async fn claim(&self, _key: &str, _lasting: Duration) -> Result<bool, StoreError> {
-        Ok(true)
+impl TicketStore for Forgetting {
+    async fn issue(&self, _key: &str, _lasting: Duration) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn redeem(&self, _key: &str) -> Result<bool, StoreError> {
+        Ok(false)
     }
 }
 
 #[test]
 fn shared_confirmations_need_the_shared_key() {
     let built = Server::builder()
-        .shared_confirmations(Arc::new(Granting))
+        .shared_confirmations(Arc::new(Forgetting))
         .build();
     assert!(matches!(built, Err(BuildError::NoSharedKey)), "{built:?}");
     let built = Server::builder()
         .cursor_key(CursorKey::new([1; 32]))
-        .shared_confirmations(Arc::new(Granting))
+        .shared_confirmations(Arc::new(Forgetting))
         .build();
     assert!(built.is_ok(), "{built:?}");
 }

@@ -594,6 +594,11 @@ fn three_instances_behind_haproxy_share_pages_changes_and_failures() {
         live.next_is("notifications/resources/updated");
     }
 
+    // A confirmation asked for before Redis goes away.
+    let asked = modern(ports[0], "resources/read", json!({"uri": secret})).json();
+    let answered_later = json!({"uri": secret, "requestState": asked["result"]["requestState"],
+        "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
+
     // Redis stopped: streams end gracefully, instances are not ready, reads go on.
     drop(redis);
     for live in &survivors {
@@ -634,6 +639,20 @@ fn three_instances_behind_haproxy_share_pages_changes_and_failures() {
         after.is_some()
     });
     let after = after.expect("a listen stream");
+    // Redis came back empty: the confirmation asked before is refused (its ticket went with
+    // Redis: asked anew, never served twice), and a new one is served at the first try on
+    // every instance (each asked by the one before it).
+    let alive: Vec<u16> = instances.iter().map(|instance| instance.port).collect();
+    let refused = modern(alive[0], "resources/read", answered_later).json();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    for (asker, answerer) in alive.iter().zip(alive.iter().cycle().skip(1)) {
+        let asked = modern(*asker, "resources/read", json!({"uri": secret})).json();
+        assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+        let answered = json!({"uri": secret, "requestState": asked["result"]["requestState"],
+            "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}});
+        let served = modern(*answerer, "resources/read", answered).json();
+        assert_eq!(served["result"]["contents"][0]["text"], "f", "{served}");
+    }
     touch(&watched, "changed once more");
     after.next_is("notifications/resources/updated");
     // Redis came back empty (no persistence here): the legacy session went with it, and
