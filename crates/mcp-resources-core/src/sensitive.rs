@@ -28,10 +28,10 @@
 //! issues the state's ticket, good for [`CONFIRM_TTL_SECS`]; the answer is served only when
 //! it redeems the ticket, on whichever instance it reaches. So a state is served once
 //! deployment-wide, and whatever the store loses (a restart without persistence, an eviction,
-//! a clock of its own jumping ahead) makes states refused, never served twice: the user is
-//! asked again. A store that cannot be asked refuses the read
-//! ([`ReadError::Unavailable`](crate::error::ReadError::Unavailable)), and a ticket whose
-//! redemption failed is still good for a retry.
+//! a clock of its own jumping ahead) makes states refused: the user is asked again. A store
+//! that takes a redemption back (reloading an older snapshot) could serve a state once more
+//! within its lifetime. A store that cannot be asked refuses the read
+//! ([`ReadError::Unavailable`](crate::error::ReadError::Unavailable)).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};

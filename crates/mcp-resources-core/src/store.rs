@@ -109,7 +109,8 @@ pub trait SessionStore: Send + Sync {
 /// One-use tickets shared by the instances of one deployment: a ticket issued by one instance
 /// is redeemed once, by whichever instance redeems it first. A ticket that is not there (never
 /// issued, redeemed already, expired, or lost with the store's data) cannot be redeemed, so
-/// whatever the store forgets is refused, never accepted twice.
+/// whatever the store forgets is refused (what it takes back, reloading older data, is the
+/// store's to prevent).
 #[async_trait]
 pub trait TicketStore: Send + Sync {
     /// Issues the ticket `key`, good for `lasting` from now.

@@ -36,11 +36,12 @@
 //! (the events' `Lost`, `Restored` and `Missed`), consumers of the notices get
 //! [`SessionNotice::Unsure`]. The store never reads what the fields say.
 //!
-//! # Claims
+//! # Tickets
 //!
 //! It is the deployment's [`TicketStore`] too: issuing is `SET <channel>:ticket:<key> 1 PX`,
-//! redeeming is `DEL`, which only one instance can see delete it. A command that fails on the
-//! connection is tried once more (both are safe to repeat).
+//! redeeming is `DEL`, which only one instance can see delete it. Store commands and
+//! publishing that find the connection dropped are tried once more (the first try never
+//! reached Redis).
 
 pub mod message;
 
@@ -54,7 +55,6 @@ use mcp_resources_core::change::{Change, ChangeFeed, FeedError, FeedEvent, FeedE
 use mcp_resources_core::store::{
     Fields, SessionNotice, SessionNotices, SessionStore, StoreError, TicketStore, Write,
 };
-use redis::AsyncCommands;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
@@ -153,9 +153,10 @@ impl RedisFeed {
         // (the connection manager would retry for seconds first).
         let mut pubsub = client.get_async_pubsub().await.map_err(connect_error)?;
         pubsub.subscribe(channel).await.map_err(connect_error)?;
-        // Commands wait for a lost connection to come back two times at most (100 and 200 ms),
-        // not the crate's default six (over 6 s): a request that needs Redis while it is away
-        // fails in well under a second (a `503`, a confirmation refused) rather than hanging.
+        // Commands wait for a lost connection to come back two times at most (up to 200 and
+        // 400 ms), not the crate's default six (over 6 s): a request that needs Redis while it
+        // refuses connections fails in about a second (a `503`, a confirmation refused) rather
+        // than hanging; an unreachable host costs the 1 s connection timeout per attempt.
         let reconnecting = redis::aio::ConnectionManagerConfig::new().set_number_of_retries(2);
         let publisher = client
             .get_connection_manager_with_config(reconnecting)
@@ -253,12 +254,10 @@ impl Drop for RedisFeed {
 #[async_trait]
 impl ChangeFeed for RedisFeed {
     async fn publish(&self, change: &Change) -> Result<(), FeedError> {
-        let mut publisher = self.publisher.clone();
         for payload in message::encode(change) {
-            publisher
-                .publish::<_, _, ()>(&self.channel, payload)
+            self.once_more_if_lost::<()>(redis::cmd("PUBLISH").arg(&self.channel).arg(payload))
                 .await
-                .map_err(|error| FeedError(error.to_string()))?;
+                .map_err(|error| FeedError(error.0))?;
         }
         Ok(())
     }
@@ -432,9 +431,10 @@ impl RedisFeed {
         Ok(format!("{}:{part}:{key}", self.channel))
     }
 
-    /// Runs `command`, and once more when the first try failed on the connection (after Redis
-    /// came back, the publishing connection learns that it was lost by failing once). Only
-    /// for commands that are safe to repeat.
+    /// Runs `command`, and once more when the first try found the connection dropped (after
+    /// Redis came back, the publishing connection learns that it was lost by failing once):
+    /// such a first try never reached Redis. A timeout is not tried again (the first try may
+    /// still run).
     async fn once_more_if_lost<T: redis::FromRedisValue>(
         &self,
         command: &redis::Cmd,
@@ -442,7 +442,7 @@ impl RedisFeed {
         let mut connection = self.publisher.clone();
         let mut answer = command.query_async(&mut connection).await;
         if let Err(error) = &answer
-            && (error.is_io_error() || error.is_connection_dropped())
+            && error.is_connection_dropped()
         {
             tracing::debug!(%error, "a Redis command failed on the connection; trying once more");
             answer = command.query_async(&mut connection).await;
@@ -452,11 +452,12 @@ impl RedisFeed {
 
     /// Tells every instance that the record under `key` changed.
     async fn announce(&self, key: &str) -> Result<(), StoreError> {
-        let mut publisher = self.publisher.clone();
-        publisher
-            .publish::<_, _, ()>(&self.channel, message::encode_session(key))
-            .await
-            .map_err(store_error)
+        self.once_more_if_lost(
+            redis::cmd("PUBLISH")
+                .arg(&self.channel)
+                .arg(message::encode_session(key)),
+        )
+        .await
     }
 }
 
@@ -494,7 +495,6 @@ impl SessionStore for RedisFeed {
         for name in &write.unset {
             command.arg(name);
         }
-        // Writing the same fields again changes nothing.
         let written: i64 = self.once_more_if_lost(&command).await?;
         self.announce(key).await?;
         Ok(written == 1)
@@ -536,7 +536,6 @@ impl TicketStore for RedisFeed {
         let ticket = self.key_in("ticket", key)?;
         let mut command = redis::cmd("SET");
         command.arg(&ticket).arg("1").arg("PX").arg(millis(lasting));
-        // Setting it again changes nothing: a first try whose answer was lost is harmless.
         self.once_more_if_lost::<()>(&command)
             .await
             .inspect_err(|error| tracing::warn!(%error, "a confirmation ticket cannot be issued"))
@@ -546,8 +545,8 @@ impl TicketStore for RedisFeed {
         let ticket = self.key_in("ticket", key)?;
         let mut command = redis::cmd("DEL");
         command.arg(&ticket);
-        // Deleting it again is safe too: a first try that deleted it, its answer lost, makes
-        // the second find nothing, and the answer is refused (asked anew), never served twice.
+        // A reply lost after the ticket was deleted (a timeout) is an error: the answer is
+        // refused, and its retry finds no ticket (asked anew); never served twice.
         let deleted: i64 = self.once_more_if_lost(&command).await.inspect_err(
             |error| tracing::warn!(%error, "a confirmation ticket cannot be redeemed"),
         )?;
